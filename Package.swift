@@ -1,0 +1,41 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "flow",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "flow", targets: ["flow"]),
+        .library(name: "FlowKit", targets: ["FlowKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // libyaml itself, read through its event API (see docs/architecture.md).
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
+        ),
+        // All logic: load, parse, validate, plan, execute, report.
+        .target(name: "FlowKit", dependencies: ["CYAML"]),
+        // The thin command-line front end.
+        .executableTarget(
+            name: "flow",
+            dependencies: [
+                "FlowKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A small child process for the end-to-end and signal tests.
+        .executableTarget(name: "flow-test-child"),
+        .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
+        .testTarget(
+            name: "FlowEndToEndTests",
+            dependencies: ["flow", "flow-test-child"],
+            exclude: ["Fixtures"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

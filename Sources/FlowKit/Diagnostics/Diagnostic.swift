@@ -1,0 +1,35 @@
+/// One problem found in a workflow, with the span it points at.
+public struct Diagnostic: Sendable {
+    /// A secondary location that explains the primary one (the first copy of a duplicate key…).
+    public struct Note: Sendable {
+        public var message: String
+        public var span: SourceSpan
+
+        public init(_ message: String, at span: SourceSpan) {
+            self.message = message
+            self.span = span
+        }
+    }
+
+    public var severity: Severity
+    public var code: DiagnosticCode
+    public var message: String
+    public var file: SourceFile
+    public var span: SourceSpan
+    /// Shown beside the caret, e.g. "did you mean `shell`?".
+    public var help: String?
+    public var notes: [Note]
+
+    public init(
+        _ severity: Severity, _ code: DiagnosticCode, _ message: String,
+        file: SourceFile, span: SourceSpan, help: String? = nil, notes: [Note] = []
+    ) {
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.file = file
+        self.span = span
+        self.help = help
+        self.notes = notes
+    }
+}

@@ -1,0 +1,126 @@
+/// Renders diagnostics as text (with source excerpt and caret), JSON, or GitHub workflow commands.
+///
+/// This is the one place diagnostics become text, so every command prints them alike.
+public struct DiagnosticRenderer: Sendable {
+    public var useColor: Bool
+    /// Source lines longer than this are shown as a window around the span.
+    public var maxLineWidth = 160
+
+    public init(useColor: Bool = false) {
+        self.useColor = useColor
+    }
+
+    // MARK: Text
+
+    public func text(_ diagnostics: [Diagnostic]) -> String {
+        var out = ""
+        for diagnostic in diagnostics { out += text(diagnostic) }
+        return out
+    }
+
+    public func text(_ d: Diagnostic) -> String {
+        var out = ""
+        let label = d.severity == .error ? paint("error", "1;31") : paint("warning", "1;33")
+        out += paint("\(d.file.path):\(d.span.start.line):\(d.span.start.column):", "1")
+        out += " \(label): \(paint(d.message, "1")) [\(d.code.rawValue)]\n"
+        out += excerpt(file: d.file, span: d.span, label: d.help, caretColor: d.severity == .error ? "1;31" : "1;33")
+        for note in d.notes {
+            out += paint("\(d.file.path):\(note.span.start.line):\(note.span.start.column):", "1")
+            out += " \(paint("note", "1;36")): \(note.message)\n"
+            out += excerpt(file: d.file, span: note.span, label: nil, caretColor: "1;36")
+        }
+        return out
+    }
+
+    /// The gutter, source line and caret run under the span's first line.
+    func excerpt(file: SourceFile, span: SourceSpan, label: String?, caretColor: String) -> String {
+        let lineNumber = span.start.line
+        guard lineNumber >= 1, lineNumber <= max(file.lineCount, 1) else { return "" }
+        var scalars = Array(file.lineText(lineNumber).unicodeScalars).map { scalar -> Unicode.Scalar in
+            // Tabs and control characters become one space so the caret stays aligned.
+            scalar.value < 0x20 || scalar.value == 0x7F ? " " : scalar
+        }
+        var startColumn = max(span.start.column - 1, 0)
+        var endColumn = span.end.line == span.start.line ? span.end.column - 1 : scalars.count
+        endColumn = max(endColumn, startColumn + 1)
+        var prefix = "", suffix = ""
+        if scalars.count > maxLineWidth {
+            let from = max(0, min(startColumn - 40, scalars.count - maxLineWidth))
+            let to = min(scalars.count, from + maxLineWidth)
+            if from > 0 { prefix = "…" }
+            if to < scalars.count { suffix = "…" }
+            scalars = Array(scalars[from..<to])
+            startColumn -= from
+            endColumn = min(endColumn - from, scalars.count + 1)
+            if startColumn > 0, !prefix.isEmpty { startColumn += 1; endColumn += 1 }
+        }
+        startColumn = min(startColumn, scalars.count + prefix.count)
+        endColumn = max(min(endColumn, scalars.count + prefix.count + 1), startColumn + 1)
+        let gutterWidth = String(lineNumber).count
+        let pad = String(repeating: " ", count: gutterWidth)
+        var line = ""
+        line.unicodeScalars.append(contentsOf: scalars)
+        var out = "\(pad) \(paint("|", "1;34"))\n"
+        out += "\(paint(String(lineNumber), "1;34")) \(paint("|", "1;34")) \(prefix)\(line)\(suffix)\n"
+        let carets = String(repeating: "^", count: endColumn - startColumn)
+        out += "\(pad) \(paint("|", "1;34")) \(String(repeating: " ", count: startColumn))\(paint(carets, caretColor))"
+        if let label { out += " \(paint(label, caretColor))" }
+        out += "\n"
+        return out
+    }
+
+    private func paint(_ s: String, _ code: String) -> String {
+        useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s
+    }
+
+    // MARK: JSON
+
+    public func jsonValue(_ d: Diagnostic) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("file", .string(d.file.path)),
+            ("line", .int(d.span.start.line)),
+            ("column", .int(d.span.start.column)),
+            ("end_line", .int(d.span.end.line)),
+            ("end_column", .int(d.span.end.column)),
+            ("severity", .string(d.severity.rawValue)),
+            ("code", .string(d.code.rawValue)),
+            ("message", .string(d.message)),
+        ]
+        members.append(("help", d.help.map(JSONValue.string) ?? .null))
+        members.append(("notes", .array(d.notes.map { note in
+            .object([
+                ("message", .string(note.message)),
+                ("line", .int(note.span.start.line)),
+                ("column", .int(note.span.start.column)),
+            ])
+        })))
+        return .object(members)
+    }
+
+    public func json(_ diagnostics: [Diagnostic]) -> String {
+        JSONValue.array(diagnostics.map(jsonValue)).rendered(pretty: true) + "\n"
+    }
+
+    // MARK: GitHub
+
+    /// GitHub Actions workflow commands: `::error file=…,line=…,col=…::message`.
+    public func github(_ diagnostics: [Diagnostic]) -> String {
+        var out = ""
+        for d in diagnostics {
+            var message = d.message
+            if let help = d.help { message += " (\(help))" }
+            out += "::\(d.severity.rawValue) file=\(escapeProperty(d.file.path)),line=\(d.span.start.line),"
+            out += "col=\(d.span.start.column),endLine=\(d.span.end.line),endColumn=\(d.span.end.column),"
+            out += "title=\(escapeProperty("flow " + d.code.rawValue))::\(escapeData(message))\n"
+        }
+        return out
+    }
+
+    private func escapeData(_ s: String) -> String {
+        s.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+    }
+
+    private func escapeProperty(_ s: String) -> String {
+        escapeData(s).replacing(":", with: "%3A").replacing(",", with: "%2C")
+    }
+}

@@ -1,0 +1,42 @@
+/// "Did you mean" suggestions from a list of known names.
+public enum Suggestion {
+    /// The closest candidate to `name`, if it is close enough to be a likely typo.
+    public static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
+        let lowered = Array(name.lowercased().unicodeScalars)
+        var best: (String, Int)?
+        for candidate in candidates {
+            let distance = editDistance(lowered, Array(candidate.lowercased().unicodeScalars))
+            let limit = max(1, min(3, candidate.unicodeScalars.count / 3 + 1))
+            if distance <= limit, best == nil || distance < best!.1 {
+                best = (candidate, distance)
+            }
+        }
+        return best?.0
+    }
+
+    /// The help text for an unknown name: "did you mean `x`?" or nil.
+    public static func help(for name: String, in candidates: some Sequence<String>) -> String? {
+        closest(to: name, in: candidates).map { "did you mean `\($0)`?" }
+    }
+
+    /// Damerau–Levenshtein distance (optimal string alignment), so swapped letters count once.
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous2 = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previous2[j - 2] + 1)
+                }
+            }
+            (previous2, previous, current) = (previous, current, previous2)
+        }
+        return previous[b.count]
+    }
+}

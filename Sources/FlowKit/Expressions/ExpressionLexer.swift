@@ -1,0 +1,95 @@
+/// Splits the text between `${{` and `}}` into tokens.
+struct ExpressionLexer {
+    let scalars: [Unicode.Scalar]
+
+    /// A lexical error: message and the offsets it covers.
+    struct Failure: Error {
+        var message: String
+        var start: Int
+        var end: Int
+        var help: String?
+    }
+
+    init(_ scalars: [Unicode.Scalar]) {
+        self.scalars = scalars
+    }
+
+    static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_"
+    }
+
+    static func isIdentifierPart(_ c: Unicode.Scalar) -> Bool {
+        isIdentifierStart(c) || (c >= "0" && c <= "9") || c == "-"
+    }
+
+    func tokens() throws(Failure) -> [ExpressionToken] {
+        var out: [ExpressionToken] = []
+        var i = 0
+        let n = scalars.count
+        while i < n {
+            let c = scalars[i]
+            if c == " " || c == "\t" || c == "\n" || c == "\r" { i += 1; continue }
+            let start = i
+            func two(_ next: Unicode.Scalar) -> Bool { i + 1 < n && scalars[i + 1] == next }
+            switch c {
+            case ".": out.append(.init(kind: .dot, start: i, end: i + 1)); i += 1
+            case "(": out.append(.init(kind: .leftParen, start: i, end: i + 1)); i += 1
+            case ")": out.append(.init(kind: .rightParen, start: i, end: i + 1)); i += 1
+            case "=":
+                guard two("=") else {
+                    throw Failure(message: "unexpected `=`", start: i, end: i + 1, help: "use `==` to compare")
+                }
+                out.append(.init(kind: .equal, start: i, end: i + 2)); i += 2
+            case "!":
+                if two("=") { out.append(.init(kind: .notEqual, start: i, end: i + 2)); i += 2 } else {
+                    out.append(.init(kind: .not, start: i, end: i + 1)); i += 1
+                }
+            case "&":
+                guard two("&") else { throw Failure(message: "unexpected `&`", start: i, end: i + 1, help: "use `&&`") }
+                out.append(.init(kind: .and, start: i, end: i + 2)); i += 2
+            case "|":
+                guard two("|") else { throw Failure(message: "unexpected `|`", start: i, end: i + 1, help: "use `||`") }
+                out.append(.init(kind: .or, start: i, end: i + 2)); i += 2
+            case "'":
+                var text = String.UnicodeScalarView()
+                i += 1
+                var closed = false
+                while i < n {
+                    if scalars[i] == "'" {
+                        if i + 1 < n, scalars[i + 1] == "'" { text.append("'"); i += 2; continue }
+                        closed = true
+                        i += 1
+                        break
+                    }
+                    text.append(scalars[i])
+                    i += 1
+                }
+                guard closed else {
+                    throw Failure(message: "unterminated string literal", start: start, end: n, help: "close it with `'`")
+                }
+                out.append(.init(kind: .string(String(text)), start: start, end: i))
+            case "\"":
+                throw Failure(message: "strings in expressions use single quotes", start: i, end: i + 1,
+                              help: "write 'text' instead of \"text\"")
+            default:
+                if (c >= "0" && c <= "9") || (c == "-" && i + 1 < n && scalars[i + 1] >= "0" && scalars[i + 1] <= "9") {
+                    i += 1
+                    while i < n, (scalars[i] >= "0" && scalars[i] <= "9") || scalars[i] == "." { i += 1 }
+                    let text = String(String.UnicodeScalarView(scalars[start..<i]))
+                    guard let value = Double(text) else {
+                        throw Failure(message: "invalid number `\(text)`", start: start, end: i)
+                    }
+                    out.append(.init(kind: .number(value), start: start, end: i))
+                } else if Self.isIdentifierStart(c) {
+                    i += 1
+                    while i < n, Self.isIdentifierPart(scalars[i]) { i += 1 }
+                    out.append(.init(kind: .identifier(String(String.UnicodeScalarView(scalars[start..<i]))), start: start, end: i))
+                } else {
+                    throw Failure(message: "unexpected character `\(c)`", start: i, end: i + 1)
+                }
+            }
+        }
+        out.append(.init(kind: .end, start: n, end: n))
+        return out
+    }
+}

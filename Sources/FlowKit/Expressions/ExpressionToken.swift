@@ -1,0 +1,16 @@
+/// A token of the expression language, with the scalar offsets it spans.
+struct ExpressionToken: Sendable {
+    /// What a token is.
+    enum Kind: Sendable, Equatable {
+        case identifier(String)
+        case string(String)
+        case number(Double)
+        case dot, leftParen, rightParen
+        case equal, notEqual, and, or, not
+        case end
+    }
+
+    var kind: Kind
+    var start: Int
+    var end: Int
+}

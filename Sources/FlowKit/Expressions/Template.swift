@@ -1,0 +1,89 @@
+/// A string that may interpolate `${{ … }}` expressions, split into its parts.
+public struct Template: Sendable {
+    /// Literal text or an expression.
+    public enum Part: Sendable {
+        case text(String)
+        /// An expression, with the text written between `${{` and `}}` and the span of the whole `${{ … }}`.
+        case expression(Expression, source: String, span: SourceSpan)
+    }
+
+    public var parts: [Part]
+    /// The span of the whole scalar.
+    public var span: SourceSpan
+    /// The text as written (after YAML unquoting).
+    public var raw: String
+
+    public init(parts: [Part], span: SourceSpan, raw: String) {
+        self.parts = parts
+        self.span = span
+        self.raw = raw
+    }
+
+    /// A template of plain text.
+    public init(literal text: String, span: SourceSpan) {
+        self.init(parts: text.isEmpty ? [] : [.text(text)], span: span, raw: text)
+    }
+
+    /// Whether the template has no expressions at all.
+    public var isLiteral: Bool {
+        !parts.contains { if case .expression = $0 { return true } else { return false } }
+    }
+
+    /// The expressions in the template, in order.
+    public var expressions: [Expression] {
+        parts.compactMap { if case .expression(let e, _, _) = $0 { return e } else { return nil } }
+    }
+
+    /// Parses `text`; syntax errors are returned beside the best-effort template.
+    public static func parse(_ text: String, span: SourceSpan, locate: @escaping ExpressionParser.Locator)
+        -> (Template, [ExpressionParser.Failure])
+    {
+        let scalars = Array(text.unicodeScalars)
+        guard text.contains("${{") else { return (Template(literal: text, span: span), []) }
+        var parts: [Part] = []
+        var failures: [ExpressionParser.Failure] = []
+        var literal = String.UnicodeScalarView()
+        var i = 0
+        let n = scalars.count
+        while i < n {
+            if scalars[i] == "$", i + 2 < n, scalars[i + 1] == "{", scalars[i + 2] == "{" {
+                let open = i
+                // Find the closing `}}`, skipping over string literals that might contain it.
+                var j = i + 3
+                var inString = false
+                var close: Int?
+                while j < n {
+                    if scalars[j] == "'" { inString.toggle() } else if !inString, scalars[j] == "}", j + 1 < n, scalars[j + 1] == "}" {
+                        close = j
+                        break
+                    }
+                    j += 1
+                }
+                guard let close else {
+                    failures.append(.init(message: "unterminated `${{`",
+                                          span: SourceSpan(start: locate(open), end: locate(open + 3)),
+                                          help: "close the expression with `}}`"))
+                    literal.append(contentsOf: scalars[open...])
+                    break
+                }
+                if !literal.isEmpty { parts.append(.text(String(literal))); literal = .init() }
+                let source = String(String.UnicodeScalarView(scalars[(open + 3)..<close]))
+                let offset = open + 3
+                let whole = SourceSpan(start: locate(open), end: locate(close + 2))
+                switch ExpressionParser.parse(source, locate: { locate(offset + $0) }) {
+                case .success(let expression):
+                    parts.append(.expression(expression, source: source.trimmingSpaces.description, span: whole))
+                case .failure(let failure):
+                    failures.append(failure)
+                    parts.append(.text(String(String.UnicodeScalarView(scalars[open..<(close + 2)]))))
+                }
+                i = close + 2
+                continue
+            }
+            literal.append(scalars[i])
+            i += 1
+        }
+        if !literal.isEmpty { parts.append(.text(String(literal))) }
+        return (Template(parts: parts, span: span, raw: text), failures)
+    }
+}

@@ -1,0 +1,33 @@
+/// The result of loading one file: the workflow (when it could be parsed) and every diagnostic.
+public struct LoadedWorkflow: Sendable {
+    public var file: SourceFile
+    public var workflow: Workflow?
+    public var diagnostics: [Diagnostic]
+
+    /// Whether the workflow may be planned and run.
+    public var isValid: Bool { workflow != nil && !diagnostics.contains { $0.severity == .error } }
+
+    public var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
+    public var warningCount: Int { diagnostics.filter { $0.severity == .warning }.count }
+
+    /// Reads, parses and validates the file at `path`. An unreadable file is a `file-unreadable`
+    /// diagnostic, not a thrown error, so `flow validate a b c` reports every file.
+    public static func load(path: String) -> LoadedWorkflow {
+        do {
+            let bytes = try FileReader.read(path)
+            return load(SourceFile(path: path, bytes: bytes))
+        } catch {
+            let file = SourceFile(path: path, bytes: [])
+            let diagnostic = Diagnostic(.error, .fileUnreadable, error.reason, file: file,
+                                        span: SourceSpan(line: 1, column: 1, length: 0))
+            return LoadedWorkflow(file: file, workflow: nil, diagnostics: [diagnostic])
+        }
+    }
+
+    /// Parses and validates an in-memory file.
+    public static func load(_ file: SourceFile) -> LoadedWorkflow {
+        var (workflow, bag) = WorkflowParser.parse(file)
+        if let workflow { Validator.validate(workflow, into: &bag) }
+        return LoadedWorkflow(file: file, workflow: workflow, diagnostics: bag.sorted)
+    }
+}

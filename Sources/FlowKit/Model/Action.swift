@@ -1,0 +1,17 @@
+/// A reusable, parameterised list of steps, invoked with `use:`.
+public struct Action: Sendable {
+    public var name: Located<String>
+    public var description: Located<String>?
+    public var params: [Param] = []
+    public var steps: [Step] = []
+    public var span: SourceSpan
+
+    public init(name: Located<String>, span: SourceSpan) {
+        self.name = name
+        self.span = span
+    }
+
+    public func param(named name: String) -> Param? {
+        params.first { $0.name.value == name }
+    }
+}

@@ -1,0 +1,30 @@
+/// How a failing step is retried: `retry: 3` or the long form.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Retries after the first attempt.
+    public var limit: Int
+    public var delay: Duration = .zero
+    public var backoff: Double = 1
+    public var maxDelay: Duration?
+    /// Exit codes that may be retried; nil means every non-zero code.
+    public var exitCodes: [Int32]?
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The wait before attempt `attempt` (2 for the first retry): `min(delay × backoff^(n-1), max_delay)`
+    /// where n counts retries from 1.
+    public func delay(beforeAttempt attempt: Int) -> Duration {
+        let n = max(attempt - 1, 1)
+        var seconds = delay.seconds
+        for _ in 1..<n { seconds *= backoff }
+        if let maxDelay { seconds = min(seconds, maxDelay.seconds) }
+        return .seconds(seconds)
+    }
+
+    /// Whether a failure with `exitCode` may be retried (time-outs pass nil and always may).
+    public func retries(exitCode: Int32?) -> Bool {
+        guard let exitCode, let exitCodes else { return true }
+        return exitCodes.contains(exitCode)
+    }
+}

@@ -1,0 +1,93 @@
+/// The kind of a step and the options that belong to that kind.
+public enum StepKind: Sendable {
+    case print(PrintStep)
+    case delay(Located<Duration>)
+    case shell(ShellStep)
+    case sequential(GroupStep)
+    case concurrent(GroupStep)
+    case use(UseStep)
+
+    /// The kind key as written in YAML.
+    public var keyword: String {
+        switch self {
+        case .print: return "print"
+        case .delay: return "delay"
+        case .shell: return "shell"
+        case .sequential: return "sequential"
+        case .concurrent: return "concurrent"
+        case .use: return "use"
+        }
+    }
+
+    /// Every kind key, in the order docs and messages list them.
+    public static let keywords = ["print", "delay", "shell", "sequential", "concurrent", "use"]
+
+    /// Options valid only on steps of the given kind.
+    public static let kindOptions: [String: [String]] = [
+        "print": ["stream"],
+        "delay": [],
+        "shell": ["dir", "stdin", "interactive"],
+        "sequential": ["finally"],
+        "concurrent": ["max_parallel", "fail_fast", "finally"],
+        "use": ["with"],
+    ]
+
+    /// Options valid on every step.
+    public static let commonOptions = [
+        "name", "description", "if", "timeout", "retry", "continue_on_error", "undo", "tags", "env", "outputs",
+    ]
+
+    /// Options valid on group steps only (passed down to the shell steps inside).
+    public static let groupOptions = ["shell"]
+}
+
+/// `print: message`.
+public struct PrintStep: Sendable {
+    /// Where a message goes.
+    public enum Stream: String, Sendable {
+        case stdout
+        case stderr
+    }
+
+    public var message: Template
+    public var stream: Stream = .stdout
+
+    public init(message: Template) {
+        self.message = message
+    }
+}
+
+/// `shell: command`.
+public struct ShellStep: Sendable {
+    public var command: Template
+    public var dir: Template?
+    public var stdin: Template?
+    public var interactive: Located<Bool>?
+
+    public init(command: Template) {
+        self.command = command
+    }
+}
+
+/// `sequential:` or `concurrent:` with its children and options.
+public struct GroupStep: Sendable {
+    public var steps: [Step]
+    public var finally: [Step] = []
+    public var maxParallel: Located<Int>?
+    public var failFast: Located<Bool>?
+
+    public init(steps: [Step]) {
+        self.steps = steps
+    }
+}
+
+/// `use: action` with its `with:` parameters.
+public struct UseStep: Sendable {
+    public var action: Located<String>
+    public var with: [(name: Located<String>, value: Template)] = []
+    public var withSpan: SourceSpan?
+
+    public init(action: Located<String>) {
+        self.action = action
+    }
+}

@@ -1,0 +1,36 @@
+/// A parsed workflow file: the model every later phase works on.
+public struct Workflow: Sendable {
+    public var file: SourceFile
+    public var version: Located<Int>?
+    public var name: Located<String>?
+    public var description: Located<String>?
+    /// The shell for every shell step (`sh` when absent).
+    public var shell: Located<ShellProgram>?
+    public var env: [EnvVar] = []
+    public var vars: [Variable] = []
+    public var defaults = StepDefaults()
+    public var rollback: Located<Bool>?
+    public var actions: [Action] = []
+    public var steps: [Step] = []
+    public var finally: [Step] = []
+    /// The span of the `steps` key (or of the whole document when it is missing).
+    public var stepsSpan: SourceSpan
+
+    public init(file: SourceFile, stepsSpan: SourceSpan) {
+        self.file = file
+        self.stepsSpan = stepsSpan
+    }
+
+    /// The workflow's name: `name`, else the file name without its extension.
+    public var displayName: String {
+        if let name { return name.value }
+        let base = file.path.split(separator: "/").last.map(String.init) ?? file.path
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { return String(base[..<dot]) }
+        return base
+    }
+
+    /// The action called `name`, if declared.
+    public func action(named name: String) -> Action? {
+        actions.first { $0.name.value == name }
+    }
+}

@@ -1,0 +1,84 @@
+/// Parsing of `actions:` and their `params:`.
+extension WorkflowParser {
+    static let actionKeys = ["description", "params", "steps"]
+    static let paramKeys = ["description", "required", "default", "allowed"]
+
+    mutating func actions(_ id: Int32) -> [Action] {
+        guard mapping(id, "`actions`") else { return [] }
+        var result: [Action] = []
+        for (key, value) in document.pairs(id) {
+            guard let name = keyName(key) else { continue }
+            guard Self.isIdentifier(name.value) else {
+                bag.error(.invalidName, "invalid action name `\(name.value)`", at: name.span,
+                          help: "names start with a letter or `_` and hold letters, digits, `_` and `-`")
+                continue
+            }
+            var action = Action(name: name, span: document[value].span)
+            guard mapping(value, "action `\(name.value)`") else { continue }
+            var sawSteps = false
+            for (k, v) in document.pairs(value) {
+                guard let option = keyName(k) else { continue }
+                switch option.value {
+                case "description": action.description = string(v, "`description`")
+                case "params": action.params = params(v)
+                case "steps":
+                    sawSteps = true
+                    action.steps = stepList(v, owner: "the steps of action `\(name.value)`", ownerSpan: option.span)
+                default: unknownKey(option, in: "action `\(name.value)`", candidates: Self.actionKeys)
+                }
+            }
+            if !sawSteps {
+                bag.error(.missingKey, "action `\(name.value)` has no `steps`", at: name.span, help: "add `steps:` with a list of steps")
+            }
+            result.append(action)
+        }
+        return result
+    }
+
+    mutating func params(_ id: Int32) -> [Param] {
+        guard mapping(id, "`params`") else { return [] }
+        var result: [Param] = []
+        for (key, value) in document.pairs(id) {
+            guard let name = keyName(key) else { continue }
+            guard Self.isIdentifier(name.value) else {
+                bag.error(.invalidName, "invalid parameter name `\(name.value)`", at: name.span,
+                          help: "names start with a letter or `_` and hold letters, digits, `_` and `-`")
+                continue
+            }
+            var param = Param(name: name)
+            let node = document[value]
+            if node.isNull {
+                result.append(param)
+                continue
+            }
+            guard mapping(value, "parameter `\(name.value)`") else { continue }
+            for (k, v) in document.pairs(value) {
+                guard let option = keyName(k) else { continue }
+                switch option.value {
+                case "description": param.description = string(v, "`description`")
+                case "required": param.required = bool(v, "`required`")?.value ?? false
+                case "default": param.defaultValue = string(v, "`default`")
+                case "allowed":
+                    let list = document[v]
+                    guard list.kind == .sequence, !list.children.isEmpty else {
+                        wrongType(v, expected: "a non-empty list of values", what: "`allowed`")
+                        continue
+                    }
+                    param.allowed = list.children.compactMap { string($0, "an allowed value") }
+                default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys)
+                }
+            }
+            if param.required, let defaultValue = param.defaultValue {
+                bag.error(.conflictingOptions, "parameter `\(name.value)` is required and has a default", at: defaultValue.span,
+                          help: "drop `required: true` or the default")
+            }
+            if let allowed = param.allowed, let defaultValue = param.defaultValue,
+               !allowed.contains(where: { $0.value == defaultValue.value }) {
+                bag.error(.disallowedParam, "the default `\(defaultValue.value)` of `\(name.value)` is not an allowed value",
+                          at: defaultValue.span, help: "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", "))
+            }
+            result.append(param)
+        }
+        return result
+    }
+}

@@ -1,0 +1,284 @@
+/// Parsing of step lists and steps.
+extension WorkflowParser {
+    /// A non-empty list of steps; `owner` names the list in messages.
+    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan) -> [Step] {
+        let node = document[id]
+        if node.isNull || (node.kind == .sequence && node.children.isEmpty) {
+            bag.error(.emptyGroup, "\(owner) is empty", at: node.isNull ? ownerSpan : valueSpan(node),
+                      help: "add at least one step, or remove the group")
+            return []
+        }
+        guard node.kind == .sequence else {
+            wrongType(id, expected: "a list of steps", what: owner)
+            return []
+        }
+        var steps: [Step] = []
+        steps.reserveCapacity(node.children.count)
+        for item in node.children {
+            if let step = step(item) { steps.append(step) }
+        }
+        return steps
+    }
+
+    /// One step: a mapping, or a bare string as shorthand for a shell step.
+    mutating func step(_ id: Int32) -> Step? {
+        let node = document[id]
+        if node.kind == .scalar {
+            guard !node.isNull else {
+                bag.error(.wrongType, "a step must be a mapping or a command string, found null", at: valueSpan(node),
+                          help: "remove the empty `-` item")
+                return nil
+            }
+            let text = Located(node.value, valueSpan(node))
+            return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
+        }
+        guard node.kind == .mapping else {
+            wrongType(id, expected: "a mapping or a command string", what: "a step")
+            return nil
+        }
+        let pairs = document.pairs(id)
+        // Find the kind key first: which options are valid depends on it. `shell` is also a
+        // group option (the shell program), so on a group it is not a second kind key.
+        var kindKey: (name: Located<String>, value: Int32)?
+        var unknownLooksLikeKind = false
+        let keywordPairs = pairs.filter { document[$0.key].kind == .scalar && StepKind.keywords.contains(document[$0.key].value) }
+        let hasGroupKind = keywordPairs.contains { ["sequential", "concurrent", "use"].contains(document[$0.key].value) }
+        for (key, value) in keywordPairs {
+            let keyNode = document[key]
+            let name = Located(keyNode.value, keySpan(keyNode))
+            if name.value == "shell", hasGroupKind { continue }
+            if let first = kindKey {
+                bag.error(.multipleKinds, "a step has one kind, but this one has `\(first.name.value)` and `\(name.value)`",
+                          at: name.span, help: "split it into two steps",
+                          notes: [.init("`\(first.name.value)` is here", at: first.name.span)])
+            } else {
+                kindKey = (name, value)
+            }
+        }
+        for (key, _) in pairs {
+            let keyNode = document[key]
+            if keyNode.kind == .scalar, !StepKind.keywords.contains(keyNode.value), !Self.isKnownStepOption(keyNode.value),
+               Suggestion.closest(to: keyNode.value, in: StepKind.keywords) != nil {
+                unknownLooksLikeKind = true
+            }
+        }
+        guard let kindKey else {
+            for (key, _) in pairs {
+                guard let name = keyName(key), !Self.isKnownStepOption(name.value) else { continue }
+                unknownKey(name, in: "a step", candidates: StepKind.keywords + StepKind.commonOptions)
+            }
+            if !unknownLooksLikeKind {
+                bag.error(.missingKind, "this step has no kind", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
+                          help: "add one of `print`, `delay`, `shell`, `sequential`, `concurrent` or `use`")
+            }
+            return nil
+        }
+        let kindName = kindKey.name.value
+        guard let kind = stepKind(kindName, kindKey.value, keySpan: kindKey.name.span) else {
+            // The kind's value was wrong (already reported); still check the other keys.
+            var placeholder = Step(kind: .delay(Located(.zero, kindKey.name.span)), kindSpan: kindKey.name.span, span: node.span)
+            commonOptions(pairs, into: &placeholder, kindName: kindName)
+            return nil
+        }
+        var step = Step(kind: kind, kindSpan: kindKey.name.span, span: node.span)
+        commonOptions(pairs, into: &step, kindName: kindName)
+        return step
+    }
+
+    static func isKnownStepOption(_ key: String) -> Bool {
+        StepKind.commonOptions.contains(key) || StepKind.groupOptions.contains(key)
+            || StepKind.kindOptions.values.contains { $0.contains(key) }
+    }
+
+    /// The kind value itself (the command, message, children…).
+    mutating func stepKind(_ kind: String, _ value: Int32, keySpan: SourceSpan) -> StepKind? {
+        switch kind {
+        case "print":
+            guard let text = string(value, "`print`") else { return nil }
+            return .print(PrintStep(message: template(value, text)))
+        case "delay":
+            guard let duration = duration(value, "`delay`") else { return nil }
+            return .delay(duration)
+        case "shell":
+            guard let text = string(value, "`shell`") else { return nil }
+            if text.value.trimmingSpaces.isEmpty {
+                bag.error(.invalidValue, "`shell` has an empty command", at: text.span)
+                return nil
+            }
+            return .shell(ShellStep(command: template(value, text)))
+        case "sequential", "concurrent":
+            let steps = stepList(value, owner: "`\(kind)`", ownerSpan: keySpan)
+            guard !steps.isEmpty else { return nil }
+            return kind == "sequential" ? .sequential(GroupStep(steps: steps)) : .concurrent(GroupStep(steps: steps))
+        case "use":
+            guard let name = string(value, "`use`") else { return nil }
+            return .use(UseStep(action: name))
+        default:
+            return nil
+        }
+    }
+
+    /// Common options, group options and the kind's own options.
+    mutating func commonOptions(_ pairs: [(key: Int32, value: Int32)], into step: inout Step, kindName: String) {
+        let kindOptions = StepKind.kindOptions[kindName] ?? []
+        let isGroup = ["sequential", "concurrent", "use"].contains(kindName)
+        for (key, value) in pairs {
+            guard let name = keyName(key) else { continue }
+            // Kind keys were handled above (a second one was reported there); on a group,
+            // `shell` is the group option.
+            if StepKind.keywords.contains(name.value), !(isGroup && name.value == "shell") { continue }
+            switch name.value {
+            case "name": step.name = identifier(value, "step name")
+            case "description": step.description = string(value, "`description`")
+            case "if": step.condition = condition(value)
+            case "timeout": step.timeout = positiveDuration(value, "`timeout`")
+            case "retry": step.retry = retry(value)
+            case "continue_on_error": step.continueOnError = bool(value, "`continue_on_error`")
+            case "undo": step.undo = undoSteps(value, keySpan: name.span)
+            case "tags": step.tags = stringList(value, "`tags`")
+            case "env": step.env = envVars(value)
+            case "outputs":
+                let keys = stringList(value, "`outputs`")
+                for key in keys where !Self.isIdentifier(key.value) {
+                    bag.error(.invalidName, "invalid output key `\(key.value)`", at: key.span,
+                              help: "keys match [A-Za-z_][A-Za-z0-9_-]*")
+                }
+                if kindName != "shell" {
+                    bag.error(.misplacedOption, "only `shell` steps write outputs", at: name.span,
+                              help: "declare `outputs` on the shell step that writes them")
+                }
+                step.outputs = keys.filter { Self.isIdentifier($0.value) }
+            default:
+                if kindOptions.contains(name.value) {
+                    kindOption(name, value, into: &step)
+                } else if isGroup, StepKind.groupOptions.contains(name.value) {
+                    step.shell = shellProgram(value)
+                } else if let owner = StepKind.keywords.first(where: { StepKind.kindOptions[$0]!.contains(name.value) })
+                            ?? (StepKind.groupOptions.contains(name.value) ? "sequential`, `concurrent` and `use" : nil) {
+                    let owners = StepKind.keywords.filter { StepKind.kindOptions[$0]!.contains(name.value) }
+                    let list = owners.count > 1 ? owners.map { "`\($0)`" }.joined(separator: " and ") : "`\(owner)`"
+                    var help: String? = nil
+                    if name.value == "shell", kindName == "shell" {
+                        help = "a shell step's key is its command; choose the shell with `shell:` on the workflow, `defaults` or an enclosing group"
+                    }
+                    bag.error(.misplacedOption, "`\(name.value)` is an option of \(list) steps, not of `\(kindName)` steps",
+                              at: name.span, help: help)
+                } else {
+                    unknownKey(name, in: "a `\(kindName)` step",
+                               candidates: StepKind.commonOptions + kindOptions + (isGroup ? StepKind.groupOptions : []))
+                }
+            }
+        }
+    }
+
+    mutating func kindOption(_ name: Located<String>, _ value: Int32, into step: inout Step) {
+        switch (name.value, step.kind) {
+        case ("stream", .print(var p)):
+            guard let text = string(value, "`stream`") else { return }
+            guard let stream = PrintStep.Stream(rawValue: text.value) else {
+                bag.error(.invalidValue, "`stream` must be `stdout` or `stderr`, found `\(text.value)`", at: text.span,
+                          help: Suggestion.help(for: text.value, in: ["stdout", "stderr"]))
+                return
+            }
+            p.stream = stream
+            step.kind = .print(p)
+        case ("dir", .shell(var s)):
+            guard let text = string(value, "`dir`") else { return }
+            s.dir = template(value, text)
+            step.kind = .shell(s)
+        case ("stdin", .shell(var s)):
+            guard let text = string(value, "`stdin`") else { return }
+            s.stdin = template(value, text)
+            step.kind = .shell(s)
+        case ("interactive", .shell(var s)):
+            s.interactive = bool(value, "`interactive`")
+            step.kind = .shell(s)
+        case ("finally", .sequential(var g)):
+            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+            step.kind = .sequential(g)
+        case ("finally", .concurrent(var g)):
+            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+            step.kind = .concurrent(g)
+        case ("max_parallel", .concurrent(var g)):
+            guard let n = int(value, "`max_parallel`") else { return }
+            guard n.value >= 1 else {
+                bag.error(.invalidValue, "`max_parallel` must be 1 or more, found \(n.value)", at: n.span)
+                return
+            }
+            g.maxParallel = n
+            step.kind = .concurrent(g)
+        case ("fail_fast", .concurrent(var g)):
+            g.failFast = bool(value, "`fail_fast`")
+            step.kind = .concurrent(g)
+        case ("with", .use(var u)):
+            guard mapping(value, "`with`") else { return }
+            u.withSpan = name.span
+            for (k, v) in document.pairs(value) {
+                guard let param = keyName(k) else { continue }
+                let node = document[v]
+                if node.isNull {
+                    u.with.append((param, Template(literal: "", span: valueSpan(node))))
+                } else if let text = string(v, "the value of `\(param.value)`") {
+                    u.with.append((param, template(v, text)))
+                }
+            }
+            step.kind = .use(u)
+        default:
+            break
+        }
+    }
+
+    /// `if:` — a boolean, or an expression with or without `${{ }}`.
+    mutating func condition(_ id: Int32) -> Located<Expression>? {
+        let node = document[id]
+        if let b = node.boolValue { return Located(.literal(.bool(b), valueSpan(node)), valueSpan(node)) }
+        guard let text = string(id, "`if`") else { return nil }
+        let locator = ScalarLocator(node: node, file: file)
+        var source = text.value
+        var offset = 0
+        // `${{ expr }}` written around the whole condition is the same as `expr`.
+        let trimmed = source.trimmingSpaces
+        if trimmed.hasPrefix("${{"), trimmed.hasSuffix("}}"), trimmed.components(separatedByString: "${{") == 1 {
+            let leading = source.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
+            offset = leading + 3
+            source = String(trimmed.dropFirst(3).dropLast(2))
+        } else if source.contains("${{") {
+            bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
+                      help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
+            return nil
+        }
+        switch ExpressionParser.parse(source, locate: { locator.location(ofValueOffset: offset + $0) }) {
+        case .success(let expression): return Located(expression, text.span)
+        case .failure(let failure):
+            bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
+            return nil
+        }
+    }
+
+    /// `undo:` — one step or a list of steps.
+    mutating func undoSteps(_ id: Int32, keySpan: SourceSpan) -> [Step]? {
+        let node = document[id]
+        if node.kind == .sequence {
+            let steps = stepList(id, owner: "`undo`", ownerSpan: keySpan)
+            return steps.isEmpty ? nil : steps
+        }
+        if node.isNull {
+            bag.error(.emptyGroup, "`undo` is empty", at: keySpan, help: "give a step, or remove `undo`")
+            return nil
+        }
+        return step(id).map { [$0] }
+    }
+}
+
+extension Substring {
+    /// How many times `separator` occurs (used to tell one `${{ }}` from several).
+    func components(separatedByString separator: String) -> Int {
+        var count = 0
+        var rest = self
+        while let range = rest.firstRange(of: separator) {
+            count += 1
+            rest = rest[range.upperBound...]
+        }
+        return count
+    }
+}

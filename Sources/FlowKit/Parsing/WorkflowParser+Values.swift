@@ -1,0 +1,198 @@
+/// Typed reading of scalar values, each reporting a `wrong-type` or value diagnostic.
+extension WorkflowParser {
+    /// A mapping key as a located string; non-scalar keys are reported.
+    mutating func keyName(_ id: Int32) -> Located<String>? {
+        let node = document[id]
+        guard node.kind == .scalar else {
+            bag.error(.wrongType, "keys must be strings, found \(node.typeDescription)", at: node.span)
+            return nil
+        }
+        return Located(node.value, keySpan(node))
+    }
+
+    /// The span of a key's text (libyaml's end mark for plain keys is exact).
+    func keySpan(_ node: YAMLNode) -> SourceSpan {
+        if node.span.start.line == node.span.end.line { return node.span }
+        return SourceSpan(line: node.span.start.line, column: node.span.start.column, length: node.value.unicodeScalars.count)
+    }
+
+    /// The span to underline for a scalar value: its first line.
+    func valueSpan(_ node: YAMLNode) -> SourceSpan {
+        if node.span.start.line == node.span.end.line, node.span.end.column > node.span.start.column { return node.span }
+        return SourceSpan(line: node.span.start.line, column: node.span.start.column, length: max(1, min(node.value.unicodeScalars.count, 80)))
+    }
+
+    mutating func wrongType(_ id: Int32, expected: String, what: String) {
+        let node = document[id]
+        bag.error(.wrongType, "\(what) must be \(expected), found \(node.typeDescription)", at: valueSpan(node))
+    }
+
+    mutating func mapping(_ id: Int32, _ what: String) -> Bool {
+        guard document[id].kind == .mapping else {
+            wrongType(id, expected: "a mapping", what: what)
+            return false
+        }
+        return true
+    }
+
+    /// Any non-null scalar, as text.
+    mutating func string(_ id: Int32, _ what: String) -> Located<String>? {
+        let node = document[id]
+        guard node.kind == .scalar, !node.isNull else {
+            wrongType(id, expected: "a string", what: what)
+            return nil
+        }
+        return Located(node.value, valueSpan(node))
+    }
+
+    mutating func bool(_ id: Int32, _ what: String) -> Located<Bool>? {
+        let node = document[id]
+        guard let value = node.boolValue else {
+            if node.kind == .scalar, ["yes", "no", "on", "off", "Yes", "No", "On", "Off"].contains(node.value) {
+                bag.error(.wrongType, "\(what) must be `true` or `false`, found `\(node.value)`", at: valueSpan(node),
+                          help: "YAML 1.2 spells booleans `true` and `false`")
+            } else {
+                wrongType(id, expected: "`true` or `false`", what: what)
+            }
+            return nil
+        }
+        return Located(value, valueSpan(node))
+    }
+
+    mutating func int(_ id: Int32, _ what: String) -> Located<Int>? {
+        let node = document[id]
+        guard let value = node.intValue else {
+            wrongType(id, expected: "a whole number", what: what)
+            return nil
+        }
+        return Located(value, valueSpan(node))
+    }
+
+    /// A duration: `250ms`, `1.5s`, `1h30m`, or a number of seconds.
+    mutating func duration(_ id: Int32, _ what: String) -> Located<Duration>? {
+        let node = document[id]
+        guard node.kind == .scalar, !node.isNull else {
+            wrongType(id, expected: "a duration", what: what)
+            return nil
+        }
+        if node.value.contains("${{") {
+            bag.error(.invalidDuration, "\(what) must be a fixed duration; expressions are not allowed here", at: valueSpan(node),
+                      help: "write e.g. `30s`, `1m30s`, `250ms`")
+            return nil
+        }
+        guard let duration = Duration.parse(node.value) else {
+            let shown = node.value.isEmpty ? "an empty value" : "`\(node.value)`"
+            let help = node.value.trimmingSpaces.hasPrefix("-") ? "durations cannot be negative" : "write e.g. `30s`, `1m30s`, `250ms` or a number of seconds"
+            bag.error(.invalidDuration, "invalid duration \(shown) for \(what)", at: valueSpan(node), help: help)
+            return nil
+        }
+        return Located(duration, valueSpan(node))
+    }
+
+    mutating func positiveDuration(_ id: Int32, _ what: String) -> Located<Duration>? {
+        guard let duration = duration(id, what) else { return nil }
+        if duration.value <= .zero {
+            bag.error(.invalidDuration, "\(what) must be longer than zero", at: duration.span)
+            return nil
+        }
+        return duration
+    }
+
+    /// A template from a scalar; expression syntax errors are reported here.
+    mutating func template(_ id: Int32, _ text: Located<String>) -> Template {
+        let node = document[id]
+        guard text.value.contains("${{") else { return Template(literal: text.value, span: text.span) }
+        let locator = ScalarLocator(node: node, file: file)
+        let (template, failures) = Template.parse(text.value, span: text.span, locate: { locator.location(ofValueOffset: $0) })
+        for failure in failures {
+            bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
+        }
+        return template
+    }
+
+    /// A list of strings (a single string is accepted as a list of one).
+    mutating func stringList(_ id: Int32, _ what: String) -> [Located<String>] {
+        let node = document[id]
+        if node.kind == .scalar, !node.isNull {
+            return [Located(node.value, valueSpan(node))]
+        }
+        guard node.kind == .sequence else {
+            wrongType(id, expected: "a list of strings", what: what)
+            return []
+        }
+        return node.children.compactMap { string($0, "an item of \(what)") }
+    }
+
+    /// Reports an unknown key with a "did you mean" help.
+    mutating func unknownKey(_ name: Located<String>, in place: String, candidates: [String]) {
+        bag.error(.unknownKey, "unknown key `\(name.value)` in \(place)", at: name.span,
+                  help: Suggestion.help(for: name.value, in: candidates))
+    }
+
+    /// `retry: 3` or `retry: {limit, delay, backoff, max_delay, exit_codes}`.
+    mutating func retry(_ id: Int32) -> Located<RetryPolicy>? {
+        let node = document[id]
+        if node.kind == .scalar {
+            guard let limit = int(id, "`retry`") else { return nil }
+            guard limit.value >= 0 else {
+                bag.error(.invalidValue, "`retry` must be 0 or more, found \(limit.value)", at: limit.span)
+                return nil
+            }
+            return Located(RetryPolicy(limit: limit.value), limit.span)
+        }
+        guard mapping(id, "`retry`") else { return nil }
+        var policy = RetryPolicy(limit: 0)
+        var sawLimit = false
+        let keys = ["limit", "delay", "backoff", "max_delay", "exit_codes"]
+        for (key, value) in document.pairs(id) {
+            guard let name = keyName(key) else { continue }
+            switch name.value {
+            case "limit":
+                sawLimit = true
+                if let limit = int(value, "`limit`") {
+                    if limit.value < 0 {
+                        bag.error(.invalidValue, "`limit` must be 0 or more, found \(limit.value)", at: limit.span)
+                    } else {
+                        policy.limit = limit.value
+                    }
+                }
+            case "delay": if let d = duration(value, "`delay`") { policy.delay = d.value }
+            case "max_delay": if let d = duration(value, "`max_delay`") { policy.maxDelay = d.value }
+            case "backoff":
+                let v = document[value]
+                if let b = v.doubleValue, b.isFinite {
+                    if b < 1 {
+                        bag.error(.invalidValue, "`backoff` must be 1 or more, found \(v.value)", at: valueSpan(v))
+                    } else {
+                        policy.backoff = b
+                    }
+                } else {
+                    wrongType(value, expected: "a number", what: "`backoff`")
+                }
+            case "exit_codes":
+                let v = document[value]
+                guard v.kind == .sequence else {
+                    wrongType(value, expected: "a list of exit codes", what: "`exit_codes`")
+                    continue
+                }
+                var codes: [Int32] = []
+                for item in v.children {
+                    guard let code = int(item, "an exit code") else { continue }
+                    guard (1...255).contains(code.value) else {
+                        bag.error(.invalidValue, "exit code \(code.value) is out of range", at: code.span, help: "retryable exit codes are 1 to 255")
+                        continue
+                    }
+                    codes.append(Int32(code.value))
+                }
+                policy.exitCodes = codes
+            default:
+                unknownKey(name, in: "`retry`", candidates: keys)
+            }
+        }
+        if !sawLimit {
+            bag.error(.missingKey, "`retry` needs a `limit`", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
+                      help: "e.g. `retry: {limit: 3, delay: 1s}`")
+        }
+        return Located(policy, SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1))
+    }
+}

@@ -1,0 +1,183 @@
+/// Turns a YAML document into a `Workflow`, reporting every shape problem it meets.
+///
+/// The parser never stops at the first problem: a bad value is reported and left out,
+/// and parsing goes on with the rest of the file.
+public struct WorkflowParser {
+    let document: YAMLDocument
+    let file: SourceFile
+    var bag: DiagnosticBag
+
+    /// The top-level keys of a workflow.
+    public static let topLevelKeys = [
+        "version", "name", "description", "shell", "env", "vars", "defaults", "rollback", "actions", "steps", "finally",
+    ]
+
+    init(document: YAMLDocument, file: SourceFile, bag: DiagnosticBag) {
+        self.document = document
+        self.file = file
+        self.bag = bag
+    }
+
+    /// Reads and parses `file`; the workflow is nil when the YAML could not be read at all.
+    public static func parse(_ file: SourceFile) -> (Workflow?, DiagnosticBag) {
+        var bag = DiagnosticBag(file: file)
+        let document = YAMLReader().read(file, into: &bag)
+        guard let root = document.root else {
+            if !bag.hasErrors {
+                bag.error(.emptyWorkflow, "the workflow is empty", at: SourceSpan(line: 1, column: 1, length: 0),
+                          help: "a workflow is a mapping with at least `steps:`")
+            }
+            return (nil, bag)
+        }
+        var parser = WorkflowParser(document: document, file: file, bag: bag)
+        let workflow = parser.parseWorkflow(root)
+        return (workflow, parser.bag)
+    }
+
+    // MARK: Top level
+
+    mutating func parseWorkflow(_ root: Int32) -> Workflow? {
+        let node = document[root]
+        guard node.kind == .mapping else {
+            if node.isNull {
+                bag.error(.emptyWorkflow, "the workflow is empty", at: node.span, help: "a workflow is a mapping with at least `steps:`")
+            } else {
+                bag.error(.wrongType, "a workflow must be a mapping, found \(node.typeDescription)", at: node.span,
+                          help: "start with `steps:`")
+            }
+            return nil
+        }
+        var workflow = Workflow(file: file, stepsSpan: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 0))
+        var sawSteps = false
+        for (key, value) in document.pairs(root) {
+            guard let name = keyName(key) else { continue }
+            switch name.value {
+            case "version":
+                if let version = int(value, "`version`") {
+                    if version.value != 1 {
+                        bag.error(.unsupportedVersion, "unsupported workflow version \(version.value)", at: version.span,
+                                  help: "the only version is 1")
+                    }
+                    workflow.version = version
+                }
+            case "name": workflow.name = identifier(value, "workflow name")
+            case "description": workflow.description = string(value, "`description`")
+            case "shell": workflow.shell = shellProgram(value)
+            case "env": workflow.env = envVars(value)
+            case "vars": workflow.vars = variables(value)
+            case "defaults": workflow.defaults = defaults(value)
+            case "rollback": workflow.rollback = bool(value, "`rollback`")
+            case "actions": workflow.actions = actions(value)
+            case "steps":
+                sawSteps = true
+                workflow.stepsSpan = name.span
+                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span)
+            case "finally": workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+            default:
+                unknownKey(name, in: "the workflow", candidates: Self.topLevelKeys)
+            }
+        }
+        if !sawSteps {
+            bag.error(.missingKey, "the workflow has no `steps`", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
+                      help: "add `steps:` with a list of steps")
+        }
+        return workflow
+    }
+
+    // MARK: Sections
+
+    mutating func envVars(_ id: Int32) -> [EnvVar] {
+        guard mapping(id, "`env`") else { return [] }
+        var result: [EnvVar] = []
+        for (key, value) in document.pairs(id) {
+            guard let name = keyName(key) else { continue }
+            if !Self.isEnvName(name.value) {
+                bag.error(.invalidName, "invalid environment variable name `\(name.value)`", at: name.span,
+                          help: "names are letters, digits and `_`, not starting with a digit")
+                continue
+            }
+            guard let text = string(value, "the value of `\(name.value)`") else { continue }
+            result.append(EnvVar(name: name, value: template(value, text)))
+        }
+        return result
+    }
+
+    mutating func variables(_ id: Int32) -> [Variable] {
+        guard mapping(id, "`vars`") else { return [] }
+        var result: [Variable] = []
+        for (key, value) in document.pairs(id) {
+            guard let name = keyName(key) else { continue }
+            if !Self.isIdentifier(name.value) {
+                bag.error(.invalidName, "invalid variable name `\(name.value)`", at: name.span,
+                          help: "names match [A-Za-z_][A-Za-z0-9_-]*")
+                continue
+            }
+            let node = document[value]
+            if node.isNull {
+                result.append(Variable(name: name, value: Located("", node.span)))
+            } else if let text = string(value, "the value of `\(name.value)`") {
+                result.append(Variable(name: name, value: text))
+            }
+        }
+        return result
+    }
+
+    mutating func defaults(_ id: Int32) -> StepDefaults {
+        var result = StepDefaults()
+        guard mapping(id, "`defaults`") else { return result }
+        for (key, value) in document.pairs(id) {
+            guard let name = keyName(key) else { continue }
+            switch name.value {
+            case "timeout": result.timeout = positiveDuration(value, "`timeout`")
+            case "retry": result.retry = retry(value)
+            case "continue_on_error": result.continueOnError = bool(value, "`continue_on_error`")
+            case "dir": if let text = string(value, "`dir`") { result.dir = template(value, text) }
+            case "shell": result.shell = shellProgram(value)
+            default: unknownKey(name, in: "`defaults`", candidates: StepDefaults.keys)
+            }
+        }
+        return result
+    }
+
+    mutating func shellProgram(_ id: Int32) -> Located<ShellProgram>? {
+        guard let text = string(id, "`shell`") else { return nil }
+        guard let program = ShellProgram(text.value) else {
+            bag.error(.invalidValue, "unsupported shell `\(text.value)`", at: text.span,
+                      help: Suggestion.help(for: text.value, in: ShellProgram.supportedNames)
+                        ?? "use one of sh, bash, zsh, dash, ksh, or a path to one of them")
+            return nil
+        }
+        return Located(program, text.span)
+    }
+
+    // MARK: Names
+
+    /// `[A-Za-z_][A-Za-z0-9_-]*`.
+    public static func isIdentifier(_ s: String) -> Bool {
+        var first = true
+        for c in s.unicodeScalars {
+            if first {
+                guard ExpressionLexer.isIdentifierStart(c) else { return false }
+                first = false
+            } else if !ExpressionLexer.isIdentifierPart(c) {
+                return false
+            }
+        }
+        return !first
+    }
+
+    /// `[A-Za-z_][A-Za-z0-9_]*`.
+    public static func isEnvName(_ s: String) -> Bool {
+        isIdentifier(s) && !s.contains("-")
+    }
+
+    mutating func identifier(_ id: Int32, _ what: String) -> Located<String>? {
+        guard let text = string(id, what) else { return nil }
+        guard Self.isIdentifier(text.value) else {
+            bag.error(.invalidName, "invalid \(what) `\(text.value)`", at: text.span,
+                      help: "names start with a letter or `_` and hold letters, digits, `_` and `-`")
+            return nil
+        }
+        return text
+    }
+}

@@ -1,0 +1,95 @@
+/// One step of a plan: the resolved form of a workflow step that the executor runs.
+///
+/// Actions are expanded, defaults applied, environment merged down from the groups, and
+/// selection (`--tags`, `--skip-tags`, `--only`) marked.
+public final class PlanNode: Sendable {
+    /// What the node does.
+    public enum Kind: Sendable {
+        case print(message: Template, stream: PrintStep.Stream)
+        case delay(Duration)
+        case shell(ShellTask)
+        case sequential
+        case concurrent(maxParallel: Int?, failFast: Bool)
+        /// An action invocation: its steps run as a sequential group.
+        case use(action: String, with: [(name: String, value: Template)])
+    }
+
+    /// A shell step, resolved.
+    public struct ShellTask: Sendable {
+        public var command: Template
+        public var program: ShellProgram
+        public var dir: Template?
+        public var stdin: Template?
+        public var interactive: Bool
+    }
+
+    /// A dotted position in the tree: `2.1`, `3.f1` (finally), `4.u1` (undo), `f1` (root finally).
+    public let path: String
+    public let name: String?
+    public let kind: Kind
+    public let children: [PlanNode]
+    public let finally: [PlanNode]
+    public let undo: [PlanNode]
+    public let condition: Expression?
+    public let timeout: Duration?
+    public let retry: RetryPolicy?
+    public let continueOnError: Bool
+    public let tags: [String]
+    /// The environment for shell steps: the workflow's, then each group's, then the step's.
+    public let env: [EnvVar]
+    public let outputs: [String]?
+    public let description: String?
+    /// False when `--tags`, `--skip-tags` or `--only` leave the step out.
+    public let selected: Bool
+    /// The invocation the step belongs to: 0 for the workflow, then one per `use`.
+    public let scope: Int
+    public let span: SourceSpan
+
+    init(path: String, name: String?, kind: Kind, children: [PlanNode], finally: [PlanNode], undo: [PlanNode],
+         condition: Expression?, timeout: Duration?, retry: RetryPolicy?, continueOnError: Bool, tags: [String],
+         env: [EnvVar], outputs: [String]?, description: String?, selected: Bool, scope: Int, span: SourceSpan)
+    {
+        self.path = path
+        self.name = name
+        self.kind = kind
+        self.children = children
+        self.finally = finally
+        self.undo = undo
+        self.condition = condition
+        self.timeout = timeout
+        self.retry = retry
+        self.continueOnError = continueOnError
+        self.tags = tags
+        self.env = env
+        self.outputs = outputs
+        self.description = description
+        self.selected = selected
+        self.scope = scope
+        self.span = span
+    }
+
+    /// The kind keyword (`shell`, `use`…).
+    public var keyword: String {
+        switch kind {
+        case .print: return "print"
+        case .delay: return "delay"
+        case .shell: return "shell"
+        case .sequential: return "sequential"
+        case .concurrent: return "concurrent"
+        case .use: return "use"
+        }
+    }
+
+    /// Whether the node has children that run as a group.
+    public var isGroup: Bool {
+        switch kind {
+        case .sequential, .concurrent, .use: return true
+        default: return false
+        }
+    }
+
+    /// How the step is named in output: its name, or its kind and path.
+    public var label: String {
+        name ?? "\(keyword)@\(path)"
+    }
+}

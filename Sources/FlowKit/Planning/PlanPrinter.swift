@@ -1,0 +1,189 @@
+/// Prints a plan as a box-drawn tree (`flow plan`, `flow run --dry-run`) or as JSON.
+public struct PlanPrinter {
+    let plan: Plan
+    let base: StaticContext
+
+    public init(plan: Plan) {
+        self.plan = plan
+        var vars: [String: String] = [:]
+        for (name, value) in plan.vars { vars[name] = value }
+        base = StaticContext(vars: vars, workflowName: plan.workflowName)
+    }
+
+    // MARK: Text
+
+    public func text() -> String {
+        var out = ""
+        out.reserveCapacity(64 * 1024)
+        out += plan.action.map { "\(plan.workflowName) · action \($0)" } ?? plan.workflowName
+        out += " (\(plan.file.path))\n"
+        var context = base
+        if case .use(_, let with) = plan.root.kind { context = base.entering(with) }
+        let lists: [(String?, [PlanNode])] = [(nil, plan.root.children), ("finally", plan.root.finally)]
+        for (title, nodes) in lists where !nodes.isEmpty {
+            if let title { out += "\(title)\n" }
+            for (i, node) in nodes.enumerated() {
+                line(node, prefix: "", last: i == nodes.count - 1, context: context, into: &out)
+            }
+        }
+        let summary = PlanSummary(plan: plan)
+        out += "\n\(summary.text)\n"
+        return out
+    }
+
+    func line(_ node: PlanNode, prefix: String, last: Bool, context: StaticContext, into out: inout String) {
+        out += prefix
+        out += last ? "└─ " : "├─ "
+        if !node.selected { out += "○ " }
+        out += node.keyword
+        if let name = node.name { out += " " + name }
+        var inner = context
+        inner.env = node.env
+        switch node.kind {
+        case .print(let message, let stream):
+            out += ": " + Self.oneLine(ExpressionEvaluator.render(message, in: inner))
+            if stream == .stderr { out += "  [stderr]" }
+        case .delay(let duration):
+            out += ": " + duration.compact
+        case .shell(let task):
+            out += ": " + Self.oneLine(ExpressionEvaluator.render(task.command, in: inner))
+        case .use(let action, let with):
+            let args = with.map { "\($0.name)=\(Self.oneLine(ExpressionEvaluator.render($0.value, in: inner)))" }
+            out += ": \(action)" + (args.isEmpty ? "" : "(" + args.joined(separator: ", ") + ")")
+            inner = inner.entering(with)
+        case .sequential, .concurrent:
+            break
+        }
+        let options = optionText(node)
+        if !options.isEmpty { out += "  [" + options.joined(separator: " · ") + "]" }
+        if !node.selected { out += "  (skipped: not selected)" }
+        out += "\n"
+        let childPrefix = prefix + (last ? "   " : "│  ")
+        var sections: [(String?, [PlanNode])] = [(nil, node.children)]
+        if !node.finally.isEmpty { sections.append(("finally", node.finally)) }
+        if !node.undo.isEmpty { sections.append(("undo", node.undo)) }
+        let titled = sections.filter { !$0.1.isEmpty }
+        for (s, (title, nodes)) in titled.enumerated() {
+            let lastSection = s == titled.count - 1
+            if let title {
+                out += childPrefix + (lastSection ? "└─ " : "├─ ") + title + "\n"
+                let sectionPrefix = childPrefix + (lastSection ? "   " : "│  ")
+                for (i, child) in nodes.enumerated() {
+                    line(child, prefix: sectionPrefix, last: i == nodes.count - 1, context: title == "undo" ? context : inner, into: &out)
+                }
+            } else {
+                for (i, child) in nodes.enumerated() {
+                    line(child, prefix: childPrefix, last: lastSection && i == nodes.count - 1, context: inner, into: &out)
+                }
+            }
+        }
+    }
+
+    func optionText(_ node: PlanNode) -> [String] {
+        var options: [String] = []
+        if case .concurrent(let maxParallel, let failFast) = node.kind {
+            if let maxParallel { options.append("max_parallel \(maxParallel)") }
+            if !failFast { options.append("fail_fast false") }
+        }
+        if case .shell(let task) = node.kind {
+            if task.program != .sh { options.append("shell \(task.program.spec)") }
+            if let dir = task.dir { options.append("dir \(ExpressionEvaluator.render(dir, in: base))") }
+            if task.interactive { options.append("interactive") }
+            if task.stdin != nil { options.append("stdin") }
+        }
+        if let condition = node.condition { options.append("if \(condition.text)") }
+        if let timeout = node.timeout { options.append("timeout \(timeout.compact)") }
+        if let retry = node.retry, retry.limit > 0 {
+            var text = "retry \(retry.limit)"
+            if retry.delay > .zero { text += " every \(retry.delay.compact)" }
+            if retry.backoff != 1 { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
+            if let codes = retry.exitCodes { text += " on exit " + codes.map(String.init).joined(separator: ",") }
+            options.append(text)
+        }
+        if node.continueOnError { options.append("continue_on_error") }
+        if !node.tags.isEmpty { options.append("tags " + node.tags.joined(separator: ",")) }
+        if let outputs = node.outputs, !outputs.isEmpty { options.append("outputs " + outputs.joined(separator: ",")) }
+        return options
+    }
+
+    /// The first line of a multi-line text, marked as continued.
+    static func oneLine(_ text: String) -> String {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        while let last = lines.last, last.allSatisfy({ $0 == " " || $0 == "\t" }), lines.count > 1 { lines.removeLast() }
+        guard let first = lines.first else { return "" }
+        return lines.count > 1 ? String(first) + " …" : String(first)
+    }
+
+    // MARK: JSON
+
+    public func json() -> String {
+        var context = base
+        if case .use(_, let with) = plan.root.kind { context = base.entering(with) }
+        let summary = PlanSummary(plan: plan)
+        let value = JSONValue.object([
+            ("workflow", .string(plan.workflowName)),
+            ("file", .string(plan.file.path)),
+            ("action", plan.action.map(JSONValue.string) ?? .null),
+            ("vars", .object(plan.vars.map { ($0.name, .string($0.value)) })),
+            ("steps", .array(plan.root.children.map { jsonNode($0, context: context) })),
+            ("finally", .array(plan.root.finally.map { jsonNode($0, context: context) })),
+            ("summary", .object([
+                ("steps", .int(summary.total)),
+                ("selected", .int(summary.selected)),
+                ("shortest_wall_time_seconds", .double(summary.shortestWallTime.seconds)),
+            ])),
+        ])
+        return value.rendered(pretty: true) + "\n"
+    }
+
+    func jsonNode(_ node: PlanNode, context: StaticContext) -> JSONValue {
+        var inner = context
+        inner.env = node.env
+        var members: [(String, JSONValue)] = [
+            ("path", .string(node.path)),
+            ("kind", .string(node.keyword)),
+            ("name", node.name.map(JSONValue.string) ?? .null),
+            ("selected", .bool(node.selected)),
+        ]
+        switch node.kind {
+        case .print(let message, let stream):
+            members.append(("message", .string(ExpressionEvaluator.render(message, in: inner))))
+            members.append(("stream", .string(stream.rawValue)))
+        case .delay(let duration):
+            members.append(("seconds", .double(duration.seconds)))
+        case .shell(let task):
+            members.append(("command", .string(ExpressionEvaluator.render(task.command, in: inner))))
+            members.append(("shell", .string(task.program.spec)))
+            if let dir = task.dir { members.append(("dir", .string(ExpressionEvaluator.render(dir, in: inner)))) }
+            if task.interactive { members.append(("interactive", .bool(true))) }
+        case .concurrent(let maxParallel, let failFast):
+            members.append(("max_parallel", maxParallel.map(JSONValue.int) ?? .null))
+            members.append(("fail_fast", .bool(failFast)))
+        case .use(let action, let with):
+            members.append(("action", .string(action)))
+            members.append(("with", .object(with.map { ($0.name, .string(ExpressionEvaluator.render($0.value, in: inner))) })))
+            inner = inner.entering(with)
+        case .sequential:
+            break
+        }
+        if let description = node.description { members.append(("description", .string(description))) }
+        if let condition = node.condition { members.append(("if", .string(condition.text))) }
+        if let timeout = node.timeout { members.append(("timeout_seconds", .double(timeout.seconds))) }
+        if let retry = node.retry {
+            members.append(("retry", .object([
+                ("limit", .int(retry.limit)),
+                ("delay_seconds", .double(retry.delay.seconds)),
+                ("backoff", .double(retry.backoff)),
+                ("max_delay_seconds", retry.maxDelay.map { .double($0.seconds) } ?? .null),
+                ("exit_codes", retry.exitCodes.map { .array($0.map { .int(Int($0)) }) } ?? .null),
+            ])))
+        }
+        if node.continueOnError { members.append(("continue_on_error", .bool(true))) }
+        if !node.tags.isEmpty { members.append(("tags", .array(node.tags.map(JSONValue.string)))) }
+        if let outputs = node.outputs { members.append(("outputs", .array(outputs.map(JSONValue.string)))) }
+        if node.isGroup { members.append(("steps", .array(node.children.map { jsonNode($0, context: inner) }))) }
+        if !node.finally.isEmpty { members.append(("finally", .array(node.finally.map { jsonNode($0, context: inner) }))) }
+        if !node.undo.isEmpty { members.append(("undo", .array(node.undo.map { jsonNode($0, context: context) }))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,202 @@
+/// Builds the `Plan` of a valid workflow: expands actions, applies defaults, merges
+/// environments down the tree, and marks what `--tags`, `--skip-tags` and `--only` select.
+public struct Planner {
+    let workflow: Workflow
+    let options: PlanOptions
+    var nextScope = 1
+
+    public init(workflow: Workflow, options: PlanOptions) {
+        self.workflow = workflow
+        self.options = options
+    }
+
+    /// Plans `workflow`; throws `PlanError` for command-line choices that do not fit it.
+    public static func plan(_ workflow: Workflow, options: PlanOptions = PlanOptions()) throws(PlanError) -> Plan {
+        var planner = Planner(workflow: workflow, options: options)
+        return try planner.build()
+    }
+
+    /// Inherited context while walking down the tree.
+    struct Context {
+        var env: [EnvVar]
+        var shell: ShellProgram
+        /// Tag selection: an ancestor matched `--tags`.
+        var tagMatched: Bool
+        /// `--only`: an ancestor is the chosen step.
+        var insideOnly: Bool
+        var scope: Int
+        var depth: Int
+    }
+
+    mutating func build() throws(PlanError) -> Plan {
+        var vars = workflow.vars.map { ($0.name.value, $0.value.value) }
+        for (name, value) in options.vars {
+            guard let index = vars.firstIndex(where: { $0.0 == name }) else {
+                throw PlanError("unknown variable `\(name)` in --var",
+                                help: Suggestion.help(for: name, in: vars.map(\.0)) ?? "declare it under `vars:` in the workflow")
+            }
+            vars[index].1 = value
+        }
+        if let only = options.only, !Self.contains(name: only, in: workflow.steps + workflow.finally) {
+            var names: [String] = []
+            Self.collectNames(workflow.steps + workflow.finally, into: &names)
+            throw PlanError("no step named `\(only)` for --only", help: Suggestion.help(for: only, in: names))
+        }
+        let context = Context(env: workflow.env, shell: workflow.defaults.shell?.value ?? workflow.shell?.value ?? .sh,
+                              tagMatched: options.tags.isEmpty, insideOnly: options.only == nil, scope: 0, depth: 0)
+        let root: PlanNode
+        if let actionName = options.action {
+            guard let action = workflow.action(named: actionName) else {
+                throw PlanError("unknown action `\(actionName)`",
+                                help: Suggestion.help(for: actionName, in: workflow.actions.map(\.name.value))
+                                    ?? (workflow.actions.isEmpty ? "this workflow declares no actions" : "the actions are "
+                                        + workflow.actions.map { "`\($0.name.value)`" }.joined(separator: ", ")))
+            }
+            var with: [(name: String, value: Template)] = []
+            for (name, value) in options.with {
+                guard let param = action.param(named: name) else {
+                    throw PlanError("action `\(actionName)` has no parameter `\(name)`",
+                                    help: Suggestion.help(for: name, in: action.params.map(\.name.value)))
+                }
+                if let allowed = param.allowed, !allowed.contains(where: { $0.value == value }) {
+                    throw PlanError("`\(value)` is not an allowed value of `\(name)`",
+                                    help: "allowed: " + allowed.map(\.value).joined(separator: ", "))
+                }
+                with.append((name, Template(literal: value, span: action.name.span)))
+            }
+            for param in action.params where param.required && !with.contains(where: { $0.name == param.name.value }) {
+                throw PlanError("action `\(actionName)` needs the parameter `\(param.name.value)`",
+                                help: "pass it with --with \(param.name.value)=VALUE")
+            }
+            let invocation = try useNode(action: action, with: with, path: "", name: nil, base: nil, context: context)
+            root = invocation
+        } else {
+            let children = try nodes(workflow.steps, prefix: "", context: context)
+            let finally = try nodes(workflow.finally, prefix: "f", context: context)
+            root = PlanNode(path: "", name: nil, kind: .sequential, children: children, finally: finally, undo: [],
+                            condition: nil, timeout: nil, retry: nil, continueOnError: false, tags: [], env: workflow.env,
+                            outputs: nil, description: workflow.description?.value,
+                            selected: children.contains(where: \.selected) || finally.contains(where: \.selected),
+                            scope: 0, span: workflow.stepsSpan)
+        }
+        return Plan(workflowName: workflow.displayName, file: workflow.file, root: root, vars: vars,
+                    action: options.action, rollback: workflow.rollback?.value ?? true)
+    }
+
+    mutating func nodes(_ steps: [Step], prefix: String, context: Context) throws(PlanError) -> [PlanNode] {
+        var out: [PlanNode] = []
+        out.reserveCapacity(steps.count)
+        for (index, step) in steps.enumerated() {
+            out.append(try node(step, path: prefix + String(index + 1), context: context))
+        }
+        return out
+    }
+
+    mutating func node(_ step: Step, path: String, context: Context) throws(PlanError) -> PlanNode {
+        let tags = step.tags.map(\.value)
+        var inner = context
+        inner.env = step.env.isEmpty ? context.env : context.env + step.env
+        if let shell = step.shell { inner.shell = shell.value }
+        inner.depth += 1
+        if !options.tags.isEmpty, tags.contains(where: options.tags.contains) { inner.tagMatched = true }
+        if let only = options.only, step.name?.value == only, context.scope == 0 { inner.insideOnly = true }
+        let skipped = tags.contains(where: options.skipTags.contains)
+        let alwaysTagged = tags.contains("always")
+        let sub = path.isEmpty ? "" : path + "."
+
+        let kind: PlanNode.Kind
+        var children: [PlanNode] = []
+        var finally: [PlanNode] = []
+        let isLeaf: Bool
+        switch step.kind {
+        case .print(let p):
+            kind = .print(message: p.message, stream: p.stream)
+            isLeaf = true
+        case .delay(let d):
+            kind = .delay(d.value)
+            isLeaf = true
+        case .shell(let s):
+            kind = .shell(PlanNode.ShellTask(command: s.command, program: inner.shell, dir: s.dir ?? workflow.defaults.dir,
+                                             stdin: s.stdin, interactive: s.interactive?.value ?? false))
+            isLeaf = true
+        case .sequential(let group):
+            kind = .sequential
+            children = try nodes(group.steps, prefix: sub, context: inner)
+            finally = try nodes(group.finally, prefix: sub + "f", context: inner)
+            isLeaf = false
+        case .concurrent(let group):
+            kind = .concurrent(maxParallel: group.maxParallel?.value, failFast: group.failFast?.value ?? true)
+            children = try nodes(group.steps, prefix: sub, context: inner)
+            finally = try nodes(group.finally, prefix: sub + "f", context: inner)
+            isLeaf = false
+        case .use(let use):
+            guard let action = workflow.action(named: use.action.value) else {
+                throw PlanError("unknown action `\(use.action.value)`")
+            }
+            return try useNode(action: action, with: use.with, path: path, name: step.name?.value, base: step, context: inner)
+        }
+        let undo = try nodes(step.undo ?? [], prefix: sub + "u", context: inner)
+        let selectedHere: Bool
+        if skipped || !inner.insideOnly && !Self.contains(name: options.only ?? "", in: [step]) {
+            selectedHere = false
+        } else if isLeaf {
+            selectedHere = inner.tagMatched || alwaysTagged
+        } else {
+            selectedHere = children.contains(where: \.selected) || finally.contains(where: \.selected)
+        }
+        return PlanNode(
+            path: path, name: step.name?.value, kind: kind, children: children, finally: finally, undo: undo,
+            condition: step.condition?.value,
+            timeout: step.timeout?.value ?? (isLeaf ? workflow.defaults.timeout?.value : nil),
+            retry: step.retry?.value ?? (isLeaf ? workflow.defaults.retry?.value : nil),
+            continueOnError: step.continueOnError?.value ?? (isLeaf ? workflow.defaults.continueOnError?.value ?? false : false),
+            tags: tags, env: inner.env, outputs: step.outputs?.map(\.value), description: step.description?.value,
+            selected: selectedHere, scope: context.scope, span: step.kindSpan)
+    }
+
+    /// An action invocation: a group of the action's steps in a scope of their own.
+    mutating func useNode(action: Action, with: [(name: Located<String>, value: Template)], path: String, name: String?,
+                          base: Step?, context: Context) throws(PlanError) -> PlanNode
+    {
+        try useNode(action: action, with: with.map { ($0.name.value, $0.value) }, path: path, name: name, base: base, context: context)
+    }
+
+    mutating func useNode(action: Action, with: [(name: String, value: Template)], path: String, name: String?,
+                          base: Step?, context: Context) throws(PlanError) -> PlanNode
+    {
+        guard context.depth < 64 else { throw PlanError("actions nest deeper than 64 levels") }
+        var inner = context
+        inner.scope = nextScope
+        nextScope += 1
+        // Parameters not given take their defaults, so the plan shows every value.
+        var params = with
+        for param in action.params where !params.contains(where: { $0.name == param.name.value }) {
+            params.append((param.name.value, Template(literal: param.defaultValue?.value ?? "", span: param.name.span)))
+        }
+        let sub = path.isEmpty ? "" : path + "."
+        let children = try nodes(action.steps, prefix: sub, context: inner)
+        let undo = try nodes(base?.undo ?? [], prefix: sub + "u", context: context)
+        let skipped = base.map { $0.tags.contains(where: { options.skipTags.contains($0.value) }) } ?? false
+        return PlanNode(
+            path: path, name: name, kind: .use(action: action.name.value, with: params), children: children, finally: [],
+            undo: undo, condition: base?.condition?.value, timeout: base?.timeout?.value, retry: base?.retry?.value,
+            continueOnError: base?.continueOnError?.value ?? false, tags: base?.tags.map(\.value) ?? [], env: inner.env,
+            outputs: nil, description: base?.description?.value ?? action.description?.value,
+            selected: !skipped && children.contains(where: \.selected), scope: context.scope,
+            span: base?.kindSpan ?? action.name.span)
+    }
+
+    static func contains(name: String, in steps: [Step]) -> Bool {
+        steps.contains { step in
+            step.name?.value == name || contains(name: name, in: step.children) || contains(name: name, in: step.finallySteps)
+        }
+    }
+
+    static func collectNames(_ steps: [Step], into names: inout [String]) {
+        for step in steps {
+            if let name = step.name { names.append(name.value) }
+            collectNames(step.children, into: &names)
+            collectNames(step.finallySteps, into: &names)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// Where a step sits in the tree: the chain of lists from the scope's root to it.
+///
+/// Two paths tell whether one step certainly finished before another, may run beside it,
+/// or runs later — the basis of the `steps.<name>` reference checks.
+struct StepPath: Sendable {
+    /// The kind of list a step sits in.
+    enum List: Sendable, Equatable {
+        case sequential
+        case concurrent
+        case finally
+        case undo
+    }
+
+    /// One step of the chain: the list kind and the index in it.
+    struct Component: Sendable, Equatable {
+        var list: List
+        var index: Int
+    }
+
+    var components: [Component]
+
+    func appending(_ list: List, _ index: Int) -> StepPath {
+        StepPath(components: components + [Component(list: list, index: index)])
+    }
+
+    /// How `other` relates to `self` when `self` refers to it and it is not known to have finished.
+    enum Relation {
+        /// Both are children of one concurrent group (different branches).
+        case concurrent
+        /// `other` contains `self`.
+        case ancestor
+        /// `other` is inside `self`.
+        case descendant
+        /// `other` runs later (a later sibling, a `finally`, an `undo`).
+        case later
+    }
+
+    func relation(to other: StepPath) -> Relation {
+        let a = components, b = other.components
+        var k = 0
+        while k < a.count, k < b.count, a[k] == b[k] { k += 1 }
+        if k == b.count { return .ancestor }
+        if k == a.count { return .descendant }
+        if a[k].list == .concurrent, b[k].list == .concurrent { return .concurrent }
+        return .later
+    }
+}

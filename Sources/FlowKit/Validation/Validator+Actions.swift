@@ -1,0 +1,83 @@
+/// Checks of `use:` sites: the action exists, its parameters fit, and no action uses itself.
+extension Validator {
+    mutating func checkUse(_ use: UseStep, at step: Step) {
+        guard let action = workflow.action(named: use.action.value) else {
+            bag.error(.unknownAction, "unknown action `\(use.action.value)`", at: use.action.span,
+                      help: Suggestion.help(for: use.action.value, in: workflow.actions.map(\.name.value))
+                        ?? (workflow.actions.isEmpty ? "declare it under `actions:`" : "the actions are "
+                            + workflow.actions.map { "`\($0.name.value)`" }.joined(separator: ", ")))
+            return
+        }
+        var given: Set<String> = []
+        for (name, value) in use.with {
+            given.insert(name.value)
+            guard let param = action.param(named: name.value) else {
+                bag.error(.unknownParam, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
+                          help: Suggestion.help(for: name.value, in: action.params.map(\.name.value))
+                            ?? (action.params.isEmpty ? "it takes no parameters" : "its parameters are "
+                                + action.params.map { "`\($0.name.value)`" }.joined(separator: ", ")))
+                continue
+            }
+            if let allowed = param.allowed, value.isLiteral, !allowed.contains(where: { $0.value == value.raw }) {
+                bag.error(.disallowedParam, "`\(value.raw)` is not an allowed value of `\(name.value)`", at: value.span,
+                          help: "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", "))
+            }
+        }
+        for param in action.params where param.required && !given.contains(param.name.value) {
+            bag.error(.missingParam, "action `\(action.name.value)` needs the parameter `\(param.name.value)`",
+                      at: use.action.span, help: "add `with: {\(param.name.value): …}`",
+                      notes: [.init("`\(param.name.value)` is declared here", at: param.name.span)])
+        }
+    }
+
+    /// Reports every `use` inside an action that leads back to that action.
+    mutating func checkRecursion() {
+        var calls: [String: [Located<String>]] = [:]
+        for action in workflow.actions {
+            var sites: [Located<String>] = []
+            Self.useSites(action.steps, into: &sites)
+            calls[action.name.value] = sites
+        }
+        for action in workflow.actions {
+            for site in calls[action.name.value] ?? [] {
+                if let cycle = Self.path(from: site.value, to: action.name.value, calls: calls) {
+                    let chain = ([action.name.value] + cycle).map { "`\($0)`" }.joined(separator: " → ")
+                    bag.error(.actionRecursion, "action `\(action.name.value)` uses itself: \(chain)", at: site.span,
+                              help: "actions cannot call themselves, directly or through others")
+                }
+            }
+        }
+    }
+
+    static func useSites(_ steps: [Step], into sites: inout [Located<String>]) {
+        for step in steps {
+            if case .use(let use) = step.kind { sites.append(use.action) }
+            useSites(step.children, into: &sites)
+            useSites(step.finallySteps, into: &sites)
+            if let undo = step.undo { useSites(undo, into: &sites) }
+        }
+    }
+
+    /// The chain of action names from `start` to `goal`, if `start` can reach it.
+    static func path(from start: String, to goal: String, calls: [String: [Located<String>]]) -> [String]? {
+        var previous: [String: String] = [:]
+        var queue = [start]
+        var seen: Set<String> = [start]
+        var head = 0
+        while head < queue.count {
+            let current = queue[head]
+            head += 1
+            if current == goal {
+                var chain = [current]
+                var node = current
+                while let p = previous[node] { chain.append(p); node = p }
+                return chain.reversed()
+            }
+            for next in calls[current] ?? [] where seen.insert(next.value).inserted {
+                previous[next.value] = current
+                queue.append(next.value)
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,178 @@
+/// Reference checks for expressions: every reference resolves, and `steps.X` only where X
+/// has certainly finished.
+extension Validator {
+    /// Where an expression is written, which decides what it may contain.
+    enum ExpressionContext {
+        /// An `if` condition: status functions allowed.
+        case condition
+        /// A shell command: substituted through environment variables, so not in single quotes.
+        case shell
+        /// Any other string.
+        case text
+    }
+
+    static let roots = ["vars", "env", "params", "steps", "workflow", "run"]
+
+    mutating func checkTemplate(_ template: Template, at site: ReferenceSite?, finished: Set<String>, context: ExpressionContext) {
+        guard !template.isLiteral else { return }
+        if context == .shell { checkShellQuoting(template) }
+        for expression in template.expressions {
+            checkExpression(expression, at: site, finished: finished, context: context)
+        }
+    }
+
+    mutating func checkExpression(_ expression: Expression, at site: ReferenceSite?, finished: Set<String>, context: ExpressionContext) {
+        if context != .condition {
+            for call in expression.calls {
+                bag.error(.misplacedFunction, "`\(call.value)()` is only meaningful in an `if` condition", at: call.span,
+                          help: "use `run.status` or `steps.<name>.status` in text")
+            }
+        }
+        for path in expression.references {
+            checkReference(path, at: site, finished: finished)
+        }
+    }
+
+    mutating func checkReference(_ path: [Located<String>], at site: ReferenceSite?, finished: Set<String>) {
+        let whole = SourceSpan(start: path[0].span.start, end: path[path.count - 1].span.end)
+        let text = path.map(\.value).joined(separator: ".")
+        func field(_ index: Int, _ what: String) -> Located<String>? {
+            guard index < path.count else {
+                bag.error(.unknownReference, "`\(text)` is incomplete", at: whole, help: "write `\(text).\(what)`")
+                return nil
+            }
+            return path[index]
+        }
+        func noMore(_ count: Int) {
+            if path.count > count {
+                bag.error(.unknownReference, "`\(path[..<count].map(\.value).joined(separator: "."))` has no field `\(path[count].value)`",
+                          at: SourceSpan(start: path[count].span.start, end: path[path.count - 1].span.end))
+            }
+        }
+        switch path[0].value {
+        case "vars":
+            guard let name = field(1, "<name>") else { return }
+            noMore(2)
+            usedVars.insert(name.value)
+            if !workflow.vars.contains(where: { $0.name.value == name.value }) {
+                bag.error(.unknownReference, "unknown variable `\(name.value)`", at: name.span,
+                          help: Suggestion.help(for: name.value, in: workflow.vars.map(\.name.value)) ?? "declare it under `vars:`")
+            }
+        case "env":
+            guard field(1, "<NAME>") != nil else { return }
+            noMore(2)
+        case "params":
+            guard let name = field(1, "<name>") else { return }
+            noMore(2)
+            guard let action = scope.action else {
+                bag.error(.unknownReference, "`params` exist only inside an action", at: whole,
+                          help: "pass values to steps with `vars` or `env`")
+                return
+            }
+            scope.usedParams.insert(name.value)
+            if action.param(named: name.value) == nil {
+                bag.error(.unknownReference, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
+                          help: Suggestion.help(for: name.value, in: action.params.map(\.name.value)) ?? "declare it under `params:`")
+            }
+        case "workflow":
+            guard let name = field(1, "name") else { return }
+            noMore(2)
+            if name.value != "name" {
+                bag.error(.unknownReference, "unknown field `workflow.\(name.value)`", at: name.span, help: "the field is `workflow.name`")
+            }
+        case "run":
+            guard let name = field(1, "status") else { return }
+            noMore(2)
+            if !["id", "status"].contains(name.value) {
+                bag.error(.unknownReference, "unknown field `run.\(name.value)`", at: name.span,
+                          help: Suggestion.help(for: name.value, in: ["id", "status"]) ?? "the fields are `run.id` and `run.status`")
+            }
+        case "steps":
+            checkStepReference(path, whole: whole, at: site, finished: finished)
+        default:
+            bag.error(.unknownReference, "unknown reference `\(text)`", at: whole,
+                      help: Suggestion.closest(to: path[0].value, in: Self.roots).map { "did you mean `\($0)`?" }
+                        ?? "references start with `vars.`, `env.`, `params.`, `steps.`, `workflow.` or `run.`")
+        }
+    }
+
+    mutating func checkStepReference(_ path: [Located<String>], whole: SourceSpan, at site: ReferenceSite?, finished: Set<String>) {
+        guard path.count >= 3 else {
+            bag.error(.unknownReference, "`\(path.map(\.value).joined(separator: "."))` is incomplete", at: whole,
+                      help: "write `steps.<name>.outputs.<key>`, `steps.<name>.status` or `steps.<name>.exit_code`")
+            return
+        }
+        let name = path[1], field = path[2]
+        guard let target = scope.steps[name.value] else {
+            let place = scope.action.map { "action `\($0.name.value)`" } ?? "this workflow"
+            bag.error(.unknownReference, "no step named `\(name.value)` in \(place)", at: name.span,
+                      help: Suggestion.help(for: name.value, in: scope.steps.keys.sorted()))
+            return
+        }
+        switch field.value {
+        case "outputs":
+            guard path.count >= 4 else {
+                bag.error(.unknownReference, "`steps.\(name.value).outputs` needs a key", at: whole, help: "write `steps.\(name.value).outputs.<key>`")
+                return
+            }
+            if path.count > 4 {
+                bag.error(.unknownReference, "an output has no fields", at: SourceSpan(start: path[4].span.start, end: whole.end))
+            }
+            let key = path[3]
+            if let declared = target.outputs, !declared.contains(where: { $0.value == key.value }) {
+                bag.error(.undeclaredOutput, "step `\(name.value)` does not declare the output `\(key.value)`", at: key.span,
+                          help: Suggestion.help(for: key.value, in: declared.map(\.value))
+                            ?? "add it to the `outputs` of `\(name.value)`",
+                          notes: [.init("`\(name.value)` declares its outputs here", at: target.name.span)])
+            }
+        case "status", "exit_code":
+            if path.count > 3 {
+                bag.error(.unknownReference, "`steps.\(name.value).\(field.value)` has no fields", at: SourceSpan(start: path[3].span.start, end: whole.end))
+            }
+        default:
+            bag.error(.unknownReference, "steps have no field `\(field.value)`", at: field.span,
+                      help: Suggestion.help(for: field.value, in: ["outputs", "status", "exit_code"])
+                        ?? "the fields are `outputs.<key>`, `status` and `exit_code`")
+            return
+        }
+        guard !finished.contains(name.value) else { return }
+        guard let site else {
+            bag.error(.laterReference, "`\(name.value)` has not run when the workflow's `env` is evaluated", at: name.span,
+                      notes: [.init("`\(name.value)` is here", at: target.name.span)])
+            return
+        }
+        let note = Diagnostic.Note("`\(name.value)` is here", at: target.name.span)
+        switch site.path.relation(to: target.path) {
+        case .concurrent:
+            bag.error(.concurrentReference,
+                      "\(site.description) refers to step `\(name.value)`, which may run at the same time",
+                      at: name.span, help: "move `\(name.value)` before the `concurrent` group, or both into a `sequential` group",
+                      notes: [note])
+        case .ancestor:
+            bag.error(.laterReference, "\(site.description) is inside `\(name.value)`, which has not finished when it runs",
+                      at: name.span, notes: [note])
+        case .descendant:
+            bag.error(.laterReference, "\(site.description) refers to `\(name.value)`, which runs inside it", at: name.span,
+                      help: "refer to it from a later step, or from this group's `finally`", notes: [note])
+        case .later:
+            bag.error(.laterReference, "\(site.description) refers to step `\(name.value)`, which has not run yet", at: name.span,
+                      help: "a step can use only steps that finished before it", notes: [note])
+        }
+    }
+
+    /// `${{ }}` inside single quotes in a shell command would not expand: an error.
+    mutating func checkShellQuoting(_ template: Template) {
+        var quoting = ShellQuoting()
+        for part in template.parts {
+            switch part {
+            case .text(let text): quoting.feed(text)
+            case .expression(_, _, let span):
+                if quoting.inSingleQuotes {
+                    bag.error(.singleQuotedExpression, "an expression inside single quotes in a shell command is never expanded",
+                              at: span, help: "use double quotes around it: \"${{ … }}\"")
+                }
+                quoting.feedWord()
+            }
+        }
+    }
+}

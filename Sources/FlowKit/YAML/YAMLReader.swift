@@ -1,0 +1,343 @@
+import CYAML
+
+/// Reads YAML text into a `YAMLDocument` through libyaml's event API.
+///
+/// Owning the reader (rather than using a YAML library's decoder) is what lets flow report
+/// every duplicate key at its second occurrence, explain tabs, bound alias expansion
+/// ("billion laughs") and nesting depth, and keep an exact span on every node.
+public struct YAMLReader {
+    /// Bounds that keep hostile input from exhausting memory or the stack.
+    public struct Limits: Sendable {
+        /// Deepest nesting of collections accepted.
+        public var maxDepth = 200
+        /// Most nodes that aliases may add by repetition.
+        public var maxAliasExpansion = 1_000_000
+
+        public init() {}
+    }
+
+    public var limits = Limits()
+
+    public init() {}
+
+    /// Parses `file`. Problems go to `bag`; the document holds whatever was read before a
+    /// fatal YAML error (its root is nil then).
+    public func read(_ file: SourceFile, into bag: inout DiagnosticBag) -> YAMLDocument {
+        if let (offset, byte) = Self.firstInvalidUTF8(file.bytes) {
+            let location = file.location(ofByte: offset)
+            bag.error(
+                .invalidUTF8, "file is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
+                at: SourceSpan(start: location, end: SourceLocation(line: location.line, column: location.column + 1)),
+                help: "flow reads workflows as UTF-8; convert the file, e.g. with `iconv -t UTF-8`")
+            return YAMLDocument()
+        }
+        var builder = Builder(file: file, limits: limits)
+        file.bytes.withUnsafeBufferPointer { buffer in
+            builder.run(buffer, bag: &bag)
+        }
+        return builder.document
+    }
+
+    /// The offset and value of the first byte that is not part of well-formed UTF-8.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> (Int, UInt8)? {
+        bytes.withUnsafeBufferPointer { b -> (Int, UInt8)? in
+            var i = 0
+            let n = b.count
+            while i < n {
+                let c = b[i]
+                if c < 0x80 { i += 1; continue }
+                let length: Int
+                var minimum: UInt32
+                var value: UInt32
+                switch c {
+                case 0xC2...0xDF: length = 2; minimum = 0x80; value = UInt32(c & 0x1F)
+                case 0xE0...0xEF: length = 3; minimum = 0x800; value = UInt32(c & 0x0F)
+                case 0xF0...0xF4: length = 4; minimum = 0x10000; value = UInt32(c & 0x07)
+                default: return (i, c)
+                }
+                if i + length > n { return (i, c) }
+                for k in 1..<length {
+                    let cc = b[i + k]
+                    if cc & 0xC0 != 0x80 { return (i, c) }
+                    value = (value << 6) | UInt32(cc & 0x3F)
+                }
+                if value < minimum || value > 0x10FFFF || (0xD800...0xDFFF).contains(value) { return (i, c) }
+                i += length
+            }
+            return nil
+        }
+    }
+}
+
+extension YAMLReader {
+    /// Turns the event stream into nodes, one open collection per stack frame.
+    struct Builder {
+        struct Frame {
+            var node: Int32
+            var children: [Int32]
+            var anchor: String?
+            var weight: Int
+        }
+
+        let file: SourceFile
+        let limits: Limits
+        var document = YAMLDocument()
+        var stack: [Frame] = []
+        var anchors: [String: (node: Int32, weight: Int)] = [:]
+        var openAnchors: Set<String> = []
+        var aliasExpansion = 0
+        var documentCount = 0
+        var weights: [Int32: Int] = [:]
+
+        init(file: SourceFile, limits: Limits) {
+            self.file = file
+            self.limits = limits
+            document.nodes.reserveCapacity(file.bytes.count / 8)
+        }
+
+        func location(_ mark: yaml_mark_t) -> SourceLocation {
+            SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+        }
+
+        func span(_ event: yaml_event_t) -> SourceSpan {
+            SourceSpan(start: location(event.start_mark), end: location(event.end_mark))
+        }
+
+        static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+            guard let pointer else { return nil }
+            return String(cString: UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))
+        }
+
+        mutating func run(_ buffer: UnsafeBufferPointer<UInt8>, bag: inout DiagnosticBag) {
+            var parser = yaml_parser_t()
+            guard yaml_parser_initialize(&parser) == 1 else { return }
+            defer { yaml_parser_delete(&parser) }
+            yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count)
+            yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+            var event = yaml_event_t()
+            while true {
+                guard yaml_parser_parse(&parser, &event) == 1 else {
+                    reportSyntaxError(parser, bag: &bag)
+                    document.root = nil
+                    return
+                }
+                defer { yaml_event_delete(&event) }
+                let type = event.type
+                if type == YAML_STREAM_END_EVENT { return }
+                guard handle(event, bag: &bag) else {
+                    document.root = nil
+                    return
+                }
+            }
+        }
+
+        /// Handles one event; false stops reading (a fatal problem was reported).
+        mutating func handle(_ event: yaml_event_t, bag: inout DiagnosticBag) -> Bool {
+            switch event.type {
+            case YAML_DOCUMENT_START_EVENT:
+                documentCount += 1
+                if documentCount > 1 {
+                    bag.error(.multipleDocuments, "a workflow file holds one YAML document",
+                              at: SourceSpan(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1, length: 3),
+                              help: "put each workflow in its own file")
+                    return false
+                }
+            case YAML_SCALAR_EVENT:
+                let data = event.data.scalar
+                let value: String
+                if let pointer = data.value, data.length > 0 {
+                    value = String(decoding: UnsafeBufferPointer(start: pointer, count: data.length), as: UTF8.self)
+                } else {
+                    value = ""
+                }
+                let style: YAMLNode.Style
+                switch data.style {
+                case YAML_SINGLE_QUOTED_SCALAR_STYLE: style = .singleQuoted
+                case YAML_DOUBLE_QUOTED_SCALAR_STYLE: style = .doubleQuoted
+                case YAML_LITERAL_SCALAR_STYLE: style = .literal
+                case YAML_FOLDED_SCALAR_STYLE: style = .folded
+                default: style = .plain
+                }
+                let tag = checkedTag(Self.string(data.tag), event: event, bag: &bag)
+                let id = append(YAMLNode(kind: .scalar, style: style, span: span(event), value: value, tag: tag, children: []))
+                if let anchor = Self.string(data.anchor) { anchors[anchor] = (id, 1) }
+                return attach(id, weight: 1, event: event, bag: &bag)
+            case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                let isSequence = event.type == YAML_SEQUENCE_START_EVENT
+                if stack.count >= limits.maxDepth {
+                    bag.error(.nestingTooDeep, "nesting deeper than \(limits.maxDepth) levels",
+                              at: SourceSpan.point(location(event.start_mark)),
+                              help: "split the workflow into actions or flatter groups")
+                    return false
+                }
+                let flow: Bool
+                let anchor: String?
+                let rawTag: String?
+                if isSequence {
+                    flow = event.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE
+                    anchor = Self.string(event.data.sequence_start.anchor)
+                    rawTag = Self.string(event.data.sequence_start.tag)
+                } else {
+                    flow = event.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                    anchor = Self.string(event.data.mapping_start.anchor)
+                    rawTag = Self.string(event.data.mapping_start.tag)
+                }
+                let tag = checkedTag(rawTag, event: event, bag: &bag)
+                let id = append(YAMLNode(kind: isSequence ? .sequence : .mapping, style: flow ? .flow : .block,
+                                         span: span(event), value: "", tag: tag, children: []))
+                if let anchor { openAnchors.insert(anchor) }
+                stack.append(Frame(node: id, children: [], anchor: anchor, weight: 1))
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                guard var frame = stack.popLast() else { return true }
+                let id = frame.node
+                if event.type == YAML_MAPPING_END_EVENT {
+                    frame.children = mergedAndChecked(frame.children, bag: &bag)
+                }
+                document.nodes[Int(id)].children = frame.children
+                document.nodes[Int(id)].span.end = location(event.end_mark)
+                if let anchor = frame.anchor {
+                    openAnchors.remove(anchor)
+                    anchors[anchor] = (id, frame.weight)
+                }
+                return attach(id, weight: frame.weight, event: event, bag: &bag)
+            case YAML_ALIAS_EVENT:
+                let name = Self.string(event.data.alias.anchor) ?? ""
+                if openAnchors.contains(name) {
+                    bag.error(.aliasLimit, "alias `*\(name)` refers to a node that contains it",
+                              at: span(event), help: "a recursive alias would expand forever")
+                    return false
+                }
+                guard let target = anchors[name] else {
+                    bag.error(.yamlSyntax, "unknown alias `*\(name)`", at: span(event),
+                              help: Suggestion.help(for: name, in: anchors.keys).map { $0.replacing("`", with: "`&") })
+                    return false
+                }
+                aliasExpansion += target.weight
+                if aliasExpansion > limits.maxAliasExpansion {
+                    bag.error(.aliasLimit, "aliases expand to more than \(limits.maxAliasExpansion) nodes",
+                              at: span(event), help: "this looks like an alias bomb (\"billion laughs\")")
+                    return false
+                }
+                return attach(target.node, weight: target.weight, event: event, bag: &bag)
+            default:
+                break
+            }
+            return true
+        }
+
+        mutating func append(_ node: YAMLNode) -> Int32 {
+            document.nodes.append(node)
+            return Int32(document.nodes.count - 1)
+        }
+
+        /// Adds a finished node to the open collection, or makes it the root.
+        mutating func attach(_ id: Int32, weight: Int, event: yaml_event_t, bag: inout DiagnosticBag) -> Bool {
+            if stack.isEmpty {
+                if document.root == nil { document.root = id }
+                return true
+            }
+            stack[stack.count - 1].children.append(id)
+            stack[stack.count - 1].weight += weight
+            return true
+        }
+
+        /// Accepts the core schema's tags; anything else is reported.
+        func checkedTag(_ tag: String?, event: yaml_event_t, bag: inout DiagnosticBag) -> String? {
+            guard let tag, tag != "!" else { return nil }
+            let core = ["str", "int", "float", "bool", "null", "seq", "map"].map { "tag:yaml.org,2002:" + $0 }
+            if core.contains(tag) { return tag }
+            bag.error(.unsupportedTag, "unsupported YAML tag `\(tag)`",
+                      at: SourceSpan.point(location(event.start_mark)), help: "flow reads plain YAML; remove the tag")
+            return nil
+        }
+
+        /// Applies `<<` merge keys and reports duplicate keys at their second occurrence.
+        mutating func mergedAndChecked(_ children: [Int32], bag: inout DiagnosticBag) -> [Int32] {
+            var result: [Int32] = []
+            result.reserveCapacity(children.count)
+            var seen: [String: Int32] = [:]
+            var merges: [Int32] = []
+            var i = 0
+            while i + 1 < children.count {
+                let key = children[i], value = children[i + 1]
+                i += 2
+                let keyNode = document[key]
+                guard keyNode.kind == .scalar else {
+                    result.append(key); result.append(value)
+                    continue
+                }
+                if keyNode.style == .plain, keyNode.value == "<<" {
+                    merges.append(value)
+                    continue
+                }
+                if let first = seen[keyNode.value] {
+                    bag.error(.duplicateKey, "duplicate key `\(keyNode.value)`", at: keyNode.span,
+                              help: "remove one of the two",
+                              notes: [.init("first `\(keyNode.value)` is here", at: document[first].span)])
+                    continue
+                }
+                seen[keyNode.value] = key
+                result.append(key); result.append(value)
+            }
+            // Merged entries never override keys written in the mapping itself (YAML merge rules).
+            for merge in merges {
+                let sources = document[merge].kind == .sequence ? document[merge].children : [merge]
+                for source in sources {
+                    let node = document[source]
+                    guard node.kind == .mapping else {
+                        bag.error(.wrongType, "a `<<` merge takes a mapping or a list of mappings, found \(node.typeDescription)",
+                                  at: node.span)
+                        continue
+                    }
+                    var j = 0
+                    while j + 1 < node.children.count {
+                        let key = node.children[j], value = node.children[j + 1]
+                        j += 2
+                        let name = document[key].value
+                        if seen[name] == nil {
+                            seen[name] = key
+                            result.append(key); result.append(value)
+                        }
+                    }
+                }
+            }
+            return result
+        }
+
+        func reportSyntaxError(_ parser: yaml_parser_t, bag: inout DiagnosticBag) {
+            let problem = Self.string(parser.problem.map { UnsafeMutablePointer(mutating: UnsafeRawPointer($0).assumingMemoryBound(to: yaml_char_t.self)) }) ?? "invalid YAML"
+            let context = Self.string(parser.context.map { UnsafeMutablePointer(mutating: UnsafeRawPointer($0).assumingMemoryBound(to: yaml_char_t.self)) })
+            var location = location(parser.problem_mark)
+            // Tabs are the most common cause; say so plainly at the tab itself.
+            let lineBytes = file.lineBytes(location.line)
+            if let tabIndex = Self.leadingTab(lineBytes) {
+                location.column = tabIndex + 1
+                bag.error(.tabIndentation, "tab character in indentation",
+                          at: SourceSpan(line: location.line, column: location.column, length: 1),
+                          help: "YAML indentation must use spaces")
+                return
+            }
+            var message = "invalid YAML: \(problem)"
+            if let context { message += " \(context)" }
+            var help: String?
+            if problem.contains("mapping values are not allowed") {
+                help = "quote the value if it contains `: `"
+            } else if problem.contains("found character that cannot start any token"), location.column - 1 < lineBytes.count,
+                      lineBytes[lineBytes.startIndex + location.column - 1] == UInt8(ascii: "`") {
+                help = "quote values that start with a backtick"
+            }
+            bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: 1), help: help)
+        }
+
+        /// The column index of a tab in the line's leading whitespace, if any.
+        static func leadingTab(_ line: ArraySlice<UInt8>) -> Int? {
+            var index = 0
+            for byte in line {
+                if byte == UInt8(ascii: "\t") { return index }
+                if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "-") { return nil }
+                index += 1
+            }
+            return nil
+        }
+    }
+}

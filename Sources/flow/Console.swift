@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing to the terminal, and whether to use color there.
+enum Console {
+    static func stdout(_ text: String) {
+        write(text, to: 1)
+    }
+
+    static func stderr(_ text: String) {
+        write(text, to: 2)
+    }
+
+    /// Writes all of `text` to `fd`, retrying short writes; a closed pipe ends quietly.
+    private static func write(_ text: String, to fd: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// Color only on a terminal, and never with `NO_COLOR` set or `--no-color`.
+    static func useColor(fd: Int32, disabled: Bool) -> Bool {
+        if disabled { return false }
+        if let value = getenv("NO_COLOR"), value.pointee != 0 { return false }
+        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        return isatty(fd) == 1
+    }
+}

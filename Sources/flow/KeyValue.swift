@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// A `key=value` command-line argument (`--var`, `--with`).
+struct KeyValue: ExpressibleByArgument, Sendable {
+    var key: String
+    var value: String
+
+    init?(argument: String) {
+        guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else { return nil }
+        key = String(argument[..<equals])
+        value = String(argument[argument.index(after: equals)...])
+    }
+
+    static var defaultCompletionKind: CompletionKind { .default }
+}

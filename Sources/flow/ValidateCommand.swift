@@ -1,0 +1,74 @@
+import ArgumentParser
+import FlowKit
+
+/// `flow validate FILE…`: every problem of every file, with locations.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check workflow files and print every problem; run nothing.",
+        discussion: """
+            Each problem is printed as FILE:LINE:COLUMN: error|warning: message, with the
+            source line and a caret under it. Exit status: 0 when no errors (warnings are
+            allowed unless --strict), 1 when any file has errors, 2 on usage errors.
+
+            In GitHub Actions, `--format github` turns problems into annotations:
+              flow validate --format github workflows/*.yaml
+            """
+    )
+
+    @Argument(help: "Workflow files to check.", completion: .file(extensions: ["yaml", "yml"]))
+    var files: [String]
+
+    @Option(help: "Output format: text, json or github.")
+    var format: DiagnosticFormat = .text
+
+    @Flag(help: "Treat warnings as errors.")
+    var strict = false
+
+    @Flag(name: .customLong("no-color"), help: "Disable color (also when NO_COLOR is set).")
+    var noColor = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one workflow file") }
+    }
+
+    func run() throws {
+        var all: [Diagnostic] = []
+        var failed = 0
+        let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
+        for path in files {
+            var loaded = LoadedWorkflow.load(path: path)
+            if strict {
+                loaded.diagnostics = loaded.diagnostics.map { d in
+                    var d = d
+                    d.severity = .error
+                    return d
+                }
+            }
+            if loaded.errorCount > 0 { failed += 1 }
+            all += loaded.diagnostics
+            if format == .text {
+                Console.stderr(renderer.text(loaded.diagnostics))
+                if loaded.errorCount == 0 { Console.stdout("\(path): valid\n") }
+            }
+        }
+        switch format {
+        case .text:
+            let errors = all.filter { $0.severity == .error }.count
+            let warnings = all.count - errors
+            if !all.isEmpty {
+                var parts: [String] = []
+                if errors > 0 { parts.append("\(errors) error\(errors == 1 ? "" : "s")") }
+                if warnings > 0 { parts.append("\(warnings) warning\(warnings == 1 ? "" : "s")") }
+                Console.stderr(parts.joined(separator: ", ") + " in \(files.count) file\(files.count == 1 ? "" : "s")\n")
+            }
+        case .json:
+            Console.stdout(renderer.json(all))
+        case .github:
+            Console.stdout(renderer.github(all))
+        }
+        if failed > 0 { throw ExitCode(1) }
+    }
+}
+
+extension DiagnosticFormat: ExpressibleByArgument {}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import FlowKit
+
+/// Loading a workflow for commands that need a valid one (`plan`, `run`, `graph`).
+enum WorkflowInput {
+    /// Loads `path`; on errors prints every diagnostic to stderr and exits 2 (nothing runs).
+    static func loadValid(_ path: String, noColor: Bool) throws -> Workflow {
+        let loaded = LoadedWorkflow.load(path: path)
+        let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
+        if !loaded.diagnostics.isEmpty {
+            Console.stderr(renderer.text(loaded.diagnostics))
+        }
+        guard loaded.isValid, let workflow = loaded.workflow else {
+            let count = loaded.errorCount
+            Console.stderr("error: \(path) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run\n")
+            throw ExitCode(2)
+        }
+        return workflow
+    }
+
+    /// Plans `workflow`; a command-line choice that does not fit it is a usage error (exit 2).
+    static func plan(_ workflow: Workflow, options: PlanOptions) throws -> Plan {
+        do {
+            return try Planner.plan(workflow, options: options)
+        } catch {
+            Console.stderr("error: \(error.message)\n")
+            if let help = error.help { Console.stderr("help: \(help)\n") }
+            throw ExitCode(2)
+        }
+    }
+}
