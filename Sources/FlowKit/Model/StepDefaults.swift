@@ -1,4 +1,5 @@
-/// Options from `defaults:`, applied to every leaf step (print, delay, shell) that does not set them.
+/// Options from `defaults:`, applied to every shell step that does not set them (groups,
+/// prints and delays are not affected: a timeout on a `print` means nothing).
 public struct StepDefaults: Sendable {
     public var timeout: Located<Duration>?
     public var retry: Located<RetryPolicy>?

@@ -108,6 +108,7 @@ public struct Planner {
         var children: [PlanNode] = []
         var finally: [PlanNode] = []
         let isLeaf: Bool
+        var isShell = false
         switch step.kind {
         case .print(let p):
             kind = .print(message: p.message, stream: p.stream)
@@ -119,6 +120,7 @@ public struct Planner {
             kind = .shell(PlanNode.ShellTask(command: s.command, program: inner.shell, dir: s.dir ?? workflow.defaults.dir,
                                              stdin: s.stdin, interactive: s.interactive?.value ?? false))
             isLeaf = true
+            isShell = true
         case .sequential(let group):
             kind = .sequential
             children = try nodes(group.steps, prefix: sub, context: inner)
@@ -147,9 +149,9 @@ public struct Planner {
         return PlanNode(
             path: path, name: step.name?.value, kind: kind, children: children, finally: finally, undo: undo,
             condition: step.condition?.value,
-            timeout: step.timeout?.value ?? (isLeaf ? workflow.defaults.timeout?.value : nil),
-            retry: step.retry?.value ?? (isLeaf ? workflow.defaults.retry?.value : nil),
-            continueOnError: step.continueOnError?.value ?? (isLeaf ? workflow.defaults.continueOnError?.value ?? false : false),
+            timeout: step.timeout?.value ?? (isShell ? workflow.defaults.timeout?.value : nil),
+            retry: step.retry?.value ?? (isShell ? workflow.defaults.retry?.value : nil),
+            continueOnError: step.continueOnError?.value ?? (isShell ? workflow.defaults.continueOnError?.value ?? false : false),
             tags: tags, env: inner.env, outputs: step.outputs?.map(\.value), description: step.description?.value,
             selected: selectedHere, scope: context.scope, span: step.kindSpan)
     }
