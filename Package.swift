@@ -19,7 +19,9 @@ let package = Package(
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
         // All logic: load, parse, validate, plan, execute, report.
-        .target(name: "FlowKit", dependencies: ["CYAML"]),
+        // C shims for what Swift's Glibc import lacks (spawn file actions, pidfd, siginfo).
+        .target(name: "CFlowSys"),
+        .target(name: "FlowKit", dependencies: ["CYAML", "CFlowSys"]),
         // The thin command-line front end.
         .executableTarget(
             name: "flow",

@@ -1,1 +1,266 @@
-print("child")
+// flow-test-child: a small, fast-starting child process for flow's process and signal
+// tests. Glibc only (no Foundation), so it starts in a few milliseconds.
+//
+// Usage: flow-test-child [OPTION | ACTION]...
+//
+// Options take effect first, wherever they appear (so `ready` is always printed after
+// every handler is in place):
+//   --trap SIG[:CODE]     on SIG print "got SIG<NAME>" on stdout, then exit CODE (default 0)
+//   --ignore SIG          ignore SIG
+// SIG is a name with or without "SIG" (TERM, SIGINT, HUP, QUIT, USR1, USR2, PIPE,
+// ALRM, CONT, TSTP) or a number.
+//
+// Actions run left to right; after the last one the child exits 0:
+//   ready                 print "ready" (written unbuffered, so it is seen at once)
+//   --print-pid           print "pid PID"
+//   --print TEXT          print TEXT on stdout
+//   --stderr TEXT         print TEXT on stderr
+//   --print-env NAME      print "NAME=VALUE", or "NAME unset"
+//   --print-cwd           print the working directory
+//   --print-foreground    print "foreground yes" if our group is the foreground group of
+//                         the controlling terminal, "foreground no" otherwise
+//   --print-signal-state  print "ignored: N N ..." and "blocked: N N ..." (signal numbers)
+//   --print-bytes N       write exactly N bytes of 64-byte lines to stdout, fast
+//   --echo-stdin          copy stdin to stdout until end-of-file
+//   --spawn-grandchild    fork a grandchild (same process group, holding stdout/stderr)
+//                         that sleeps 1000 s; print "grandchild PID"
+//   --spawn-escapee SECS  fork a grandchild that leaves the group (setsid), holds
+//                         stdout for SECS seconds, then exits; print "escapee PID"
+//   --sleep SECONDS       sleep (fractions allowed); ignored signals do not end it
+//   --kill-self SIG       die of SIG (disposition reset to default first)
+//   --exit CODE           exit now with CODE
+//
+// Example: flow-test-child --trap TERM:3 ready --sleep 30
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: output without buffering (what is printed is in the pipe when the call returns)
+
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+    }
+}
+
+func say(_ text: String, fd: Int32 = 1) {
+    var line = text + "\n"
+    line.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+}
+
+func fail(_ message: String) -> Never {
+    say("flow-test-child: \(message)", fd: 2)
+    exit(64)
+}
+
+// MARK: signals
+
+let signalNames: [(String, Int32)] = [
+    ("HUP", SIGHUP), ("INT", SIGINT), ("QUIT", SIGQUIT), ("KILL", SIGKILL), ("USR1", SIGUSR1),
+    ("USR2", SIGUSR2), ("PIPE", SIGPIPE), ("ALRM", SIGALRM), ("TERM", SIGTERM),
+    ("CONT", SIGCONT), ("STOP", SIGSTOP), ("TSTP", SIGTSTP), ("CHLD", SIGCHLD),
+]
+
+func parseSignal(_ text: String) -> Int32 {
+    if let n = Int32(text), n > 0, n < 65 { return n }
+    let name = text.hasPrefix("SIG") ? String(text.dropFirst(3)) : text
+    guard let entry = signalNames.first(where: { $0.0 == name.uppercased() }) else {
+        fail("unknown signal \(text)")
+    }
+    return entry.1
+}
+
+func signalName(_ sig: Int32) -> String {
+    signalNames.first(where: { $0.1 == sig }).map { "SIG" + $0.0 } ?? "SIG\(sig)"
+}
+
+/// Per-signal message and exit code for trapped signals, prepared before the handler is
+/// installed: a handler may only call async-signal-safe functions (write, _exit), so it
+/// must not build strings.
+nonisolated(unsafe) var trapMessages = [UnsafeMutableRawBufferPointer?](repeating: nil, count: 65)
+nonisolated(unsafe) var trapCodes = [Int32](repeating: 0, count: 65)
+
+func trapHandler(_ sig: Int32) {
+    if let message = trapMessages[Int(sig)] {
+        writeAll(1, UnsafeRawBufferPointer(message))
+    }
+    _exit(trapCodes[Int(sig)])
+}
+
+func installTrap(_ sig: Int32, code: Int32) {
+    let text = Array("got \(signalName(sig))\n".utf8)
+    let message = UnsafeMutableRawBufferPointer.allocate(byteCount: text.count, alignment: 1)
+    message.copyBytes(from: text)
+    trapMessages[Int(sig)] = message
+    trapCodes[Int(sig)] = code
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = trapHandler
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    if sigaction(sig, &action, nil) != 0 { fail("cannot trap \(signalName(sig))") }
+}
+
+func printSignalState() {
+    var ignored: [String] = []
+    var blocked: [String] = []
+    var mask = sigset_t()
+    sigprocmask(SIG_BLOCK, nil, &mask)
+    for sig in Int32(1)..<65 {
+        var old = sigaction()
+        if sigaction(sig, nil, &old) == 0,
+           let handler = old.__sigaction_handler.sa_handler,
+           unsafeBitCast(handler, to: Int.self) == 1 {  // SIG_IGN is handler value 1
+            ignored.append(String(sig))
+        }
+        if sigismember(&mask, sig) == 1 { blocked.append(String(sig)) }
+    }
+    say("ignored: " + ignored.joined(separator: " "))
+    say("blocked: " + blocked.joined(separator: " "))
+}
+
+// MARK: actions
+
+func sleepSeconds(_ seconds: Double) {
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR {
+        request = remaining
+    }
+}
+
+func printBytes(_ total: Int) {
+    // One 64 KiB block of 64-byte lines, written again and again.
+    let line = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_\n".utf8)
+    var block = [UInt8]()
+    block.reserveCapacity(65536)
+    while block.count < 65536 { block.append(contentsOf: line) }
+    var left = total
+    block.withUnsafeBytes { buffer in
+        while left > 0 {
+            let n = min(left, buffer.count)
+            writeAll(1, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            left -= n
+        }
+    }
+}
+
+func echoStdin() {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
+    defer { buffer.deallocate() }
+    while true {
+        let n = read(0, buffer.baseAddress, buffer.count)
+        if n > 0 {
+            writeAll(1, UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        } else if n < 0 && errno == EINTR {
+            continue
+        } else {
+            return
+        }
+    }
+}
+
+func spawnGrandchild(escape seconds: Double?) {
+    let pid = fork()
+    if pid < 0 { fail("fork failed") }
+    if pid == 0 {
+        if let seconds {
+            _ = setsid()
+            sleepSeconds(seconds)
+        } else {
+            sleepSeconds(1000)
+        }
+        _exit(0)
+    }
+    say(seconds == nil ? "grandchild \(pid)" : "escapee \(pid)")
+}
+
+// MARK: main
+
+let args = Array(CommandLine.arguments.dropFirst())
+
+func value(after i: Int) -> String {
+    guard i + 1 < args.count else { fail("\(args[i]) needs a value") }
+    return args[i + 1]
+}
+
+// Pass 1: options (signal set-up), so that they precede every action.
+var i = 0
+while i < args.count {
+    switch args[i] {
+    case "--trap":
+        let spec = value(after: i).split(separator: ":", maxSplits: 1).map(String.init)
+        let code = spec.count > 1 ? (Int32(spec[1]) ?? 0) : 0
+        installTrap(parseSignal(spec[0]), code: code)
+        i += 2
+    case "--ignore":
+        _ = signal(parseSignal(value(after: i)), SIG_IGN)
+        i += 2
+    case "--print", "--stderr", "--print-env", "--print-bytes", "--spawn-escapee", "--sleep", "--kill-self", "--exit":
+        i += 2
+    default:
+        i += 1
+    }
+}
+
+// Pass 2: actions, left to right.
+i = 0
+while i < args.count {
+    let arg = args[i]
+    i += 1
+    switch arg {
+    case "--trap", "--ignore":
+        i += 1
+    case "ready", "--ready":
+        say("ready")
+    case "--print-pid":
+        say("pid \(getpid())")
+    case "--print":
+        say(value(after: i - 1)); i += 1
+    case "--stderr":
+        say(value(after: i - 1), fd: 2); i += 1
+    case "--print-env":
+        let name = value(after: i - 1); i += 1
+        if let v = getenv(name) { say("\(name)=\(String(cString: v))") } else { say("\(name) unset") }
+    case "--print-cwd":
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        if getcwd(&buffer, buffer.count) != nil {
+            say(String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    case "--print-signal-state":
+        printSignalState()
+    case "--print-foreground":
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        say(tty >= 0 && tcgetpgrp(tty) == getpgrp() ? "foreground yes" : "foreground no")
+    case "--print-bytes":
+        guard let n = Int(value(after: i - 1)), n >= 0 else { fail("bad byte count") }
+        i += 1
+        printBytes(n)
+    case "--echo-stdin":
+        echoStdin()
+    case "--spawn-grandchild":
+        spawnGrandchild(escape: nil)
+    case "--spawn-escapee":
+        guard let s = Double(value(after: i - 1)) else { fail("bad seconds") }
+        i += 1
+        spawnGrandchild(escape: s)
+    case "--sleep":
+        guard let s = Double(value(after: i - 1)) else { fail("bad seconds") }
+        i += 1
+        sleepSeconds(s)
+    case "--kill-self":
+        let sig = parseSignal(value(after: i - 1)); i += 1
+        _ = signal(sig, SIG_DFL)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, sig)
+        sigprocmask(SIG_UNBLOCK, &mask, nil)
+        raise(sig)
+    case "--exit":
+        exit(Int32(value(after: i - 1)) ?? 0)
+    default:
+        fail("unknown argument \(arg)")
+    }
+}
+exit(0)

@@ -26,17 +26,45 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the execution tree and run nothing.")
     var dryRun = false
 
+    @Option(help: "How to show the run: auto (tty on a terminal, else prefixed), tty, prefixed, grouped, raw or json.")
+    var output: OutputMode = .auto
+
+    @Flag(help: "Print only failures and the summary.")
+    var quiet = false
+
     @Flag(name: .customLong("no-color"), help: "Disable color (also when NO_COLOR is set).")
     var noColor = false
 
+    @Option(help: ArgumentHelp("Time between the polite signal and SIGKILL on cancellation.", valueName: "duration"))
+    var grace: DurationArgument = DurationArgument(argument: "5s")!
+
+    @Option(name: .customLong("max-parallel"), help: ArgumentHelp("Cap on running shell steps across the run.", valueName: "n"))
+    var maxParallel: Int?
+
+    @Flag(name: .customLong("no-rollback"), help: "Do not run undo steps when the run fails or is cancelled.")
+    var noRollback = false
+
+    @Option(name: .customLong("junit"), help: ArgumentHelp("Write a JUnit XML report of the steps.", valueName: "file"))
+    var junit: String?
+
+    func validate() throws {
+        if let maxParallel, maxParallel < 1 { throw ValidationError("--max-parallel must be 1 or more") }
+    }
+
     func run() async throws {
+        try await execute()
+    }
+
+    /// The command's work; `main` calls it directly (ArgumentParser's synchronous default
+    /// `run()` would otherwise win overload resolution there).
+    func execute() async throws {
         if dryRun {
-            try PlanCommand.printPlan(file: file, action: action, selection: selection, json: false, noColor: noColor)
+            try PlanCommand.printPlan(file: file, action: action, selection: selection, json: output == .json, noColor: noColor)
             return
         }
         let workflow = try WorkflowInput.loadValid(file, noColor: noColor)
-        _ = try WorkflowInput.plan(workflow, options: selection.planOptions(action: action))
-        Console.stderr("error: running workflows is not built yet; use `flow run --dry-run` or `flow plan` to see what would run\n")
-        throw ExitCode(2)
+        let plan = try WorkflowInput.plan(workflow, options: selection.planOptions(action: action))
+        let status = await RunSession(plan: plan, command: self).run()
+        throw ExitCode(status)
     }
 }

@@ -6,8 +6,9 @@ import Glibc
 // Usage errors exit with 2 (the contract), not ArgumentParser's 64; help and --version exit 0.
 do {
     var command = try FlowCommand.parseAsRoot()
-    if var asyncCommand = command as? AsyncParsableCommand {
-        try await asyncCommand.run()
+    // Only `run` is async.
+    if let runCommand = command as? RunCommand {
+        try await runCommand.execute()
     } else {
         try command.run()
     }

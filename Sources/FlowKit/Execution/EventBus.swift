@@ -1,0 +1,71 @@
+import Synchronization
+
+/// Delivers run events and output lines to every observer, one at a time and in order.
+///
+/// Transitions are delivered synchronously: when `emit` returns, every observer (the
+/// journal too) has seen the event, so nothing acts on a state before it is recorded.
+public final class EventBus: Sendable {
+    private struct State {
+        var observers: [any RunObserver] = []
+        var splitters: [String: LineSplitter] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init(observers: [any RunObserver] = []) {
+        state.withLock { $0.observers = observers }
+    }
+
+    public func add(_ observer: any RunObserver) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
+    public func emit(_ event: RunEvent) {
+        state.withLock { s in
+            for observer in s.observers { observer.handle(event) }
+        }
+    }
+
+    /// A chunk of a step's output: split into whole lines, each delivered once complete.
+    public func output(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {
+        state.withLock { s in
+            let key = stream == .stdout ? step.path + "\u{1}o" : step.path + "\u{1}e"
+            var splitter = s.splitters.removeValue(forKey: key) ?? LineSplitter()
+            let observers = s.observers
+            splitter.feed(chunk) { line in
+                for observer in observers { observer.output(step, stream, line: line) }
+            }
+            s.splitters[key] = splitter
+        }
+    }
+
+    /// A whole line (a `print` step's message).
+    public func line(_ step: StepRef, _ stream: OutputChannel, _ text: String) {
+        var text = text
+        text.withUTF8 { buffer in
+            let raw = UnsafeRawBufferPointer(buffer)
+            state.withLock { s in
+                for observer in s.observers { observer.output(step, stream, line: raw) }
+            }
+        }
+    }
+
+    /// Delivers a step's unfinished last line (output of a killed step is kept to its last byte).
+    public func flush(_ step: StepRef) {
+        state.withLock { s in
+            let observers = s.observers
+            for (stream, key) in [(OutputChannel.stdout, step.path + "\u{1}o"), (.stderr, step.path + "\u{1}e")] {
+                guard var splitter = s.splitters.removeValue(forKey: key) else { continue }
+                splitter.finish { line in
+                    for observer in observers { observer.output(step, stream, line: line) }
+                }
+            }
+        }
+    }
+
+    public func finish() {
+        state.withLock { s in
+            for observer in s.observers { observer.finish() }
+        }
+    }
+}

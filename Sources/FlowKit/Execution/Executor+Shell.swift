@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shell steps: the command line, its environment, the process and its cancellation.
+extension Executor {
+    /// The command with each `${{ expr }}` replaced by `${FLOW_EXPR_n}`, and those variables'
+    /// values: expression values reach the shell only as data, never as code.
+    static func substitute(_ template: Template, context: RuntimeContext) -> (command: String, env: [String: String]) {
+        var command = ""
+        var env: [String: String] = [:]
+        var n = 0
+        for part in template.parts {
+            switch part {
+            case .text(let text): command += text
+            case .expression(let expression, _, _):
+                n += 1
+                let name = "FLOW_EXPR_\(n)"
+                env[name] = (ExpressionEvaluator.evaluate(expression, in: context) ?? .null).description
+                command += "${\(name)}"
+            }
+        }
+        return (command, env)
+    }
+
+    /// The argv that runs `command` with `program`, as GitHub Actions runs `run:` (errexit on;
+    /// pipefail for bash).
+    static func shellArguments(_ program: ShellProgram, command: String) -> [String] {
+        switch program.name {
+        case "bash": return ["--noprofile", "--norc", "-e", "-o", "pipefail", "-c", command]
+        default: return ["-e", "-c", command]
+        }
+    }
+
+    func runShell(_ instance: StepInstance, task: PlanNode.ShellTask, context: RuntimeContext, env: [String: String]) async -> AttemptResult {
+        let node = instance.node
+        let (command, exprEnv) = Self.substitute(task.command, context: context)
+        var environment = env
+        for (key, value) in exprEnv { environment[key] = value }
+        let outputPath = scratch.emptyFile("\(node.path.isEmpty ? "root" : node.path)-\(instance.attempt).out")
+        environment["FLOW_OUTPUT"] = outputPath
+        environment["FLOW_RUN_ID"] = options.runID
+        environment["FLOW_STEP"] = instance.ref.label
+
+        var arguments: [String]
+        var executable: String
+        if exprEnv.isEmpty, let argv = ShellCommand.directArgv(command),
+           let resolved = ExecutableLookup.resolve(argv[0], environment: environment) {
+            // No shell syntax: exec the program directly, as make and go-task do.
+            executable = resolved
+            arguments = Array(argv.dropFirst())
+        } else {
+            executable = task.program.spec.contains("/") ? task.program.spec
+                : ExecutableLookup.resolve(task.program.spec, environment: environment) ?? "/bin/\(task.program.spec)"
+            arguments = Self.shellArguments(task.program, command: command)
+        }
+        var directory: String?
+        if let dir = task.dir { directory = context.render(dir) }
+        let input: ChildInput
+        if task.interactive {
+            input = .terminal
+        } else if let stdin = task.stdin {
+            input = .string(context.render(stdin))
+        } else {
+            input = .null
+        }
+        let spec = ChildSpec(executable: executable, arguments: arguments, environment: environment, directory: directory,
+                             stdin: input, output: options.passThroughOutput || task.interactive ? .inherit : .capture)
+
+        // Limits: --max-parallel, descriptors, and the terminal for interactive steps.
+        do {
+            if let globalLimiter { try await globalLimiter.acquire() }
+        } catch {
+            return AttemptResult(state: .cancelled, reason: "cancelled before it started")
+        }
+        defer { globalLimiter?.release() }
+        await terminal.acquire(exclusive: task.interactive)
+        defer { terminal.release(exclusive: task.interactive) }
+        if Task.isCancelled { return AttemptResult(state: .cancelled, reason: "cancelled before it started") }
+
+        let child: ChildProcess
+        let ref = instance.ref
+        let bus = self.bus
+        while true {
+            do {
+                try await spawnLimiter.acquire()
+            } catch {
+                return AttemptResult(state: .cancelled, reason: "cancelled before it started")
+            }
+            do {
+                child = try hub.spawn(spec) { channel, chunk in bus.output(ref, channel, chunk: chunk) }
+                break
+            } catch {
+                spawnLimiter.release()
+                if error.isRetryable {
+                    // Out of descriptors or processes: wait for another step to finish, then retry.
+                    do { try await Task.sleep(for: .milliseconds(20)) } catch {
+                        return AttemptResult(state: .cancelled, reason: "cancelled before it started")
+                    }
+                    continue
+                }
+                bus.line(ref, .stderr, "flow: \(error.description)")
+                return AttemptResult(state: .failed, exitCode: 127, reason: error.description)
+            }
+        }
+        defer { spawnLimiter.release() }
+
+        let grace = options.grace
+        let cancellation = self.cancellation
+        let termination = await withTaskCancellationHandler {
+            await child.termination
+        } onCancel: {
+            // Forward once: the run's signal (SIGINT after Ctrl-C), SIGTERM for time-outs and
+            // fail-fast; SIGKILL after the grace period.
+            child.signalGroup(cancellation.signal ?? SIGTERM)
+            Task.detached {
+                try? await Task.sleep(for: grace)
+                if child.currentTermination == nil { child.kill() }
+            }
+        }
+        bus.flush(ref)
+        let exitCode: Int32? = { if case .exited(let code) = termination { return code } else { return nil } }()
+        let signal: Int32? = { if case .signaled(let s) = termination { return s } else { return nil } }()
+        if Task.isCancelled {
+            return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal)
+        }
+        guard termination.isSuccess else {
+            return AttemptResult(state: .failed, exitCode: termination.shellStatus, signal: signal,
+                                 reason: signal.map { "killed by signal \($0)" } ?? "exit \(termination.shellStatus)")
+        }
+        // Outputs: read what the step wrote to FLOW_OUTPUT.
+        var outputs: [String: String] = [:]
+        if let bytes = try? FileReader.read(outputPath), !bytes.isEmpty {
+            do {
+                outputs = try OutputFile.parse(String(decoding: bytes, as: UTF8.self))
+            } catch {
+                return AttemptResult(state: .failed, exitCode: 0, reason: error.description)
+            }
+        }
+        if let declared = node.outputs {
+            let missing = declared.filter { outputs[$0] == nil }
+            if !missing.isEmpty {
+                return AttemptResult(state: .failed, exitCode: 0,
+                                     reason: "did not write the declared output\(missing.count == 1 ? "" : "s") "
+                                        + missing.map { "`\($0)`" }.joined(separator: ", "))
+            }
+        }
+        return AttemptResult(state: .succeeded, exitCode: 0, outputs: outputs)
+    }
+}

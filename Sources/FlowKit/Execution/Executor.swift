@@ -1,0 +1,373 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Runs a `Plan`: the same tree `flow plan` prints, never a second reading of the file.
+///
+/// Structured concurrency carries the semantics: a sequential group is a loop, a concurrent
+/// group a task group (with a limiter for `max_parallel`), fail-fast and time-outs cancel
+/// a task, and `finally` blocks and rollback run in tasks the first interrupt does not cancel.
+public final class Executor: Sendable {
+    /// Where a step runs: in the main tree, in a `finally` block, or during rollback.
+    /// Only the main tree stops starting steps when the run is cancelled.
+    enum Mode {
+        case normal
+        case finally
+        case undo
+    }
+
+    let plan: Plan
+    let options: RunOptions
+    let bus: EventBus
+    let cancellation: RunCancellation
+    let runState = RunState()
+    let hub: ProcessHub
+    let globalLimiter: AdmissionLimiter?
+    let spawnLimiter: AdmissionLimiter
+    let terminal = TerminalGate()
+    let scratch: ScratchDirectory
+    let frames = Mutex(0)
+
+    public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
+        self.plan = plan
+        self.options = options
+        self.bus = bus
+        self.cancellation = cancellation
+        self.hub = hub
+        globalLimiter = options.maxParallel.map { AdmissionLimiter(permits: $0) }
+        spawnLimiter = AdmissionLimiter(permits: max(OpenFileLimit.suggestedConcurrentChildren(), 8))
+        scratch = try ScratchDirectory(prefix: "flow-\(options.runID)")
+    }
+
+    /// Runs the plan to the end (including `finally` and rollback) and reports the outcome.
+    public func run() async -> RunOutcome {
+        let start = Timestamp.monotonic()
+        defer { scratch.remove() }
+        bus.emit(.runStarted(RunInfo(id: options.runID, workflowName: plan.workflowName, file: plan.file.path,
+                                     startedAt: .now(), totalSteps: Self.leafCount(plan.root))))
+        var params: [String: String] = [:]
+        if case .use(_, let with) = plan.root.kind {
+            for (name, value) in with { params[name] = value.raw }
+        }
+        let frame = ScopeFrame(id: newFrameID(), params: params)
+        let rootScope = FailureScope(parent: nil)
+        let env = options.environment
+        let stepsTask = Task {
+            await self.runList(self.plan.root.children, concurrent: false, frame: frame, scope: rootScope, env: env,
+                               mode: .normal, status: .running)
+        }
+        cancellation.onCancel { _ in stepsTask.cancel() }
+        let stepsState = await stepsTask.value
+        var status: RunStatus
+        if cancellation.isCancelled {
+            status = .cancelled
+        } else {
+            status = stepsState == .succeeded ? .succeeded : .failed
+        }
+        runState.status = status
+        if !plan.root.finally.isEmpty {
+            let finallyScope = FailureScope(parent: nil)
+            let finallyState = await runList(plan.root.finally, concurrent: false, frame: frame, scope: finallyScope, env: env,
+                                             mode: .finally, status: status, inheritedFailure: status != .succeeded)
+            if finallyState != .succeeded, status == .succeeded { status = .failed }
+        }
+        runState.status = status
+        if status != .succeeded, options.rollback, plan.rollback {
+            await rollback(env: env, status: status)
+        }
+        let exitCode: Int32
+        switch status {
+        case .succeeded, .running: exitCode = 0
+        case .failed: exitCode = 1
+        case .cancelled: exitCode = cancellation.signal == SIGINT ? 130 : 143
+        }
+        let outcome = RunOutcome(status: status, exitCode: exitCode, counts: runState.counts,
+                                 elapsed: Timestamp.monotonic() - start, time: .now())
+        bus.emit(.runFinished(outcome))
+        bus.finish()
+        return outcome
+    }
+
+    func newFrameID() -> Int {
+        frames.withLock { $0 += 1; return $0 - 1 }
+    }
+
+    static func leafCount(_ node: PlanNode) -> Int {
+        var count = 0
+        func visit(_ n: PlanNode) {
+            for child in n.children + n.finally {
+                if !child.isGroup { count += 1 }
+                visit(child)
+            }
+        }
+        visit(node)
+        return count
+    }
+
+    // MARK: Lists
+
+    /// Runs steps one after another (or all at once); returns the list's resulting state:
+    /// succeeded, failed, or cancelled.
+    func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
+                 frame: ScopeFrame, scope: FailureScope, env: [String: String], mode: Mode, status: RunStatus,
+                 inheritedFailure: Bool = false, isUndo: Bool = false) async -> StepState
+    {
+        let failed = Mutex(false)
+        let record: @Sendable (PlanNode, StepState) -> Void = { node, state in
+            if [.failed, .timedOut, .cancelled].contains(state), !node.continueOnError {
+                scope.markFailed()
+                failed.withLock { $0 = true }
+            }
+        }
+        if !concurrent {
+            for node in nodes {
+                let state = await execute(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
+                                          inheritedFailure: inheritedFailure, isUndo: isUndo)
+                record(node, state)
+            }
+        } else {
+            let limiter = maxParallel.map { AdmissionLimiter(permits: $0) }
+            await withTaskGroup(of: (Int, StepState).self) { group in
+                for (index, node) in nodes.enumerated() {
+                    group.addTask {
+                        if let limiter {
+                            do { try await limiter.acquire() } catch {
+                                return (index, self.skip(node, frame: frame, isUndo: isUndo, reason: "cancelled before it started"))
+                            }
+                        }
+                        defer { limiter?.release() }
+                        let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope), env: env,
+                                                       mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo)
+                        return (index, state)
+                    }
+                }
+                for await (index, state) in group {
+                    let node = nodes[index]
+                    let wasFailed = failed.withLock { $0 }
+                    record(node, state)
+                    if failFast, !wasFailed, [.failed, .timedOut].contains(state), !node.continueOnError {
+                        group.cancelAll()
+                    }
+                }
+            }
+        }
+        if Task.isCancelled { return .cancelled }
+        return failed.withLock { $0 } ? .failed : .succeeded
+    }
+
+    /// Marks a step (and everything in it) skipped without running it.
+    func skip(_ node: PlanNode, frame: ScopeFrame, isUndo: Bool, reason: String) -> StepState {
+        let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
+        instance.transition(to: .skipped, reason: reason)
+        runState.record(instance, StepResult(state: .skipped))
+        if node.isGroup { runState.countSkipped(node) }
+        return .skipped
+    }
+
+    // MARK: One step
+
+    func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: [String: String], mode: Mode,
+                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool) async -> StepState
+    {
+        if !node.selected { return skip(node, frame: frame, isUndo: isUndo, reason: "not selected") }
+        if Task.isCancelled || (mode == .normal && cancellation.isCancelled) {
+            return skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled")
+        }
+        let stepEnv = renderEnv(node, base: env, frame: frame, scope: scope, status: status)
+        let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
+                                     frame: frame, failures: inheritedFailure ? FailureScope(parent: scope, failed: true) : scope,
+                                     env: stepEnv, runStatus: status)
+        // `if` defaults to success() among the steps of this list; status functions see the
+        // enclosing group's failure too (inside `finally`).
+        let shouldRun: Bool
+        let ownSuccess = !scope.hasFailure && (mode != .normal || !cancellation.isCancelled)
+        if let condition = node.condition {
+            let value = ExpressionEvaluator.evaluate(condition, in: context)?.isTruthy ?? false
+            shouldRun = condition.calls.isEmpty ? ownSuccess && value : value
+        } else {
+            shouldRun = ownSuccess
+        }
+        if !shouldRun {
+            let reason = node.condition.map { "`if: \($0.text)` is false" } ?? "an earlier step failed"
+            return skip(node, frame: frame, isUndo: isUndo, reason: reason)
+        }
+
+        let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
+        var attempt = 1
+        while true {
+            instance.transition(to: .running)
+            let result = await attemptWithTimeout(instance, context: context, scope: scope, env: stepEnv, mode: mode, status: status)
+            switch result.state {
+            case .succeeded:
+                instance.transition(to: .succeeded)
+                runState.record(instance, StepResult(state: .succeeded, exitCode: result.exitCode, outputs: result.outputs))
+                return .succeeded
+            case .cancelled:
+                instance.transition(to: .cancelled, exitCode: result.exitCode, signal: result.signal, reason: result.reason)
+                runState.record(instance, StepResult(state: .cancelled, exitCode: result.exitCode))
+                return .cancelled
+            default:
+                instance.transition(to: result.state, exitCode: result.exitCode, signal: result.signal, reason: result.reason)
+                let retryable = result.state == .timedOut || node.retry?.retries(exitCode: result.exitCode) == true
+                if let policy = node.retry, attempt <= policy.limit, retryable, !Task.isCancelled,
+                   mode != .normal || !cancellation.isCancelled
+                {
+                    let delay = policy.delay(beforeAttempt: attempt + 1)
+                    bus.emit(.note(instance.ref, "retrying (attempt \(attempt + 1) of \(policy.limit + 1))"
+                                   + (delay > .zero ? " in \(delay.compact)" : "")))
+                    if delay > .zero {
+                        do { try await Task.sleep(for: delay) } catch {
+                            runState.record(instance, StepResult(state: result.state, exitCode: result.exitCode))
+                            return result.state
+                        }
+                    }
+                    instance.transition(to: .retrying)
+                    attempt += 1
+                    continue
+                }
+                runState.record(instance, StepResult(state: result.state, exitCode: result.exitCode))
+                return result.state
+            }
+        }
+    }
+
+    /// The environment for a step: the enclosing one plus the node's `env`, rendered.
+    func renderEnv(_ node: PlanNode, base: [String: String], frame: ScopeFrame, scope: FailureScope, status: RunStatus) -> [String: String] {
+        guard !node.env.isEmpty else { return base }
+        var env = options.environment
+        for variable in node.env {
+            let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
+                                         frame: frame, failures: scope, env: env, runStatus: status)
+            env[variable.name.value] = context.render(variable.value)
+        }
+        return env
+    }
+
+    // MARK: Attempts
+
+    /// What one attempt of a step came to.
+    struct AttemptResult: Sendable {
+        var state: StepState
+        var exitCode: Int32?
+        var signal: Int32?
+        var reason: String?
+        var outputs: [String: String] = [:]
+    }
+
+    /// One attempt, cancelled (state `timed_out`) when the step's timeout passes.
+    func attemptWithTimeout(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: [String: String],
+                            mode: Mode, status: RunStatus) async -> AttemptResult
+    {
+        guard let timeout = instance.node.timeout else {
+            return await perform(instance, context: context, scope: scope, env: env, mode: mode, status: status)
+        }
+        let expired = Flag()
+        return await withTaskGroup(of: AttemptResult?.self) { group in
+            group.addTask {
+                await self.perform(instance, context: context, scope: scope, env: env, mode: mode, status: status)
+            }
+            group.addTask {
+                do { try await Task.sleep(for: timeout) } catch { return nil }
+                expired.set()
+                return nil
+            }
+            var result = AttemptResult(state: .cancelled)
+            while let next = await group.next() {
+                if let next {
+                    result = next
+                    group.cancelAll()
+                    break
+                }
+                if expired.isSet { group.cancelAll() }
+            }
+            if expired.isSet, result.state != .succeeded {
+                result.state = .timedOut
+                result.reason = "timed out after \(timeout.compact)"
+            }
+            return result
+        }
+    }
+
+    /// Does the work of one attempt.
+    func perform(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: [String: String],
+                 mode: Mode, status: RunStatus) async -> AttemptResult
+    {
+        let node = instance.node
+        switch node.kind {
+        case .print(let message, let stream):
+            bus.line(instance.ref, stream == .stdout ? .stdout : .stderr, context.render(message))
+            return AttemptResult(state: .succeeded)
+        case .delay(let duration):
+            do {
+                try await Task.sleep(for: duration)
+                return AttemptResult(state: .succeeded)
+            } catch {
+                return AttemptResult(state: .cancelled)
+            }
+        case .shell(let task):
+            return await runShell(instance, task: task, context: context, env: env)
+        case .sequential, .concurrent, .use:
+            return await runGroup(instance, context: context, scope: scope, env: env, mode: mode, status: status)
+        }
+    }
+
+    func runGroup(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: [String: String],
+                  mode: Mode, status: RunStatus) async -> AttemptResult
+    {
+        let node = instance.node
+        var frame = instance.frame
+        if case .use(_, let with) = node.kind {
+            var params: [String: String] = [:]
+            for (name, value) in with { params[name] = context.render(value) }
+            frame = ScopeFrame(id: newFrameID(), params: params)
+        }
+        let inner = FailureScope(parent: scope)
+        var state: StepState
+        switch node.kind {
+        case .concurrent(let maxParallel, let failFast):
+            state = await runList(node.children, concurrent: true, maxParallel: maxParallel, failFast: failFast, frame: frame,
+                                  scope: inner, env: env, mode: mode, status: status, isUndo: instance.ref.isUndo)
+        default:
+            state = await runList(node.children, concurrent: false, frame: frame, scope: inner, env: env, mode: mode,
+                                  status: status, isUndo: instance.ref.isUndo)
+        }
+        if !node.finally.isEmpty {
+            // `finally` runs outside the cancelled scope: the first interrupt does not stop it.
+            let groupFailed = state != .succeeded
+            let finallyFrame = frame
+            let finallyState = await Task {
+                await self.runList(node.finally, concurrent: false, frame: finallyFrame, scope: FailureScope(parent: nil),
+                                   env: env, mode: mode == .undo ? .undo : .finally,
+                                   status: self.cancellation.isCancelled ? .cancelled : (groupFailed ? .failed : status),
+                                   inheritedFailure: groupFailed, isUndo: instance.ref.isUndo)
+            }.value
+            if finallyState != .succeeded, state == .succeeded { state = .failed }
+        }
+        if Task.isCancelled, state != .succeeded { state = .cancelled }
+        return AttemptResult(state: state, reason: state == .failed ? "a step inside failed" : nil)
+    }
+
+    // MARK: Rollback
+
+    /// Runs the `undo` steps of succeeded steps, latest completion first. A failing undo is
+    /// reported and the rest still run.
+    func rollback(env: [String: String], status: RunStatus) async {
+        let order = runState.rollbackOrder
+        guard !order.isEmpty else { return }
+        bus.emit(.note(nil, "rolling back \(order.count) step\(order.count == 1 ? "" : "s")"))
+        for instance in order {
+            instance.transition(to: .undoing)
+            let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: FailureScope(parent: nil),
+                                      env: env, mode: .undo, status: status, isUndo: true)
+            if state == .succeeded {
+                instance.transition(to: .undone)
+                if instance.ref.isLeaf { runState.recount(.succeeded, .undone) }
+            } else {
+                instance.transition(to: .undoFailed, reason: "its undo failed")
+                if instance.ref.isLeaf { runState.recount(.succeeded, .undoFailed) }
+                bus.emit(.note(instance.ref, "undo of \(instance.ref.label) failed; rollback goes on"))
+            }
+        }
+    }
+}

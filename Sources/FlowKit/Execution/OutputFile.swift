@@ -1,0 +1,47 @@
+/// Parses what a step wrote to `$FLOW_OUTPUT`: `key=value` lines and `key<<DELIM` blocks.
+public enum OutputFile {
+    /// A malformed line, with its 1-based number.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var line: Int
+        public var message: String
+        public var description: String { "FLOW_OUTPUT line \(line): \(message)" }
+    }
+
+    public static func parse(_ text: String) throws(Failure) -> [String: String] {
+        var outputs: [String: String] = [:]
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+            line.hasSuffix("\r") ? line.dropLast() : line
+        }
+        if lines.last == "" { lines.removeLast() }
+        var i = 0
+        while i < lines.count {
+            let line = lines[i]
+            i += 1
+            if line.isEmpty { continue }
+            if let heredoc = line.firstRange(of: "<<"),
+               line.firstIndex(of: "=").map({ $0 > heredoc.lowerBound }) ?? true {
+                let key = String(line[..<heredoc.lowerBound])
+                let delimiter = String(line[heredoc.upperBound...])
+                guard WorkflowParser.isIdentifier(key) else { throw Failure(line: i, message: "invalid output key `\(key)`") }
+                guard !delimiter.isEmpty else { throw Failure(line: i, message: "`\(key)<<` needs a delimiter") }
+                var value: [Substring] = []
+                var closed = false
+                while i < lines.count {
+                    let next = lines[i]
+                    i += 1
+                    if next == delimiter { closed = true; break }
+                    value.append(next)
+                }
+                guard closed else { throw Failure(line: i, message: "the value of `\(key)` is not closed by `\(delimiter)`") }
+                outputs[key] = value.joined(separator: "\n")
+            } else if let equals = line.firstIndex(of: "=") {
+                let key = String(line[..<equals])
+                guard WorkflowParser.isIdentifier(key) else { throw Failure(line: i, message: "invalid output key `\(key)`") }
+                outputs[key] = String(line[line.index(after: equals)...])
+            } else {
+                throw Failure(line: i, message: "expected `key=value` or `key<<DELIMITER`")
+            }
+        }
+        return outputs
+    }
+}

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// The run's cancellation: which signal asked for it and how many times.
+///
+/// The first SIGINT/SIGTERM starts a graceful stop (no new steps; the running ones get the
+/// signal once, then SIGKILL after the grace period; `finally` and rollback still run). The
+/// second one kills everything at once.
+public final class RunCancellation: Sendable {
+    private struct State {
+        var signal: Int32?
+        var count = 0
+        var handlers: [@Sendable (Int32) -> Void] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Records a request; returns how many requests there have been (1 for the first).
+    @discardableResult
+    public func request(_ signal: Int32) -> Int {
+        let (count, handlers) = state.withLock { s -> (Int, [@Sendable (Int32) -> Void]) in
+            if s.signal == nil { s.signal = signal }
+            s.count += 1
+            return (s.count, s.count == 1 ? s.handlers : [])
+        }
+        for handler in handlers { handler(signal) }
+        return count
+    }
+
+    /// Runs `handler` on the first request (at once if it already happened).
+    public func onCancel(_ handler: @escaping @Sendable (Int32) -> Void) {
+        let fired: Int32? = state.withLock { s in
+            if let signal = s.signal { return signal }
+            s.handlers.append(handler)
+            return nil
+        }
+        if let fired { handler(fired) }
+    }
+
+    public var signal: Int32? { state.withLock { $0.signal } }
+    public var isCancelled: Bool { signal != nil }
+}

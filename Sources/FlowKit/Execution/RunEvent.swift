@@ -1,0 +1,43 @@
+/// Everything that happens in a run, as one stream that reporters and the journal observe.
+public enum RunEvent: Sendable {
+    case runStarted(RunInfo)
+    /// A step moved from one state to another.
+    case stepState(StepTransition)
+    /// A message flow itself prints about a step (a retry wait, an undo failure…).
+    case note(StepRef?, String)
+    case runFinished(RunOutcome)
+}
+
+/// The facts of a run known when it starts.
+public struct RunInfo: Sendable {
+    public var id: String
+    public var workflowName: String
+    public var file: String
+    public var startedAt: Timestamp
+    public var totalSteps: Int
+}
+
+/// One state change of one step.
+public struct StepTransition: Sendable {
+    public var step: StepRef
+    public var from: StepState
+    public var to: StepState
+    public var attempt: Int
+    public var exitCode: Int32?
+    /// For `signaled` terminations.
+    public var signal: Int32?
+    /// Why (e.g. "missing declared output `version`").
+    public var reason: String?
+    public var time: Timestamp
+    /// Seconds since the step started running (for final states).
+    public var elapsed: Double?
+}
+
+/// How a run ended.
+public struct RunOutcome: Sendable {
+    public var status: RunStatus
+    public var exitCode: Int32
+    public var counts: [StepState: Int]
+    public var elapsed: Double
+    public var time: Timestamp
+}

@@ -1,0 +1,16 @@
+/// Something that watches a run: a reporter, the journal, a test.
+///
+/// The `EventBus` calls observers one at a time, in event order, under its lock; an
+/// observer's state needs no lock of its own for that reason.
+public protocol RunObserver: AnyObject, Sendable {
+    func handle(_ event: RunEvent)
+    /// One whole line a step printed, without its line break.
+    func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer)
+    /// Output from a pass-through step flows directly; called when the run ends.
+    func finish()
+}
+
+extension RunObserver {
+    public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {}
+    public func finish() {}
+}

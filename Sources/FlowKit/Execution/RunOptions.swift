@@ -1,0 +1,20 @@
+/// How a run behaves, from the command line.
+public struct RunOptions: Sendable {
+    /// Time between the polite signal and SIGKILL on cancellation.
+    public var grace: Duration = .seconds(5)
+    /// Cap on running shell steps across the whole run.
+    public var maxParallel: Int?
+    /// `--no-rollback`.
+    public var rollback = true
+    /// Children write straight to flow's stdout/stderr (`--output raw`), uncaptured.
+    public var passThroughOutput = false
+    /// The run id (also `run.id` and `FLOW_RUN_ID`).
+    public var runID: String
+    /// The environment steps start from (flow's own, by default).
+    public var environment: [String: String]
+
+    public init(runID: String, environment: [String: String]) {
+        self.runID = runID
+        self.environment = environment
+    }
+}

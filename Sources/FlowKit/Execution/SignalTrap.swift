@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
+/// Turns SIGINT and SIGTERM into a run's cancellation.
+///
+/// The first signal asks the run to stop gracefully; the second kills every child's
+/// process group at once and exits (130 after SIGINT, 143 after SIGTERM).
+public final class SignalTrap: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+
+    public init(cancellation: RunCancellation, hub: ProcessHub = .shared, onSecond: @escaping @Sendable (Int32) -> Void) {
+        for sig in [SIGINT, SIGTERM] {
+            // Ignore the default action; the dispatch source still sees the signal.
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                let count = cancellation.request(sig)
+                if count >= 2 {
+                    hub.signalAll(SIGKILL)
+                    onSecond(cancellation.signal ?? sig)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Synchronization
+
+/// One execution of one plan node, with its state machine.
+///
+/// Every change goes through `transition`, which checks the table in `StepState` and
+/// emits the change as an event, so no step can be seen in an illegal state.
+final class StepInstance: Sendable {
+    let node: PlanNode
+    let ref: StepRef
+    let frame: ScopeFrame
+    private let bus: EventBus
+    private struct State {
+        var state: StepState = .pending
+        var attempt = 0
+        var startedAt: Double?
+    }
+    private let state = Mutex(State())
+
+    init(node: PlanNode, frame: ScopeFrame, bus: EventBus, isUndo: Bool = false) {
+        self.node = node
+        self.ref = StepRef(node: node, isUndo: isUndo)
+        self.frame = frame
+        self.bus = bus
+    }
+
+    var current: StepState { state.withLock { $0.state } }
+    var attempt: Int { state.withLock { $0.attempt } }
+
+    /// Moves to `next`; an illegal move is a programming error and stops the process
+    /// rather than record a state the contract forbids.
+    func transition(to next: StepState, exitCode: Int32? = nil, signal: Int32? = nil, reason: String? = nil) {
+        let event: StepTransition = state.withLock { s in
+            precondition(s.state.canMove(to: next), "illegal step transition \(s.state.rawValue) → \(next.rawValue) for \(ref.path)")
+            let from = s.state
+            s.state = next
+            let now = Timestamp.monotonic()
+            if next == .running {
+                s.attempt += 1
+                if s.startedAt == nil { s.startedAt = now }
+            }
+            if next == .undoing { s.startedAt = now }
+            let elapsed = next.isFinal || next == .undone || next == .undoFailed ? s.startedAt.map { now - $0 } : nil
+            return StepTransition(step: ref, from: from, to: next, attempt: max(s.attempt, 1), exitCode: exitCode,
+                                  signal: signal, reason: reason, time: .now(), elapsed: elapsed)
+        }
+        bus.emit(.stepState(event))
+    }
+}

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds the file to execute for a command name, the way `execvp` and shells do, but
+/// through the CHILD's `PATH` (its environment is explicit and may differ from flow's).
+public enum ExecutableLookup {
+    /// Used when the child's environment has no `PATH` (glibc's `execvp` default, minus ".").
+    public static let defaultSearchPath = "/usr/local/bin:/usr/bin:/bin"
+
+    /// The path to execute for `name`, or nil if no executable regular file is found.
+    ///
+    /// A name containing `/` is returned unchanged (a relative one is then resolved by
+    /// the kernel after the child's `chdir`, like in a shell). Relative `PATH` entries
+    /// (and empty ones, meaning ".") are taken relative to `directory` when given.
+    public static func resolve(_ name: String, environment: [String: String], directory: String? = nil) -> String? {
+        guard !name.isEmpty else { return nil }
+        if name.utf8.contains(UInt8(ascii: "/")) { return name }
+        let searchPath = environment["PATH"] ?? defaultSearchPath
+        for entry in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
+            var dir = entry.isEmpty ? "." : String(entry)
+            if !dir.hasPrefix("/"), let directory {
+                dir = directory + "/" + dir
+            }
+            let candidate = dir + "/" + name
+            if isExecutableFile(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// A regular file we may execute (directories named like a command are skipped).
+    static func isExecutableFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        return access(path, X_OK) == 0
+    }
+
+    /// Whether `path` names an existing directory.
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+}

@@ -1,0 +1,234 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFlowSys
+
+/// The body of `ProcessHub`'s single thread: epoll over every child's pipes and pidfd,
+/// reaping, group sweeps, stdin feeding and bounded output drains.
+///
+/// Everything here runs on that one thread, which is what makes `ChildIO` safe to use
+/// without locks. Events are level-triggered, so doing a bounded amount of work per
+/// event (at most 1 MiB read per pipe) keeps one noisy child from starving the others.
+final class HubEventLoop {
+    /// epoll data layout: `token << 2 | kind`; the wake eventfd uses `wakeToken`.
+    static let kindPidfd: UInt64 = 0
+    static let kindStdout: UInt64 = 1
+    static let kindStderr: UInt64 = 2
+    static let kindStdin: UInt64 = 3
+    static let wakeToken = UInt64.max
+
+    private let hub: ProcessHub
+    private let buffer: UnsafeMutableRawPointer
+    private let events: UnsafeMutablePointer<epoll_event>
+    private let eventCapacity: Int32 = 256
+    /// Children reaped with a pipe still open, oldest first. Every deadline is "reap time
+    /// + the same drain", so appending keeps the queue sorted.
+    private var drains: [(deadline: UInt64, io: ChildIO)] = []
+    private var drainHead = 0
+
+    private init(hub: ProcessHub) {
+        self.hub = hub
+        buffer = .allocate(byteCount: ProcessHub.readChunk, alignment: 16)
+        events = .allocate(capacity: Int(eventCapacity))
+    }
+
+    /// Starts the detached thread. It keeps the hub alive for the rest of the process.
+    static func start(hub: ProcessHub) {
+        let loop = HubEventLoop(hub: hub)
+        let context = Unmanaged.passRetained(loop).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<HubEventLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.run()
+        }, context)
+        precondition(rc == 0, "flow: cannot start the process event loop")
+        pthread_detach(thread)
+    }
+
+    private func run() -> Never {
+        // SIGPIPE blocked: a stdin write to an exited child must fail with EPIPE, not kill
+        // flow (the pending signal is then consumed). SIGTTOU blocked: taking the terminal
+        // back must not stop flow.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, SIGPIPE)
+        sigaddset(&mask, SIGTTOU)
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
+        cflow_set_thread_name("flow-proc")
+
+        while true {
+            let count = epoll_wait(hub.epollFD, events, eventCapacity, nextTimeout())
+            if count > 0 {
+                for i in 0..<Int(count) {
+                    handle(data: events[i].data.u64)
+                }
+            }
+            expireDrains()
+        }
+    }
+
+    private func handle(data: UInt64) {
+        if data == HubEventLoop.wakeToken {
+            var value: UInt64 = 0
+            _ = read(hub.wakeFD, &value, 8)
+            if !hub.usesPidfd { scanForExits() }
+            return
+        }
+        guard let io = hub.registry.withLock({ $0[data >> 2] }), !io.finished else { return }
+        switch data & 3 {
+        case HubEventLoop.kindPidfd: reap(io)
+        case HubEventLoop.kindStdout: readOutput(io, .stdout)
+        case HubEventLoop.kindStderr: readOutput(io, .stderr)
+        default: writeInput(io)
+        }
+    }
+
+    /// Fallback without pidfds: after a SIGCHLD, find which of our children exited.
+    private func scanForExits() {
+        let candidates = hub.registry.withLock { registry in
+            registry.values.filter { $0.exit == nil && !$0.finished }
+        }
+        for io in candidates { reap(io) }  // reap() itself checks, without reaping, who exited
+    }
+
+    /// The leader exited: sweep its group, reap it, then drain its pipes.
+    private func reap(_ io: ChildIO) {
+        guard io.exit == nil else { return }
+        let pid = io.child.pid
+        let exit: Termination? = io.child.state.withLock { state in
+            // Has it exited? Asked without reaping (WNOWAIT), so that while we sweep, the
+            // zombie leader still holds its pid and the group id cannot be anyone else's.
+            let exited = cflow_child_has_exited(pid)
+            if exited == 0 { return nil }  // spurious wake-up (fallback scan)
+            if exited < 0 {
+                // ECHILD: someone else reaped it (a waitpid(-1) elsewhere, or SIGCHLD set to
+                // SIG_IGN). The pid may already be recycled: no sweep, and the status is
+                // lost, so report a failure rather than a success that may be false.
+                state.reaped = true
+                return .exited(255)
+            }
+            // Sweep, then reap, under the lock `signalGroup` takes: no signal can reach
+            // the group id once the pid may be recycled.
+            _ = Glibc.kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            var r: pid_t
+            repeat { r = waitpid(pid, &status, WNOHANG) } while r < 0 && errno == EINTR
+            state.reaped = true
+            guard r == pid else { return .exited(255) }
+            var value: Int32 = 0
+            switch cflow_decode_wait_status(status, &value) {
+            case 1: return .exited(value)
+            case 2: return .signaled(value)
+            default: return .exited(255)
+            }
+        }
+        guard let exit else { return }
+        io.exit = exit
+        unwatchAndClose(&io.pidfd)
+        // The child is gone: nobody will read the rest of its input.
+        unwatchAndClose(&io.stdinFD)
+        io.pendingInput = []
+        io.terminal?.takeBack()
+        io.terminal = nil
+        // The group is dead, so its pipes are normally at EOF already: drain them now
+        // rather than after another round of epoll_wait.
+        readOutput(io, .stdout)
+        readOutput(io, .stderr)
+        if io.finished { return }
+        drains.append((deadline: HubEventLoop.now() + hub.drainNanoseconds, io: io))
+    }
+
+    /// Reads what is available (up to 1 MiB) and hands it over; closes at EOF.
+    private func readOutput(_ io: ChildIO, _ channel: OutputChannel) {
+        let fd = channel == .stdout ? io.stdoutFD : io.stderrFD
+        guard fd >= 0 else { return }
+        var reads = 0
+        while reads < 16 {
+            let n = read(fd, buffer, ProcessHub.readChunk)
+            if n > 0 {
+                io.onOutput(channel, UnsafeRawBufferPointer(start: buffer, count: n))
+                reads += 1
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EAGAIN { break }
+            // EOF (or a read error, which we cannot do better with).
+            if channel == .stdout { unwatchAndClose(&io.stdoutFD) } else { unwatchAndClose(&io.stderrFD) }
+            break
+        }
+        if io.exit != nil && !io.outputsOpen { finish(io) }
+    }
+
+    /// Feeds pending stdin bytes; closes the pipe when done or when the child went away.
+    private func writeInput(_ io: ChildIO) {
+        guard io.stdinFD >= 0 else { return }
+        io.inputOffset = ProcessHub.writeSome(io.stdinFD, io.pendingInput, from: io.inputOffset)
+        if io.inputOffset >= io.pendingInput.count {
+            unwatchAndClose(&io.stdinFD)
+            io.pendingInput = []
+        } else if errno != EAGAIN {
+            // EPIPE (child closed its stdin) or another error: stop feeding, quietly.
+            cflow_consume_pending_sigpipe()
+            unwatchAndClose(&io.stdinFD)
+            io.pendingInput = []
+        }
+    }
+
+    /// Publishes the result and forgets the child.
+    private func finish(_ io: ChildIO) {
+        guard !io.finished, let exit = io.exit else { return }
+        io.finished = true
+        unwatchAndClose(&io.stdoutFD)
+        unwatchAndClose(&io.stderrFD)
+        hub.registry.withLock { _ = $0.removeValue(forKey: io.token) }
+        io.child.finish(exit, drainTimedOut: io.drainTimedOut)
+    }
+
+    /// Gives up on pipes held open past the drain by processes that left the group.
+    private func expireDrains() {
+        guard drainHead < drains.count else { return }
+        let now = HubEventLoop.now()
+        while drainHead < drains.count, drains[drainHead].io.finished || drains[drainHead].deadline <= now {
+            let io = drains[drainHead].io
+            drainHead += 1
+            if io.finished { continue }
+            // One last non-blocking read, so nothing already in the pipe is lost.
+            readOutput(io, .stdout)
+            readOutput(io, .stderr)
+            if !io.finished {
+                io.drainTimedOut = true
+                finish(io)
+            }
+        }
+        if drainHead == drains.count {
+            drains.removeAll(keepingCapacity: true)
+            drainHead = 0
+        } else if drainHead > 1024 {
+            drains.removeFirst(drainHead)
+            drainHead = 0
+        }
+    }
+
+    /// epoll_wait timeout in ms: until the oldest pending drain deadline, else forever.
+    private func nextTimeout() -> Int32 {
+        while drainHead < drains.count && drains[drainHead].io.finished { drainHead += 1 }
+        guard drainHead < drains.count else { return -1 }
+        let now = HubEventLoop.now()
+        let deadline = drains[drainHead].deadline
+        if deadline <= now { return 0 }
+        return Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
+    }
+
+    private func unwatchAndClose(_ fd: inout Int32) {
+        guard fd >= 0 else { return }
+        _ = epoll_ctl(hub.epollFD, EPOLL_CTL_DEL, fd, nil)
+        close(fd)
+        fd = -1
+    }
+
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's open-descriptor limit (RLIMIT_NOFILE), which bounds how many children
+/// can run at once: each captured child holds about 3 descriptors in flow (two pipes and
+/// a pidfd; 4 while stdin bytes are being fed).
+public enum OpenFileLimit {
+    /// Descriptors one captured child needs while it runs (stdout, stderr, pidfd, stdin).
+    public static let descriptorsPerChild = 4
+
+    /// Raises the soft limit to the hard limit (call once at start-up); returns the soft
+    /// limit now in force. Where the hard limit is "unlimited", goes as high as the kernel
+    /// accepts (`/proc/sys/fs/nr_open`).
+    @discardableResult
+    public static func raiseToHardLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var wanted = limit
+            wanted.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) != 0 && limit.rlim_max == rlim_t.max {
+                wanted.rlim_cur = rlim_t(kernelMaximum())
+                _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted)
+            }
+        }
+        return current
+    }
+
+    /// The soft limit in force.
+    public static var current: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        return limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
+    }
+
+    /// How many captured children can run at once under the current limit, keeping
+    /// `reserve` descriptors for flow itself (journal, state files, terminal...).
+    public static func suggestedConcurrentChildren(reserve: Int = 64) -> Int {
+        let limit = min(current, 1 << 24)
+        return max(1, (limit - reserve) / descriptorsPerChild)
+    }
+
+    private static func kernelMaximum() -> Int {
+        let fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 1 << 20 }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        let n = read(fd, &bytes, bytes.count)
+        guard n > 0 else { return 1 << 20 }
+        let text = String(decoding: bytes[0..<n], as: UTF8.self)
+        return Int(text.trimmingCharacters(in: " \n")) ?? (1 << 20)
+    }
+}
+
+private extension String {
+    /// Foundation-free trim, enough for a number read from /proc.
+    func trimmingCharacters(in set: String) -> String {
+        let chars = Set(set)
+        var s = Substring(self)
+        while let c = s.first, chars.contains(c) { s.removeFirst() }
+        while let c = s.last, chars.contains(c) { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,227 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFlowSys
+
+extension ProcessHub {
+    /// Starts a child described by `spec`; returns once it runs (or throws, and then
+    /// nothing runs and nothing leaks).
+    ///
+    /// `onOutput` receives captured output in chunks of up to 64 KiB, in order per stream,
+    /// serially (never concurrently for the whole hub) on the hub's thread: it must be
+    /// quick and must not block. The buffer is only valid during the call. Every call
+    /// happens before `termination` returns.
+    ///
+    /// Throws `SpawnError.resourcesExhausted` when descriptors or processes run out; the
+    /// caller should queue the step and retry once another child finished.
+    public func spawn(
+        _ spec: ChildSpec,
+        onOutput: @escaping @Sendable (OutputChannel, UnsafeRawBufferPointer) -> Void = { _, _ in }
+    ) throws(SpawnError) -> ChildProcess {
+        guard let path = ExecutableLookup.resolve(spec.executable, environment: spec.environment, directory: spec.directory) else {
+            // A missing directory explains a failed lookup of a relative PATH entry better.
+            if let dir = spec.directory, !ExecutableLookup.isDirectory(dir) { throw .directoryNotFound(dir) }
+            throw .executableNotFound(spec.executable)
+        }
+        let capture = spec.effectiveOutput == .capture
+        var input: [UInt8] = []
+        if case .bytes(let bytes) = spec.stdin { input = bytes }
+
+        // Every descriptor below is O_CLOEXEC: the only ones a child gets are the 0/1/2
+        // made by dup2 in its file actions, even when other threads spawn concurrently.
+        var opened = OpenedDescriptors()
+        let stdoutPipe: (read: Int32, write: Int32)?
+        let stderrPipe: (read: Int32, write: Int32)?
+        let stdinPipe: (read: Int32, write: Int32)?
+        let reservation: Int32
+        do throws(SpawnError) {
+            stdoutPipe = capture ? try opened.pipe() : nil
+            stderrPipe = capture ? try opened.pipe() : nil
+            stdinPipe = input.isEmpty ? nil : try opened.pipe()
+            // Hold a descriptor number for the pidfd, so that running out of descriptors
+            // is detected before the child starts, not after.
+            reservation = try opened.add(fcntl(devNullFD, F_DUPFD_CLOEXEC, 3))
+        } catch {
+            opened.closeAll()
+            throw error
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        switch spec.stdin {
+        case .null:
+            posix_spawn_file_actions_adddup2(&actions, devNullFD, 0)
+        case .bytes:
+            posix_spawn_file_actions_adddup2(&actions, stdinPipe?.read ?? devNullFD, 0)
+        case .terminal:
+            break
+        }
+        if let stdoutPipe, let stderrPipe {
+            posix_spawn_file_actions_adddup2(&actions, stdoutPipe.write, 1)
+            posix_spawn_file_actions_adddup2(&actions, stderrPipe.write, 2)
+        }
+        if let dir = spec.directory {
+            cflow_spawn_file_actions_addchdir(&actions, dir)
+        }
+        // Our own descriptors are all close-on-exec, but flow may have inherited some
+        // without it (a test runner's, a jobserver's): only 0, 1 and 2 reach a step.
+        cflow_spawn_file_actions_addclosefrom(&actions, 3)
+
+        var pid: pid_t = 0
+        let argv = CStringArray([spec.executable] + spec.arguments)
+        let envp = CStringArray(environment: spec.environment)
+        let rc = posix_spawn(&pid, path, &actions, spawnAttributes.pointer, argv.pointers, envp.pointers)
+        if rc != 0 {
+            opened.closeAll()
+            if SpawnError.isExhaustion(rc) { throw .resourcesExhausted(errno: rc) }
+            if rc == ENOENT || rc == ENOTDIR || rc == EACCES, let dir = spec.directory, !ExecutableLookup.isDirectory(dir) {
+                throw .directoryNotFound(dir)
+            }
+            if rc == ENOENT { throw .executableNotFound(spec.executable) }
+            throw .failed(executable: spec.executable, errno: rc)
+        }
+
+        // The child has its copies; ours of the write ends must go, or EOF never comes.
+        if let stdoutPipe, let stderrPipe {
+            opened.close(stdoutPipe.write)
+            opened.close(stderrPipe.write)
+            _ = fcntl(stdoutPipe.read, F_SETFL, O_NONBLOCK)
+            _ = fcntl(stderrPipe.read, F_SETFL, O_NONBLOCK)
+        }
+        var inputWritten = 0
+        if let stdinPipe {
+            // Write what fits now, while we still hold the read end: that write cannot
+            // fail with EPIPE/SIGPIPE even if the child already exited. The rest (beyond
+            // the pipe buffer) goes through the loop, which handles EPIPE.
+            _ = fcntl(stdinPipe.write, F_SETFL, O_NONBLOCK)
+            inputWritten = ProcessHub.writeSome(stdinPipe.write, input, from: 0)
+            opened.close(stdinPipe.read)
+            if inputWritten >= input.count { opened.close(stdinPipe.write) }
+        }
+
+        let child = ChildProcess(pid: pid)
+        let io = ChildIO(token: nextToken.add(1, ordering: .relaxed).oldValue, child: child, onOutput: onOutput)
+        io.stdoutFD = stdoutPipe?.read ?? -1
+        io.stderrFD = stderrPipe?.read ?? -1
+        if let stdinPipe, inputWritten < input.count {
+            io.stdinFD = stdinPipe.write
+            io.pendingInput = input
+            io.inputOffset = inputWritten
+        }
+
+        opened.close(reservation)
+        if usesPidfd {
+            io.pidfd = cflow_pidfd_open(pid)
+            if io.pidfd < 0 {
+                let code = errno
+                abandon(io)
+                throw SpawnError.isExhaustion(code) ? .resourcesExhausted(errno: code) : .failed(executable: spec.executable, errno: code)
+            }
+        }
+
+        // Before the loop can see the child, so the loop cannot reap it (and take the
+        // terminal back) before it was handed over.
+        if spec.isInteractive {
+            io.terminal = TerminalHandoff.handOver(ttyFD: ttyFD, to: pid)
+        }
+
+        // Register with epoll first and publish last: the pidfd may fire at once, and
+        // the loop ignores events of tokens it does not know yet (they are level-
+        // triggered, so they come again). Pipes go in before the pidfd for the same reason.
+        var ok = true
+        if io.stdoutFD >= 0 { ok = ok && watch(io.stdoutFD, io.token, kind: HubEventLoop.kindStdout, events: EPOLLIN.rawValue) }
+        if io.stderrFD >= 0 { ok = ok && watch(io.stderrFD, io.token, kind: HubEventLoop.kindStderr, events: EPOLLIN.rawValue) }
+        if io.stdinFD >= 0 { ok = ok && watch(io.stdinFD, io.token, kind: HubEventLoop.kindStdin, events: EPOLLOUT.rawValue) }
+        if io.pidfd >= 0 { ok = ok && watch(io.pidfd, io.token, kind: HubEventLoop.kindPidfd, events: EPOLLIN.rawValue) }
+        if !ok {
+            let code = errno
+            abandon(io)
+            throw .resourcesExhausted(errno: code)
+        }
+        registry.withLock { $0[io.token] = io }
+        if !usesPidfd { wake() }  // its SIGCHLD may have come before it was registered
+        return child
+    }
+
+    /// Adds `fd` to the epoll set under `token`/`kind`.
+    private func watch(_ fd: Int32, _ token: UInt64, kind: UInt64, events: UInt32) -> Bool {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = token << 2 | kind
+        return epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0
+    }
+
+    /// Undoes a spawn that cannot be watched: kills the group, reaps it synchronously
+    /// (quick: SIGKILL cannot be caught) and closes everything.
+    private func abandon(_ io: ChildIO) {
+        let pid = io.child.pid
+        io.terminal?.takeBack()
+        io.child.state.withLock { state in
+            _ = Glibc.kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            state.reaped = true
+        }
+        for fd in [io.stdoutFD, io.stderrFD, io.stdinFD, io.pidfd] where fd >= 0 {
+            _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+            close(fd)
+        }
+    }
+
+    /// Non-blocking write of `bytes[from...]`; returns the new offset (stops at EAGAIN
+    /// or an error, which the caller sees as "not everything written").
+    static func writeSome(_ fd: Int32, _ bytes: [UInt8], from offset: Int) -> Int {
+        var offset = offset
+        bytes.withUnsafeBytes { buffer in
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+        }
+        return offset
+    }
+}
+
+/// Descriptors created during one spawn, closed together if the spawn fails.
+private struct OpenedDescriptors {
+    private var fds: [Int32] = []
+
+    /// A close-on-exec pipe; throws `resourcesExhausted` on EMFILE/ENFILE.
+    mutating func pipe() throws(SpawnError) -> (read: Int32, write: Int32) {
+        var ends: (Int32, Int32) = (-1, -1)
+        let rc = withUnsafeMutablePointer(to: &ends) {
+            $0.withMemoryRebound(to: Int32.self, capacity: 2) { cflow_pipe_cloexec($0) }
+        }
+        if rc != 0 { throw OpenedDescriptors.error(errno) }
+        fds.append(ends.0)
+        fds.append(ends.1)
+        return (ends.0, ends.1)
+    }
+
+    /// Records `fd` (result of a call that returns -1 on failure).
+    mutating func add(_ fd: Int32) throws(SpawnError) -> Int32 {
+        if fd < 0 { throw OpenedDescriptors.error(errno) }
+        fds.append(fd)
+        return fd
+    }
+
+    mutating func close(_ fd: Int32) {
+        if let i = fds.firstIndex(of: fd) { fds.remove(at: i) }
+        _ = Glibc.close(fd)
+    }
+
+    func closeAll() {
+        for fd in fds { _ = Glibc.close(fd) }
+    }
+
+    private static func error(_ code: Int32) -> SpawnError {
+        SpawnError.isExhaustion(code) ? .resourcesExhausted(errno: code) : .failed(executable: "pipe", errno: code)
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CFlowSys
+import Synchronization
+
+/// Starts flow's child processes and watches all of them from ONE event-loop thread.
+///
+/// The loop waits with epoll on every child's output pipes, stdin pipe and pidfd, so a
+/// thousand children cost a thousand registrations, not a thousand threads. When a
+/// leader exits, the loop sweeps its process group with SIGKILL (so `cmd &` grandchildren
+/// never survive), reaps it, drains the pipes to end-of-file (bounded, in case something
+/// escaped the group) and only then publishes the `Termination`.
+///
+/// Kernels without pidfd (before 5.3) fall back to a chained SIGCHLD handler that wakes
+/// the loop, which then polls its children with `waitid(WNOWAIT)`.
+public final class ProcessHub: Sendable {
+    /// The hub flow uses; its thread starts on first use and lives as long as the process.
+    public static let shared = ProcessHub()
+
+    /// Read size for captured output: large chunks keep syscalls per megabyte low.
+    static let readChunk = 64 * 1024
+
+    let epollFD: Int32
+    /// eventfd the SIGCHLD notifier writes to (fallback mode); also a generic wake-up.
+    let wakeFD: Int32
+    /// Shared read/write `/dev/null` given to children as stdin (saves an open per child).
+    let devNullFD: Int32
+    /// The controlling terminal, or -1 (no terminal: interactive children just inherit).
+    let ttyFD: Int32
+    let usesPidfd: Bool
+    let drainNanoseconds: UInt64
+    let spawnAttributes: SpawnAttributes
+
+    /// Children the loop still watches, by token. Written by spawners and the loop.
+    let registry = Mutex<[UInt64: ChildIO]>([:])
+    let nextToken = Atomic<UInt64>(1)
+
+    /// A hub with pidfds when the kernel has them and a 200 ms output drain.
+    public convenience init() {
+        self.init(useProcessDescriptors: true, drainMilliseconds: 200)
+    }
+
+    /// `useProcessDescriptors: false` forces the SIGCHLD fallback (for tests).
+    init(useProcessDescriptors: Bool, drainMilliseconds: Int) {
+        ProcessHub.ensureStandardDescriptorsOpen()
+        devNullFD = open("/dev/null", O_RDWR | O_CLOEXEC)
+        precondition(devNullFD >= 0, "flow: cannot open /dev/null")
+        ttyFD = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        precondition(epollFD >= 0, "flow: epoll_create1 failed")
+        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        precondition(wakeFD >= 0, "flow: eventfd failed")
+        var pidfdWorks = false
+        if useProcessDescriptors {
+            let probe = cflow_pidfd_open(getpid())
+            if probe >= 0 {
+                close(probe)
+                pidfdWorks = true
+            }
+        }
+        usesPidfd = pidfdWorks
+        drainNanoseconds = UInt64(max(0, drainMilliseconds)) * 1_000_000
+        spawnAttributes = SpawnAttributes()
+
+        if !usesPidfd {
+            precondition(cflow_install_sigchld_notifier(wakeFD) == 0, "flow: cannot install SIGCHLD handler")
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = HubEventLoop.wakeToken
+        precondition(epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0, "flow: epoll_ctl failed")
+
+        HubEventLoop.start(hub: self)
+    }
+
+    /// Children not yet finished (spawned and still running or draining).
+    public var activeChildren: Int {
+        registry.withLock { $0.count }
+    }
+
+    /// Sends `signal` to the process group of every unfinished child (see
+    /// `ChildProcess.signalGroup`), e.g. for a second Ctrl-C that must end everything now.
+    public func signalAll(_ signal: Int32) {
+        let children = registry.withLock { $0.values.map(\.child) }
+        for child in children { child.signalGroup(signal) }
+    }
+
+    /// Wakes the loop (fallback mode: makes it look for exits it may have missed).
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    /// Descriptors 0, 1 and 2 must exist: otherwise a pipe could land on one of them and
+    /// a `dup2(fd, fd)` in the child would keep its close-on-exec flag, losing the stream.
+    static func ensureStandardDescriptorsOpen() {
+        for fd in Int32(0)...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            _ = open("/dev/null", O_RDWR)  // takes the lowest free number: `fd`
+        }
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a child could not be started. Nothing ran when this is thrown.
+public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The working directory does not exist or is not a directory.
+    case directoryNotFound(String)
+    /// No executable of that name in the child's `PATH`, or the path does not exist.
+    case executableNotFound(String)
+    /// Out of file descriptors or processes (EMFILE, ENFILE, EAGAIN). Transient: queue
+    /// the step and retry when another child finishes.
+    case resourcesExhausted(errno: Int32)
+    /// Any other failure of `posix_spawn` and friends (e.g. EACCES, ENOEXEC).
+    case failed(executable: String, errno: Int32)
+
+    /// Whether retrying later may succeed (see `resourcesExhausted`).
+    public var isRetryable: Bool {
+        if case .resourcesExhausted = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .directoryNotFound(let dir):
+            return "working directory `\(dir)` does not exist"
+        case .executableNotFound(let name):
+            return "command `\(name)` not found"
+        case .resourcesExhausted(let code):
+            return "cannot start a process now: \(SpawnError.message(code))"
+        case .failed(let executable, let code):
+            return "cannot run `\(executable)`: \(SpawnError.message(code))"
+        }
+    }
+
+    /// strerror text, lowercased to match flow's diagnostic wording.
+    static func message(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        let s = String(cString: text)
+        guard let first = s.first else { return s }
+        return first.lowercased() + s.dropFirst()
+    }
+
+    /// Whether an errno means "out of descriptors or processes".
+    static func isExhaustion(_ code: Int32) -> Bool {
+        code == EMFILE || code == ENFILE || code == EAGAIN
+    }
+}

@@ -1,0 +1,55 @@
+/// `--output json`: one JSON object per line per event (`run_started`, `step_state`,
+/// `output`, `note`, `run_finished`), each with a timestamp, the run id and the step path.
+public final class JSONReporter: RunObserver, @unchecked Sendable {
+    let out = OutputWriter(fd: 1)
+    var runID = ""
+
+    public init() {}
+
+    func write(_ members: [(String, JSONValue)]) {
+        out.append(JSONValue.object(members).rendered() + "\n")
+    }
+
+    public func handle(_ event: RunEvent) {
+        switch event {
+        case .runStarted(let info):
+            runID = info.id
+            write([("event", .string("run_started")), ("time", .string(info.startedAt.iso8601)), ("run_id", .string(info.id)),
+                   ("workflow", .string(info.workflowName)), ("file", .string(info.file)), ("steps", .int(info.totalSteps))])
+        case .stepState(let t):
+            var members: [(String, JSONValue)] = [
+                ("event", .string("step_state")), ("time", .string(t.time.iso8601)), ("run_id", .string(runID)),
+                ("step", .string(t.step.path)), ("name", t.step.name.map(JSONValue.string) ?? .null),
+                ("kind", .string(t.step.kind)), ("from", .string(t.from.rawValue)), ("to", .string(t.to.rawValue)),
+                ("attempt", .int(t.attempt)),
+            ]
+            if let code = t.exitCode { members.append(("exit_code", .int(Int(code)))) }
+            if let signal = t.signal { members.append(("signal", .int(Int(signal)))) }
+            if let reason = t.reason { members.append(("reason", .string(reason))) }
+            if let elapsed = t.elapsed { members.append(("elapsed_seconds", .double((elapsed * 1000).rounded() / 1000))) }
+            write(members)
+        case .note(let step, let message):
+            write([("event", .string("note")), ("time", .string(Timestamp.now().iso8601)), ("run_id", .string(runID)),
+                   ("step", step.map { .string($0.path) } ?? .null), ("message", .string(message))])
+        case .runFinished(let outcome):
+            var counts: [(String, JSONValue)] = []
+            for state in StepState.allCases where (outcome.counts[state] ?? 0) > 0 {
+                counts.append((state.rawValue, .int(outcome.counts[state]!)))
+            }
+            write([("event", .string("run_finished")), ("time", .string(outcome.time.iso8601)), ("run_id", .string(runID)),
+                   ("status", .string(outcome.status.rawValue)), ("exit_code", .int(Int(outcome.exitCode))),
+                   ("counts", .object(counts)), ("elapsed_seconds", .double((outcome.elapsed * 1000).rounded() / 1000))])
+            out.flush()
+        }
+    }
+
+    public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
+        write([("event", .string("output")), ("time", .string(Timestamp.now().iso8601)), ("run_id", .string(runID)),
+               ("step", .string(step.path)), ("stream", .string(stream == .stdout ? "stdout" : "stderr")),
+               ("line", .string(String(decoding: line, as: UTF8.self)))])
+    }
+
+    public func finish() {
+        out.flush()
+    }
+}

@@ -1,0 +1,75 @@
+/// `--output prefixed` (and `--quiet`): each output line as `name | line`, whole lines only;
+/// `▶`/`✓`/`✗` lines for the start and end of steps; the summary at the end.
+///
+/// Step output keeps its stream (stdout or stderr); flow's own lines go to stderr, as
+/// go-task and make do, so a step's stdout can be piped cleanly.
+public final class PrefixedReporter: RunObserver, @unchecked Sendable {
+    let out = OutputWriter(fd: 1)
+    let err = OutputWriter(fd: 2)
+    let style: ReporterStyle
+    let quiet: Bool
+    var log = FailureLog()
+    var width = 0
+
+    public init(color: Bool, quiet: Bool, labelWidth: Int = 0) {
+        style = ReporterStyle(color: color)
+        self.quiet = quiet
+        width = min(labelWidth, 24)
+    }
+
+    func prefix(_ step: StepRef) -> String {
+        let label = step.label
+        let padded = label.count < width ? label + String(repeating: " ", count: width - label.count) : label
+        return style.paint(padded, "36") + " | "
+    }
+
+    public func handle(_ event: RunEvent) {
+        switch event {
+        case .runStarted:
+            break
+        case .stepState(let t):
+            log.finished(t)
+            guard !quiet, t.step.kind == "shell" || t.step.kind == "delay" else { return }
+            switch t.to {
+            case .running:
+                var line = "\(style.state(.running)) \(t.step.label)"
+                if t.attempt > 1 { line += " (attempt \(t.attempt))" }
+                out.flush()
+                err.append(line + "\n")
+                err.flush()
+            case .succeeded, .failed, .timedOut, .cancelled, .undone, .undoFailed:
+                out.flush()
+                err.append("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))\n")
+                err.flush()
+            default:
+                break
+            }
+        case .note(let step, let message):
+            guard !quiet else { return }
+            out.flush()
+            err.append(style.paint((step.map { "\($0.label): " } ?? "") + message, "2") + "\n")
+            err.flush()
+        case .runFinished(let outcome):
+            out.flush()
+            if !log.failed.isEmpty { log.replay(to: err, style: style) }
+            err.append(style.summary(outcome) + "\n")
+            err.flush()
+        }
+    }
+
+    public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
+        log.record(step, stream, line)
+        guard !quiet else { return }
+        let writer = stream == .stdout ? out : err
+        if stream == .stderr { out.flush() }
+        writer.append(prefix(step))
+        writer.append(line)
+        writer.append(byte: 0x0A)
+        if stream == .stderr { err.flush() }
+    }
+
+    public func finish() {
+        out.flush()
+        err.flush()
+    }
+}

@@ -1,0 +1,54 @@
+/// Color and symbols for human-readable reporters.
+struct ReporterStyle: Sendable {
+    var color: Bool
+
+    func paint(_ text: String, _ code: String) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    func state(_ state: StepState) -> String {
+        switch state {
+        case .succeeded, .undone: return paint(state.symbol, "32")
+        case .failed, .timedOut, .undoFailed: return paint(state.symbol, "31")
+        case .cancelled: return paint(state.symbol, "33")
+        case .running, .retrying, .undoing: return paint(state.symbol, "36")
+        default: return paint(state.symbol, "2")
+        }
+    }
+
+    /// `exit 2`, `signal 9`, `timed out`… for the end line of a step.
+    static func detail(_ t: StepTransition) -> String {
+        var parts: [String] = []
+        switch t.to {
+        case .failed:
+            if let signal = t.signal { parts.append("signal \(signal)") } else if let code = t.exitCode, code != 0 {
+                parts.append("exit \(code)")
+            } else if let reason = t.reason { parts.append(reason) }
+        case .timedOut: parts.append(t.reason ?? "timed out")
+        case .cancelled: parts.append("cancelled")
+        case .undoFailed: parts.append("undo failed")
+        case .undone: parts.append("undone")
+        default: break
+        }
+        if let elapsed = t.elapsed { parts.append(formatElapsed(elapsed)) }
+        return parts.joined(separator: " ")
+    }
+
+    /// The summary line: counts per final state and the wall time.
+    func summary(_ outcome: RunOutcome) -> String {
+        let order: [StepState] = [.succeeded, .failed, .timedOut, .cancelled, .skipped, .undone, .undoFailed]
+        var parts: [String] = []
+        for state in order {
+            let count = outcome.counts[state] ?? 0
+            if count > 0 || state == .succeeded { parts.append("\(count) \(state.rawValue)") }
+        }
+        let head: String
+        switch outcome.status {
+        case .succeeded: head = paint("✓ succeeded", "1;32")
+        case .failed: head = paint("✗ failed", "1;31")
+        case .cancelled: head = paint("⊘ cancelled", "1;33")
+        case .running: head = "running"
+        }
+        return "\(head): " + parts.joined(separator: ", ") + " in \(formatElapsed(outcome.elapsed))"
+    }
+}

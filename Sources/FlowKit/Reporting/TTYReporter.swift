@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// `--output tty`: a live tree of the run on the terminal — the state of every step, elapsed
+/// times, the last line of each running step and a finished/total count. The finished tree
+/// stays on screen, followed by the full output of failed steps and the summary.
+///
+/// Lines that `print` steps print go above the tree and stay. When the tree is taller than
+/// the terminal, only running and failed steps are listed; lines are cut to the width.
+public final class TTYReporter: RunObserver, @unchecked Sendable {
+    struct Row {
+        var path: String
+        var depth: Int
+        var label: String
+        var isLeaf: Bool
+        var state = StepState.pending
+        var started: Double?
+        var elapsed: Double?
+        var lastLine = ""
+    }
+
+    let out = OutputWriter(fd: 2)
+    let style: ReporterStyle
+    let lock = Mutex(())
+    var rows: [Row] = []
+    var index: [String: Int] = [:]
+    var drawn = 0
+    var finished = 0
+    var total = 0
+    var log = FailureLog()
+    var done = false
+    var ticker: Task<Void, Never>?
+
+    public init(plan: Plan, color: Bool) {
+        style = ReporterStyle(color: color)
+        func add(_ node: PlanNode, depth: Int) {
+            index[node.path] = rows.count
+            rows.append(Row(path: node.path, depth: depth, label: Self.describe(node), isLeaf: !node.isGroup))
+            if !node.isGroup { total += 1 }
+            for child in node.children { add(child, depth: depth + 1) }
+            for child in node.finally { add(child, depth: depth + 1) }
+        }
+        for child in plan.root.children + plan.root.finally { add(child, depth: 0) }
+    }
+
+    static func describe(_ node: PlanNode) -> String {
+        if let name = node.name { return name }
+        switch node.kind {
+        case .shell(let task): return PlanPrinter.oneLine(task.command.raw)
+        case .delay(let d): return "delay \(d.compact)"
+        case .print(let message, _): return "print " + PlanPrinter.oneLine(message.raw)
+        default: return node.keyword
+        }
+    }
+
+    func start() {
+        ticker = Task.detached { [weak self] in
+            while let self, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                self.lock.withLock { _ in if !self.done { self.redraw() } }
+            }
+        }
+    }
+
+    public func handle(_ event: RunEvent) {
+        lock.withLock { _ in
+            switch event {
+            case .runStarted:
+                start()
+                redraw()
+            case .stepState(let t):
+                log.finished(t)
+                guard let i = index[t.step.path], !t.step.isUndo else {
+                    if t.step.isUndo, t.to.isFinal || t.to == .undone { clear(); out.append("\(style.state(t.to)) undo \(t.step.label) \(ReporterStyle.detail(t))\n"); redraw() }
+                    return
+                }
+                let wasFinal = rows[i].state.isFinal
+                rows[i].state = t.to
+                if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
+                if let elapsed = t.elapsed { rows[i].elapsed = elapsed }
+                if rows[i].isLeaf, t.to.isFinal, !wasFinal, t.to != .undone { finished += 1 }
+                if t.to == .skipped { markSkipped(below: i) }
+                redraw()
+            case .note(let step, let message):
+                clear()
+                out.append(style.paint((step.map { "\($0.label): " } ?? "") + message, "2") + "\n")
+                redraw()
+            case .runFinished(let outcome):
+                done = true
+                ticker?.cancel()
+                redraw()
+                drawn = 0
+                log.replay(to: out, style: style)
+                out.append(style.summary(outcome) + "\n")
+                out.flush()
+            }
+        }
+    }
+
+    /// A skipped group's steps never get events of their own.
+    func markSkipped(below i: Int) {
+        var j = i + 1
+        while j < rows.count, rows[j].depth > rows[i].depth {
+            if rows[j].state == .pending {
+                rows[j].state = .skipped
+                if rows[j].isLeaf { finished += 1 }
+            }
+            j += 1
+        }
+    }
+
+    public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
+        lock.withLock { _ in
+            log.record(step, stream, line)
+            if step.kind == "print" {
+                clear()
+                out.append(line)
+                out.append(byte: 0x0A)
+                redraw()
+            } else if let i = index[step.path] {
+                rows[i].lastLine = String(decoding: line, as: UTF8.self)
+            }
+        }
+    }
+
+    public func finish() {
+        lock.withLock { _ in out.flush() }
+    }
+
+    var terminalSize: (width: Int, height: Int) {
+        var size = winsize()
+        if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+            return (Int(size.ws_col), Int(size.ws_row))
+        }
+        return (80, 24)
+    }
+
+    func clear() {
+        if drawn > 0 { out.append("\u{1B}[\(drawn)F\u{1B}[J") }
+        drawn = 0
+    }
+
+    func redraw() {
+        let (width, height) = terminalSize
+        clear()
+        let now = Timestamp.monotonic()
+        var visible = rows.indices.map { $0 }
+        if rows.count + 1 > height - 1 {
+            visible = rows.indices.filter { [.running, .retrying, .failed, .timedOut].contains(rows[$0].state) }
+            if visible.count + 1 > height - 1 { visible = Array(visible.suffix(max(height - 2, 1))) }
+        }
+        var lines: [String] = []
+        for i in visible {
+            let row = rows[i]
+            var text = String(repeating: "  ", count: row.depth) + style.state(row.state) + " " + row.label
+            var plainCount = row.depth * 2 + 2 + row.label.count
+            var time: Double?
+            if let elapsed = row.elapsed, row.state.isFinal { time = elapsed } else if let started = row.started, !row.state.isFinal { time = now - started }
+            if let time, row.state != .skipped {
+                let t = " " + formatElapsed(time)
+                text += style.paint(t, "2")
+                plainCount += t.count
+            }
+            if row.state == .running, !row.lastLine.isEmpty, plainCount + 4 < width {
+                let room = width - plainCount - 3
+                let last = String(row.lastLine.unicodeScalars.prefix(room).map(Character.init))
+                text += style.paint("  " + last, "2")
+                plainCount += 2 + min(room, row.lastLine.unicodeScalars.count)
+            }
+            if plainCount > width {
+                text = String(text.unicodeScalars.prefix(width - 1).map(Character.init))
+                if style.color { text += "\u{1B}[0m" }
+            }
+            lines.append(text)
+        }
+        lines.append(style.paint("\(finished)/\(total) steps finished", "1"))
+        for line in lines { out.append(line + "\n") }
+        drawn = lines.count
+        out.flush()
+    }
+}
