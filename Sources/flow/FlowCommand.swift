@@ -7,8 +7,8 @@ struct FlowCommand: AsyncParsableCommand {
         commandName: "flow",
         abstract: "Run YAML workflows of shell steps, in sequence and concurrently.",
         discussion: """
-            A workflow is a YAML file of steps (print, delay, shell, use) nested in sequential
-            and concurrent groups. Check it with `flow validate`, see what would run with
+            A workflow is a YAML file of steps (print, delay, shell, use) nested in sequential \
+            and concurrent groups. Check it with `flow validate`, see what would run with \
             `flow plan`, and run it with `flow run`.
 
             Examples:

@@ -7,9 +7,9 @@ struct PlanCommand: ParsableCommand {
         commandName: "plan",
         abstract: "Print the execution tree of a workflow; run nothing.",
         discussion: """
-            Shows every step with its kind, name, command or message (static expressions
-            resolved), and options. Steps that --tags, --skip-tags or --only leave out are
-            marked "○ … (skipped: not selected)". The last line counts the steps and gives
+            Shows every step with its kind, name, command or message (static expressions \
+            resolved), and options. Steps that --tags, --skip-tags or --only leave out are \
+            marked "○ … (skipped: not selected)". The last line counts the steps and gives \
             the shortest wall time their delays imply.
             """
     )

@@ -9,8 +9,8 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             With --dry-run, prints the execution tree (as `flow plan` does) and runs nothing.
 
-            Exit status: 0 when every step succeeded (or was skipped, or failed with
-            continue_on_error); 1 when a step failed; 2 when the workflow is invalid or the
+            Exit status: 0 when every step succeeded (or was skipped, or failed with \
+            continue_on_error); 1 when a step failed; 2 when the workflow is invalid or the \
             command line is wrong (nothing ran); 130 after SIGINT; 143 after SIGTERM.
             """
     )

@@ -11,7 +11,7 @@ struct SchemaCommand: ParsableCommand {
               flow schema > flow.schema.json
             then put this first line in a workflow:
               # yaml-language-server: $schema=./flow.schema.json
-            or map a file pattern to it in your editor's YAML settings (see docs/cli.md).
+            or map a file pattern to it in your editor's YAML settings (see docs/editor-setup.md).
             """
     )
 

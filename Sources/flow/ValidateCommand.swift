@@ -7,8 +7,8 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check workflow files and print every problem; run nothing.",
         discussion: """
-            Each problem is printed as FILE:LINE:COLUMN: error|warning: message, with the
-            source line and a caret under it. Exit status: 0 when no errors (warnings are
+            Each problem is printed as FILE:LINE:COLUMN: error|warning: message, with the \
+            source line and a caret under it. Exit status: 0 when no errors (warnings are \
             allowed unless --strict), 1 when any file has errors, 2 on usage errors.
 
             In GitHub Actions, `--format github` turns problems into annotations:

@@ -18,7 +18,7 @@ public struct LoadedWorkflow: Sendable {
             return load(SourceFile(path: path, bytes: bytes))
         } catch {
             let file = SourceFile(path: path, bytes: [])
-            let diagnostic = Diagnostic(.error, .fileUnreadable, error.reason, file: file,
+            let diagnostic = Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(error.reason)", file: file,
                                         span: SourceSpan(line: 1, column: 1, length: 0))
             return LoadedWorkflow(file: file, workflow: nil, diagnostics: [diagnostic])
         }

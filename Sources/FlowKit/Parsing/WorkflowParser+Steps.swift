@@ -232,6 +232,10 @@ extension WorkflowParser {
     mutating func condition(_ id: Int32) -> Located<Expression>? {
         let node = document[id]
         if let b = node.boolValue { return Located(.literal(.bool(b), valueSpan(node)), valueSpan(node)) }
+        if node.isPlainScalar, ["yes", "no", "on", "off", "Yes", "No", "On", "Off"].contains(node.value) {
+            _ = bool(id, "`if`")
+            return nil
+        }
         guard let text = string(id, "`if`") else { return nil }
         let locator = ScalarLocator(node: node, file: file)
         var source = text.value

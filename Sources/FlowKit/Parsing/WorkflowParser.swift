@@ -60,7 +60,7 @@ public struct WorkflowParser {
                     }
                     workflow.version = version
                 }
-            case "name": workflow.name = identifier(value, "workflow name")
+            case "name": workflow.name = string(value, "the workflow `name`")
             case "description": workflow.description = string(value, "`description`")
             case "shell": workflow.shell = shellProgram(value)
             case "env": workflow.env = envVars(value)

@@ -56,6 +56,7 @@ public struct PlanPrinter {
         }
         let options = optionText(node)
         if !options.isEmpty { out += "  [" + options.joined(separator: " · ") + "]" }
+        if let description = node.description { out += "  — " + Self.oneLine(description) }
         if !node.selected { out += "  (skipped: not selected)" }
         out += "\n"
         let childPrefix = prefix + (last ? "   " : "│  ")

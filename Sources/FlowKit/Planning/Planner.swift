@@ -24,11 +24,17 @@ public struct Planner {
         var tagMatched: Bool
         /// `--only`: an ancestor is the chosen step.
         var insideOnly: Bool
+        /// `--skip-tags`: an ancestor carries a skipped tag.
+        var skipped = false
         var scope: Int
         var depth: Int
     }
 
     mutating func build() throws(PlanError) -> Plan {
+        if options.action == nil, let first = options.with.first {
+            throw PlanError("--with \(first.name)=… sets a parameter of an action, but no ACTION was given",
+                            help: "name the action after the file: flow run FILE ACTION --with \(first.name)=…")
+        }
         var vars = workflow.vars.map { ($0.name.value, $0.value.value) }
         for (name, value) in options.vars {
             guard let index = vars.firstIndex(where: { $0.0 == name }) else {
@@ -37,9 +43,10 @@ public struct Planner {
             }
             vars[index].1 = value
         }
-        if let only = options.only, !Self.contains(name: only, in: workflow.steps + workflow.finally) {
+        let onlyScope = options.action.flatMap { workflow.action(named: $0)?.steps } ?? (workflow.steps + workflow.finally)
+        if let only = options.only, !Self.contains(name: only, in: onlyScope) {
             var names: [String] = []
-            Self.collectNames(workflow.steps + workflow.finally, into: &names)
+            Self.collectNames(onlyScope, into: &names)
             throw PlanError("no step named `\(only)` for --only", help: Suggestion.help(for: only, in: names))
         }
         let context = Context(env: workflow.env, shell: workflow.defaults.shell?.value ?? workflow.shell?.value ?? .sh,
@@ -99,9 +106,14 @@ public struct Planner {
         if let shell = step.shell { inner.shell = shell.value }
         inner.depth += 1
         if !options.tags.isEmpty, tags.contains(where: options.tags.contains) { inner.tagMatched = true }
-        if let only = options.only, step.name?.value == only, context.scope == 0 { inner.insideOnly = true }
-        let skipped = tags.contains(where: options.skipTags.contains)
+        // `--only` names a step of the workflow (or of the ACTION being run), never one
+        // inside another action's body.
+        let onlyScope = options.action == nil ? 0 : 1
+        if let only = options.only, step.name?.value == only, context.scope == onlyScope { inner.insideOnly = true }
+        let skipped = context.skipped || tags.contains(where: options.skipTags.contains)
+        inner.skipped = skipped
         let alwaysTagged = tags.contains("always")
+        if alwaysTagged { inner.tagMatched = true }
         let sub = path.isEmpty ? "" : path + "."
 
         let kind: PlanNode.Kind
@@ -139,7 +151,8 @@ public struct Planner {
         }
         let undo = try nodes(step.undo ?? [], prefix: sub + "u", context: inner)
         let selectedHere: Bool
-        if skipped || !inner.insideOnly && !Self.contains(name: options.only ?? "", in: [step]) {
+        let onPathToOnly = context.scope == onlyScope && Self.contains(name: options.only ?? "", in: [step])
+        if skipped || !inner.insideOnly && !onPathToOnly {
             selectedHere = false
         } else if isLeaf {
             selectedHere = inner.tagMatched || alwaysTagged
@@ -166,7 +179,7 @@ public struct Planner {
     mutating func useNode(action: Action, with: [(name: String, value: Template)], path: String, name: String?,
                           base: Step?, context: Context) throws(PlanError) -> PlanNode
     {
-        guard context.depth < 64 else { throw PlanError("actions nest deeper than 64 levels") }
+        guard context.depth < 64 else { throw PlanError("`use` steps nest deeper than 64 levels") }
         var inner = context
         inner.scope = nextScope
         nextScope += 1
@@ -178,7 +191,10 @@ public struct Planner {
         let sub = path.isEmpty ? "" : path + "."
         let children = try nodes(action.steps, prefix: sub, context: inner)
         let undo = try nodes(base?.undo ?? [], prefix: sub + "u", context: context)
-        let skipped = base.map { $0.tags.contains(where: { options.skipTags.contains($0.value) }) } ?? false
+        let skipped = context.skipped || (base.map { $0.tags.contains(where: { options.skipTags.contains($0.value) }) } ?? false)
+        inner.skipped = skipped
+        if base?.tags.contains(where: { $0.value == "always" }) == true { inner.tagMatched = true }
+        if let only = options.only, let name, name == only, context.scope == 0, options.action == nil { inner.insideOnly = true }
         return PlanNode(
             path: path, name: name, kind: .use(action: action.name.value, with: params), children: children, finally: [],
             undo: undo, condition: base?.condition?.value, timeout: base?.timeout?.value, retry: base?.retry?.value,

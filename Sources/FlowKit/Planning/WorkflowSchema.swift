@@ -70,7 +70,7 @@ public enum WorkflowSchema {
         var variants: [JSONValue] = [.object([("type", .string("string")), ("description", .string("Shorthand for a shell step."))])]
         for kind in StepKind.keywords {
             var properties: [(String, JSONValue)] = [(kind, kindValue(kind))]
-            properties += commonProperties
+            properties += commonProperties.filter { $0.0 != "outputs" || kind == "shell" }
             for option in StepKind.kindOptions[kind] ?? [] { properties.append((option, kindOption(option))) }
             if ["sequential", "concurrent", "use"].contains(kind) {
                 properties.append(("shell", .object([("$ref", .string("#/$defs/shellProgram")),
@@ -87,7 +87,9 @@ public enum WorkflowSchema {
     }
 
     static var value: JSONValue {
-        let durationPattern = #"^\s*(([0-9]+(\.[0-9]+)?)(h|m|s|ms))+\s*$|^\s*[0-9]+(\.[0-9]+)?\s*$"#
+        // Units in order, each at most once (`1h30m`, not `30m1h`), or a bare number of seconds.
+        let n = #"[0-9]+(\.[0-9]+)?"#
+        let durationPattern = #"^\s*(?=[0-9])("# + n + #"h)?("# + n + #"m(?!s))?("# + n + #"s)?("# + n + #"ms)?\s*$|^\s*"# + n + #"\s*$"#
         let defs: [(String, JSONValue)] = [
             ("duration", .object([
                 ("description", .string("250ms, 1s, 1.5s, 2m, 1h30m, or a number of seconds.")),

@@ -137,7 +137,7 @@ extension Validator {
         }
         guard !finished.contains(name.value) else { return }
         guard let site else {
-            bag.error(.laterReference, "`\(name.value)` has not run when the workflow's `env` is evaluated", at: name.span,
+            bag.error(.laterReference, "`\(name.value)` has not run when the workflow's `env` and `defaults` are evaluated", at: name.span,
                       notes: [.init("`\(name.value)` is here", at: target.name.span)])
             return
         }
