@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libyaml itself, read through its event API (see docs/architecture.md).
@@ -22,17 +23,25 @@ let package = Package(
         // C shims for what Swift's Glibc import lacks (spawn file actions, pidfd, siginfo).
         .target(name: "CFlowSys"),
         .target(name: "FlowKit", dependencies: ["CYAML", "CFlowSys"]),
+        // The run journal: an observer of the event stream, in SQLite (kept out of FlowKit so
+        // static commands never load a database library).
+        .target(
+            name: "FlowJournal",
+            dependencies: ["FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The thin command-line front end.
         .executableTarget(
             name: "flow",
             dependencies: [
                 "FlowKit",
+                "FlowJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A small child process for the end-to-end and signal tests.
         .executableTarget(name: "flow-test-child"),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
+        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal"]),
         .testTarget(
             name: "FlowEndToEndTests",
             dependencies: ["flow", "flow-test-child"],

@@ -20,6 +20,7 @@ struct FlowCommand: AsyncParsableCommand {
         version: FlowVersion.string,
         subcommands: [
             RunCommand.self, PlanCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self,
+            RunsCommand.self, ShowCommand.self, LogsCommand.self, ResumeCommand.self, UndoCommand.self,
         ]
     )
 }

@@ -1,8 +1,9 @@
 import ArgumentParser
+import FlowJournal
 import FlowKit
 
 /// `flow run FILE [ACTION]`: run a workflow (or print its plan with `--dry-run`).
-struct RunCommand: AsyncParsableCommand {
+struct RunCommand: AsyncParsableCommand, AsyncExecutable {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a workflow, or only one of its actions.",
@@ -26,45 +27,23 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the execution tree and run nothing.")
     var dryRun = false
 
-    @Option(help: "How to show the run: auto (tty on a terminal, else prefixed), tty, prefixed, grouped, raw or json.")
-    var output: OutputMode = .auto
-
-    @Flag(help: "Print only failures and the summary.")
-    var quiet = false
-
-    @Flag(name: .customLong("no-color"), help: "Disable color (also when NO_COLOR is set).")
-    var noColor = false
-
-    @Option(help: ArgumentHelp("Time between the polite signal and SIGKILL on cancellation.", valueName: "duration"))
-    var grace: DurationArgument = DurationArgument(argument: "5s")!
-
-    @Option(name: .customLong("max-parallel"), help: ArgumentHelp("Cap on running shell steps across the run.", valueName: "n"))
-    var maxParallel: Int?
-
-    @Flag(name: .customLong("no-rollback"), help: "Do not run undo steps when the run fails or is cancelled.")
-    var noRollback = false
-
-    @Option(name: .customLong("junit"), help: ArgumentHelp("Write a JUnit XML report of the steps.", valueName: "file"))
-    var junit: String?
-
-    func validate() throws {
-        if let maxParallel, maxParallel < 1 { throw ValidationError("--max-parallel must be 1 or more") }
-    }
+    @OptionGroup var execution: ExecutionOptions
 
     func run() async throws {
         try await execute()
     }
 
-    /// The command's work; `main` calls it directly (ArgumentParser's synchronous default
-    /// `run()` would otherwise win overload resolution there).
     func execute() async throws {
         if dryRun {
-            try PlanCommand.printPlan(file: file, action: action, selection: selection, json: output == .json, noColor: noColor)
+            try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)
             return
         }
-        let workflow = try WorkflowInput.loadValid(file, noColor: noColor)
-        let plan = try WorkflowInput.plan(workflow, options: selection.planOptions(action: action))
-        let status = await RunSession(plan: plan, command: self).run()
+        let workflow = try WorkflowInput.loadValid(file, noColor: execution.noColor)
+        let planOptions = selection.planOptions(action: action)
+        let plan = try WorkflowInput.plan(workflow, options: planOptions)
+        let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
+                                   content: workflow.file.bytes, args: RunArguments(planOptions), cwd: RunSession.currentDirectory())
+        let status = await RunSession(plan: plan, options: execution, metadata: metadata).run()
         throw ExitCode(status)
     }
 }

@@ -1,42 +1,77 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FlowJournal
 import FlowKit
 
-/// Wires a run together: reporters, signals, the executor. Returns the exit status.
+/// Wires a run together: reporters, the journal, signals, the executor. Returns the exit status.
 struct RunSession {
     let plan: Plan
-    let command: RunCommand
+    let options: ExecutionOptions
+    let metadata: RunMetadata
+    /// `resume`: results of steps that already succeeded.
+    var reuse: [String: StepResult] = [:]
+    /// `undo`: the steps to roll back (completion order), instead of running the plan.
+    var undo: [(path: String, result: StepResult)]?
+
+    init(plan: Plan, options: ExecutionOptions, metadata: RunMetadata) {
+        self.plan = plan
+        self.options = options
+        self.metadata = metadata
+    }
+
+    static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     func run() async -> Int32 {
         _ = OpenFileLimit.raiseToHardLimit()
         // A closed stdout must not kill flow mid-run (children still get default SIGPIPE).
         signal(SIGPIPE, SIG_IGN)
-        let color = Console.useColor(fd: 2, disabled: command.noColor)
-        var mode = command.output
+        let color = Console.useColor(fd: 2, disabled: options.noColor)
+        var mode = options.output
         if mode == .auto {
             let term = getenv("TERM").map { String(cString: $0) } ?? ""
-            mode = isatty(2) == 1 && term != "dumb" && !command.quiet ? .tty : .prefixed
+            mode = isatty(2) == 1 && term != "dumb" && !options.quiet ? .tty : .prefixed
         }
         let bus = EventBus()
         switch mode {
         case .tty: bus.add(TTYReporter(plan: plan, color: color))
         case .prefixed, .auto:
             let width = plan.steps.compactMap { $0.name?.count }.max() ?? 0
-            bus.add(PrefixedReporter(color: color, quiet: command.quiet, labelWidth: width))
+            bus.add(PrefixedReporter(color: color, quiet: options.quiet, labelWidth: width))
         case .grouped:
             bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"))
         case .raw: bus.add(RawReporter(color: color))
         case .json: bus.add(JSONReporter())
         }
-        let junit = command.junit.map(JUnitReport.init(path:))
+        let junit = options.junit.map(JUnitReport.init(path:))
         if let junit { bus.add(junit) }
 
-        var options = RunOptions(runID: ProcessEnvironment.newRunID(), environment: ProcessEnvironment.current())
-        options.grace = command.grace.value
-        options.maxParallel = command.maxParallel
-        options.rollback = !command.noRollback
-        options.passThroughOutput = mode == .raw
+        // The journal is one more observer. If it cannot be opened the run still goes on:
+        // its output is on the terminal either way.
+        if !options.noJournal {
+            do {
+                let journal = try Journal.open(stateDir: Journal.stateDir(option: options.journal.stateDir), create: true)
+                let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan) { message in
+                    Console.stderr(message + "\n")
+                }
+                try recorder.begin()
+                bus.add(recorder)
+            } catch {
+                Console.stderr("error: \(error.description); this run is not recorded\n")
+            }
+        }
+
+        var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
+        runOptions.grace = options.grace.value
+        runOptions.maxParallel = options.maxParallel
+        runOptions.rollback = !options.noRollback
+        runOptions.passThroughOutput = mode == .raw
+        runOptions.reuse = reuse
+        runOptions.reusedFrom = metadata.parentID
         let cancellation = RunCancellation()
         let trap = SignalTrap(cancellation: cancellation) { signal in
             Console.stderr("\nflow: second signal; killed every step\n")
@@ -44,12 +79,17 @@ struct RunSession {
         }
         let executor: Executor
         do {
-            executor = try Executor(plan: plan, options: options, bus: bus, cancellation: cancellation)
+            executor = try Executor(plan: plan, options: runOptions, bus: bus, cancellation: cancellation)
         } catch {
             Console.stderr("error: \(error)\n")
             return 1
         }
-        let outcome = await executor.run()
+        let outcome: RunOutcome
+        if let undo {
+            outcome = await executor.runUndo(undo)
+        } else {
+            outcome = await executor.run()
+        }
         withExtendedLifetime(trap) {}
         if let failure = junit?.failure {
             Console.stderr("error: \(failure)\n")

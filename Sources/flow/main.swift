@@ -6,9 +6,8 @@ import Glibc
 // Usage errors exit with 2 (the contract), not ArgumentParser's 64; help and --version exit 0.
 do {
     var command = try FlowCommand.parseAsRoot()
-    // Only `run` is async.
-    if let runCommand = command as? RunCommand {
-        try await runCommand.execute()
+    if let asyncCommand = command as? AsyncExecutable {
+        try await asyncCommand.execute()
     } else {
         try command.run()
     }

@@ -27,7 +27,6 @@ public final class Executor: Sendable {
     let spawnLimiter: AdmissionLimiter
     let terminal = TerminalGate()
     let scratch: ScratchDirectory
-    let frames = Mutex(0)
 
     public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
         self.plan = plan
@@ -50,7 +49,8 @@ public final class Executor: Sendable {
         if case .use(_, let with) = plan.root.kind {
             for (name, value) in with { params[name] = value.raw }
         }
-        let frame = ScopeFrame(id: newFrameID(), params: params)
+        let frame = ScopeFrame(id: plan.root.children.first?.scope ?? 0, params: params)
+        for (path, result) in options.reuse { if let node = nodesByPath[path] { runState.seed(node, result) } }
         let rootScope = FailureScope(parent: nil)
         let env = options.environment
         let stepsTask = Task {
@@ -89,8 +89,15 @@ public final class Executor: Sendable {
         return outcome
     }
 
-    func newFrameID() -> Int {
-        frames.withLock { $0 += 1; return $0 - 1 }
+    /// Every plan node by path (for reused results).
+    var nodesByPath: [String: PlanNode] {
+        var map: [String: PlanNode] = [:]
+        func visit(_ n: PlanNode) {
+            map[n.path] = n
+            for child in n.children + n.finally + n.undo { visit(child) }
+        }
+        visit(plan.root)
+        return map
     }
 
     static func leafCount(_ node: PlanNode) -> Int {
@@ -194,13 +201,21 @@ public final class Executor: Sendable {
         }
 
         let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
+        if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
+            // `flow resume`: a step that succeeded before is not run again; its outputs stand.
+            instance.transition(to: .running, reason: options.reusedFrom.map { "reused from run \($0)" })
+            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map { "reused from run \($0)" },
+                               outputs: previous.outputs.isEmpty ? nil : previous.outputs)
+            runState.record(instance, previous)
+            return .succeeded
+        }
         var attempt = 1
         while true {
             instance.transition(to: .running)
             let result = await attemptWithTimeout(instance, context: context, scope: scope, env: stepEnv, mode: mode, status: status)
             switch result.state {
             case .succeeded:
-                instance.transition(to: .succeeded)
+                instance.transition(to: .succeeded, exitCode: result.exitCode, outputs: result.outputs.isEmpty ? nil : result.outputs)
                 runState.record(instance, StepResult(state: .succeeded, exitCode: result.exitCode, outputs: result.outputs))
                 return .succeeded
             case .cancelled:
@@ -320,7 +335,7 @@ public final class Executor: Sendable {
         if case .use(_, let with) = node.kind {
             var params: [String: String] = [:]
             for (name, value) in with { params[name] = context.render(value) }
-            frame = ScopeFrame(id: newFrameID(), params: params)
+            frame = ScopeFrame(id: node.children.first?.scope ?? node.scope, params: params)
         }
         let inner = FailureScope(parent: scope)
         var state: StepState
@@ -369,5 +384,37 @@ public final class Executor: Sendable {
                 bus.emit(.note(instance.ref, "undo of \(instance.ref.label) failed; rollback goes on"))
             }
         }
+    }
+}
+
+extension Executor {
+    /// `flow undo`: rolls back steps that succeeded in an earlier run, latest first, with
+    /// the outputs recorded then. Each step is first marked as succeeded (from that run).
+    public func runUndo(_ steps: [(path: String, result: StepResult)]) async -> RunOutcome {
+        let start = Timestamp.monotonic()
+        defer { scratch.remove() }
+        let byPath = nodesByPath
+        bus.emit(.runStarted(RunInfo(id: options.runID, workflowName: plan.workflowName, file: plan.file.path,
+                                     startedAt: .now(), totalSteps: steps.count)))
+        for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
+        for (path, result) in steps.reversed() {
+            guard let node = byPath[path], !node.undo.isEmpty else { continue }
+            let frame = ScopeFrame(id: node.scope, params: [:])
+            let instance = StepInstance(node: node, frame: frame, bus: bus)
+            let reason = options.reusedFrom.map { "succeeded in run \($0)" }
+            instance.transition(to: .running, reason: reason)
+            instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,
+                                outputs: result.outputs.isEmpty ? nil : result.outputs)
+            runState.record(instance, result)
+        }
+        runState.status = .failed
+        await rollback(env: options.environment, status: .failed)
+        let counts = runState.counts
+        let failed = (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0
+        let outcome = RunOutcome(status: failed ? .failed : .succeeded, exitCode: failed ? 1 : 0, counts: counts,
+                                 elapsed: Timestamp.monotonic() - start, time: .now())
+        bus.emit(.runFinished(outcome))
+        bus.finish()
+        return outcome
     }
 }

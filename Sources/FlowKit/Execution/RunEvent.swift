@@ -31,6 +31,8 @@ public struct StepTransition: Sendable {
     public var time: Timestamp
     /// Seconds since the step started running (for final states).
     public var elapsed: Double?
+    /// On `succeeded`: the outputs the step wrote.
+    public var outputs: [String: String]?
 }
 
 /// How a run ended.

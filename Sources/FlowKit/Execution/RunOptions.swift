@@ -10,6 +10,11 @@ public struct RunOptions: Sendable {
     public var passThroughOutput = false
     /// The run id (also `run.id` and `FLOW_RUN_ID`).
     public var runID: String
+    /// `flow resume`: results of steps that already succeeded, by plan path; such leaf steps
+    /// are not run again and their outputs are reused.
+    public var reuse: [String: StepResult] = [:]
+    /// The run the reused results come from.
+    public var reusedFrom: String?
     /// The environment steps start from (flow's own, by default).
     public var environment: [String: String]
 

@@ -12,11 +12,17 @@ final class RunState: Sendable {
 
     private let state = Mutex(State())
 
-    private static func key(_ frame: ScopeFrame, _ name: String) -> String { "\(frame.id)/\(name)" }
+    private static func key(_ scope: Int, _ name: String) -> String { "\(scope)/\(name)" }
+
+    /// Makes a result from an earlier run visible to expressions (resume, undo).
+    func seed(_ node: PlanNode, _ result: StepResult) {
+        guard let name = node.name else { return }
+        state.withLock { $0.results[Self.key(node.scope, name)] = result }
+    }
 
     func record(_ instance: StepInstance, _ result: StepResult) {
         state.withLock { s in
-            if let name = instance.node.name { s.results[Self.key(instance.frame, name)] = result }
+            if let name = instance.node.name { s.results[Self.key(instance.node.scope, name)] = result }
             if instance.ref.isLeaf { s.counts[result.state, default: 0] += 1 }
             if result.state == .succeeded, !instance.node.undo.isEmpty { s.completed.append(instance) }
         }
@@ -41,7 +47,7 @@ final class RunState: Sendable {
     }
 
     func result(_ frame: ScopeFrame, _ name: String) -> StepResult? {
-        state.withLock { $0.results[Self.key(frame, name)] }
+        state.withLock { $0.results[Self.key(frame.id, name)] }
     }
 
     /// Steps with `undo` that succeeded, latest first.

@@ -28,7 +28,8 @@ final class StepInstance: Sendable {
 
     /// Moves to `next`; an illegal move is a programming error and stops the process
     /// rather than record a state the contract forbids.
-    func transition(to next: StepState, exitCode: Int32? = nil, signal: Int32? = nil, reason: String? = nil) {
+    func transition(to next: StepState, exitCode: Int32? = nil, signal: Int32? = nil, reason: String? = nil,
+                    outputs: [String: String]? = nil) {
         let event: StepTransition = state.withLock { s in
             precondition(s.state.canMove(to: next), "illegal step transition \(s.state.rawValue) → \(next.rawValue) for \(ref.path)")
             let from = s.state
@@ -41,7 +42,8 @@ final class StepInstance: Sendable {
             if next == .undoing { s.startedAt = now }
             let elapsed = next.isFinal || next == .undone || next == .undoFailed ? s.startedAt.map { now - $0 } : nil
             return StepTransition(step: ref, from: from, to: next, attempt: max(s.attempt, 1), exitCode: exitCode,
-                                  signal: signal, reason: reason, time: .now(), elapsed: elapsed)
+                                  signal: signal, reason: reason, time: .now(), elapsed: elapsed,
+                                  outputs: outputs)
         }
         bus.emit(.stepState(event))
     }

@@ -9,6 +9,10 @@ public struct Timestamp: Sendable, Comparable {
     /// Seconds since the Unix epoch.
     public var unix: Double
 
+    public init(unix: Double) {
+        self.unix = unix
+    }
+
     public static func now() -> Timestamp {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)

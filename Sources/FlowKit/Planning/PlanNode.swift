@@ -92,4 +92,17 @@ public final class PlanNode: Sendable {
     public var label: String {
         name ?? "\(keyword)@\(path)"
     }
+
+    /// A short description for trees (`flow show`, the live tree): the name, else the
+    /// command, message or duration as written.
+    public var summary: String {
+        if let name { return name }
+        switch kind {
+        case .shell(let task): return PlanPrinter.oneLine(task.command.raw)
+        case .delay(let d): return "delay \(d.compact)"
+        case .print(let message, _): return "print " + PlanPrinter.oneLine(message.raw)
+        case .use(let action, _): return "use \(action)"
+        default: return keyword
+        }
+    }
 }

@@ -30,6 +30,13 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         case .stepState(let t):
             log.finished(t)
             guard !quiet, t.step.kind == "shell" || t.step.kind == "delay" else { return }
+            if let reason = t.reason, reason.hasPrefix("reused") {
+                if t.to == .succeeded {
+                    err.append("\(style.state(.succeeded)) \(t.step.label) \(style.paint(reason, "2"))\n")
+                    err.flush()
+                }
+                return
+            }
             switch t.to {
             case .running:
                 var line = "\(style.state(.running)) \(t.step.label)"

@@ -37,22 +37,12 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         style = ReporterStyle(color: color)
         func add(_ node: PlanNode, depth: Int) {
             index[node.path] = rows.count
-            rows.append(Row(path: node.path, depth: depth, label: Self.describe(node), isLeaf: !node.isGroup))
+            rows.append(Row(path: node.path, depth: depth, label: node.summary, isLeaf: !node.isGroup))
             if !node.isGroup { total += 1 }
             for child in node.children { add(child, depth: depth + 1) }
             for child in node.finally { add(child, depth: depth + 1) }
         }
         for child in plan.root.children + plan.root.finally { add(child, depth: 0) }
-    }
-
-    static func describe(_ node: PlanNode) -> String {
-        if let name = node.name { return name }
-        switch node.kind {
-        case .shell(let task): return PlanPrinter.oneLine(task.command.raw)
-        case .delay(let d): return "delay \(d.compact)"
-        case .print(let message, _): return "print " + PlanPrinter.oneLine(message.raw)
-        default: return node.keyword
-        }
     }
 
     func start() {

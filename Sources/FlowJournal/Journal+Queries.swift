@@ -1,0 +1,136 @@
+import FlowKit
+import Foundation
+import GRDB
+
+/// Reading the journal: history, one run, its steps and output; pruning.
+extension Journal {
+    static let runColumns = """
+        id, kind, parent_id, workflow_path, workflow_name, content_hash, args, cwd, started_at, ended_at, state,
+        exit_status, pid, host, total_steps
+        """
+
+    func runRecord(_ row: Row, content: [UInt8] = []) -> RunRecord {
+        let id: String = row["id"]
+        var state: String = row["state"]
+        if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = "interrupted" }
+        return RunRecord(
+            id: id, kind: row["kind"], parentID: row["parent_id"], workflowPath: row["workflow_path"],
+            workflowName: row["workflow_name"], contentHash: row["content_hash"], content: content,
+            args: RunArguments.decode(row["args"]) ?? RunArguments(PlanOptions()), cwd: row["cwd"],
+            startedAt: row["started_at"], endedAt: row["ended_at"], state: state, exitStatus: row["exit_status"],
+            pid: row["pid"], host: row["host"], totalSteps: row["total_steps"])
+    }
+
+    /// `last`, a full id, or a unique prefix of one.
+    public func resolve(_ reference: String) throws(JournalError) -> String {
+        let ids: [String] = try read { db in
+            if reference == "last" {
+                return try String.fetchAll(db, sql: "SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")
+            }
+            return try String.fetchAll(db, sql: "SELECT id FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY started_at DESC",
+                                       arguments: [reference, reference.replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"])
+        }
+        if ids.contains(reference) { return reference }
+        switch ids.count {
+        case 0:
+            throw JournalError(reference == "last" ? "no runs recorded in \(stateDir)/ yet" : "no run `\(reference)` in \(stateDir)/ (see `flow runs`)")
+        case 1: return ids[0]
+        default:
+            throw JournalError("`\(reference)` matches \(ids.count) runs (\(ids.prefix(5).joined(separator: ", "))); give more of the id")
+        }
+    }
+
+    /// Runs, newest first, with their step counts.
+    public func runs(limit: Int?) throws(JournalError) -> [RunRecord] {
+        let rows: [Row] = try read { db in
+            var sql = "SELECT \(Self.runColumns) FROM runs ORDER BY started_at DESC, rowid DESC"
+            if let limit { sql += " LIMIT \(max(limit, 0))" }
+            return try Row.fetchAll(db, sql: sql)
+        }
+        var records = rows.map { runRecord($0) }
+        let counts: [Row] = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT run_id, state, COUNT(*) AS n FROM steps WHERE kind IN ('print', 'delay', 'shell')
+                AND path NOT LIKE '%u%' GROUP BY run_id, state
+                """)
+        }
+        var byRun: [String: [String: Int]] = [:]
+        for row in counts {
+            byRun[row["run_id"] as String, default: [:]][row["state"] as String] = row["n"]
+        }
+        for i in records.indices { records[i].counts = byRun[records[i].id] ?? [:] }
+        return records
+    }
+
+    /// One run, with its stored workflow content.
+    public func run(_ id: String) throws(JournalError) -> RunRecord {
+        let found: (Row, Data)? = try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.runColumns), content FROM runs WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
+            return (row, row["content"] as Data)
+        }
+        guard let (row, content) = found else { throw JournalError("no run `\(id)`") }
+        var record = runRecord(row, content: [UInt8](content))
+        if let summary = try runs(limit: nil).first(where: { $0.id == id }) { record.counts = summary.counts }
+        return record
+    }
+
+    public func steps(_ runID: String) throws(JournalError) -> [StepRecord] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT path, position, depth, name, kind, label, state, attempts, exit_code, started_at, ended_at, completed_seq
+                FROM steps WHERE run_id = ? ORDER BY position
+                """, arguments: [runID])
+            var outputs: [String: [String: String]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT path, key, value FROM outputs WHERE run_id = ?", arguments: [runID]) {
+                outputs[row["path"] as String, default: [:]][row["key"] as String] = row["value"]
+            }
+            return rows.map { row in
+                let path: String = row["path"]
+                return StepRecord(path: path, position: row["position"], depth: row["depth"], name: row["name"], kind: row["kind"],
+                                  label: row["label"], state: row["state"], attempts: row["attempts"], exitCode: row["exit_code"],
+                                  startedAt: row["started_at"], endedAt: row["ended_at"], completedSeq: row["completed_seq"],
+                                  outputs: outputs[path] ?? [:])
+            }
+        }
+    }
+
+    /// Output lines of a run (or of one step and the steps inside it), after line `after`.
+    public func lines(_ runID: String, path: String?, after: Int64 = 0) throws(JournalError) -> [LineRecord] {
+        try read { db in
+            var sql = "SELECT id, path, stream, time, line FROM output_lines WHERE run_id = ? AND id > ?"
+            var arguments: StatementArguments = [runID, after]
+            if let path {
+                sql += " AND (path = ? OR path LIKE ?)"
+                _ = arguments.append(contentsOf: [path, path + ".%"])
+            }
+            sql += " ORDER BY id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                LineRecord(id: row["id"], path: row["path"], stream: row["stream"], time: row["time"], bytes: [UInt8](row["line"] as Data))
+            }
+        }
+    }
+
+    /// Whether the run is still being written by a live process.
+    public func isLive(_ runID: String) throws(JournalError) -> Bool {
+        let state: String? = try read { db in try String.fetchOne(db, sql: "SELECT state FROM runs WHERE id = ?", arguments: [runID]) }
+        return state == "running" && RunLock.isHeld(stateDir: stateDir, runID: runID)
+    }
+
+    /// Deletes all but the newest `keep` runs, and runs that started before `before`
+    /// (never a live one). Returns how many were deleted.
+    public func prune(keep: Int?, before: Double?) throws(JournalError) -> Int {
+        let all = try runs(limit: nil)
+        var doomed: [String] = []
+        for (index, run) in all.enumerated() where run.state != "running" {
+            if let keep, index >= keep { doomed.append(run.id); continue }
+            if let before, run.startedAt < before { doomed.append(run.id) }
+        }
+        guard !doomed.isEmpty else { return 0 }
+        try write { db in
+            for id in doomed { try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [id]) }
+        }
+        return doomed.count
+    }
+}

@@ -1,0 +1,115 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FlowKit
+import GRDB
+
+/// The run journal: one SQLite database (WAL mode) under the state dir.
+///
+/// Several `flow` processes may use one state dir at once: writes are short transactions,
+/// and a busy database is waited for (up to 10 s) rather than failed.
+public final class Journal: Sendable {
+    public let stateDir: String
+    public let path: String
+    let queue: DatabaseQueue
+
+    /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
+    public static func stateDir(option: String?) -> String {
+        if let option, !option.isEmpty { return option }
+        if let env = getenv("FLOW_STATE_DIR"), env.pointee != 0 { return String(cString: env) }
+        return ".flow"
+    }
+
+    /// Opens (and with `create`, makes) the journal of `stateDir`.
+    public static func open(stateDir: String, create: Bool) throws(JournalError) -> Journal {
+        let path = stateDir + "/journal.sqlite"
+        if !create, access(path, F_OK) != 0 {
+            throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
+        }
+        if create {
+            try makeDirectory(stateDir)
+            try makeDirectory(stateDir + "/locks")
+        }
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(10)
+            config.foreignKeysEnabled = true
+            config.label = "flow journal"
+            config.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            try queue.writeWithoutTransaction { db in
+                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            }
+            try JournalSchema.migrator.migrate(queue)
+            return Journal(stateDir: stateDir, path: path, queue: queue)
+        } catch let error as DatabaseError {
+            throw JournalError(describe(error, path: path))
+        } catch {
+            throw JournalError("cannot open the journal \(path): \(error)")
+        }
+    }
+
+    init(stateDir: String, path: String, queue: DatabaseQueue) {
+        self.stateDir = stateDir
+        self.path = path
+        self.queue = queue
+    }
+
+    static func describe(_ error: DatabaseError, path: String) -> String {
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return "the journal \(path) is damaged (\(error.message ?? "not a database")); move it away to start a new one"
+        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_IOERR:
+            return "cannot write the journal \(path) (\(error.message ?? "\(error.resultCode)")); check its permissions, or use --state-dir / --no-journal"
+        case .SQLITE_FULL:
+            return "the disk holding \(path) is full"
+        default:
+            return "journal error in \(path): \(error.message ?? "\(error.resultCode)")"
+        }
+    }
+
+    static func makeDirectory(_ path: String) throws(JournalError) {
+        var partial = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            partial += "/" + component
+            if mkdir(partial, 0o755) != 0, errno != EEXIST {
+                throw JournalError("cannot create the state dir \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// A short stable hash of workflow content (FNV-1a, 64 bits), for display and quick checks.
+    public static func hash(_ bytes: [UInt8]) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            h ^= UInt64(b)
+            h = h &* 0x100_0000_01b3
+        }
+        let s = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws(JournalError) -> T {
+        do {
+            return try queue.write(body)
+        } catch let error as DatabaseError {
+            throw JournalError(Self.describe(error, path: path))
+        } catch {
+            throw JournalError("journal error: \(error)")
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(JournalError) -> T {
+        do {
+            return try queue.read(body)
+        } catch let error as DatabaseError {
+            throw JournalError(Self.describe(error, path: path))
+        } catch let error as JournalError {
+            throw error
+        } catch {
+            throw JournalError("journal error: \(error)")
+        }
+    }
+}

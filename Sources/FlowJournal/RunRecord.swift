@@ -1,0 +1,50 @@
+import FlowKit
+
+/// One run as the journal knows it.
+public struct RunRecord: Sendable {
+    public var id: String
+    public var kind: String
+    public var parentID: String?
+    public var workflowPath: String
+    public var workflowName: String
+    public var contentHash: String
+    public var content: [UInt8]
+    public var args: RunArguments
+    public var cwd: String
+    public var startedAt: Double
+    public var endedAt: Double?
+    /// `running`, `succeeded`, `failed`, `cancelled`, or `interrupted` (its process died).
+    public var state: String
+    public var exitStatus: Int?
+    public var pid: Int
+    public var host: String
+    public var totalSteps: Int
+    /// Leaf steps per final state.
+    public var counts: [String: Int] = [:]
+}
+
+/// One step of a recorded run.
+public struct StepRecord: Sendable {
+    public var path: String
+    public var position: Int
+    public var depth: Int
+    public var name: String?
+    public var kind: String
+    public var label: String
+    public var state: String
+    public var attempts: Int
+    public var exitCode: Int?
+    public var startedAt: Double?
+    public var endedAt: Double?
+    public var completedSeq: Int?
+    public var outputs: [String: String] = [:]
+}
+
+/// One recorded output line.
+public struct LineRecord: Sendable {
+    public var id: Int64
+    public var path: String
+    public var stream: String
+    public var time: Double
+    public var bytes: [UInt8]
+}

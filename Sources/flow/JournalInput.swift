@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import FlowJournal
+import FlowKit
+
+/// Opening the journal for the history commands; problems are usage errors (exit 2).
+enum JournalInput {
+    static func open(_ options: JournalOptions) throws -> Journal {
+        do {
+            return try Journal.open(stateDir: Journal.stateDir(option: options.stateDir), create: false)
+        } catch {
+            Console.stderr("error: \(error.description)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Runs `body`, turning journal errors into a message and exit status 2.
+    static func attempt<T>(_ body: () throws(JournalError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            Console.stderr("error: \(error.description)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// `2026-11-21 22:31:47` in local time.
+    static func localTime(_ unix: Double) -> String {
+        var seconds = time_t(unix)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func pad(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday)) \(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec))"
+    }
+
+    static func stateSymbol(_ state: String) -> String {
+        if let s = StepState(rawValue: state) { return s.symbol }
+        return state == "interrupted" ? "⚡" : "·"
+    }
+
+    /// `5 succeeded, 1 failed`.
+    static func counts(_ counts: [String: Int]) -> String {
+        let order = ["succeeded", "failed", "timed_out", "cancelled", "skipped", "pending", "running", "undone", "undo_failed"]
+        let parts = order.compactMap { state in counts[state].flatMap { $0 > 0 ? "\($0) \(state)" : nil } }
+        return parts.isEmpty ? "-" : parts.joined(separator: ", ")
+    }
+
+    /// Loads and plans the workflow content a run recorded (or the current file).
+    static func plan(content: [UInt8], path: String, args: RunArguments, noColor: Bool) throws -> (Workflow, Plan) {
+        let loaded = LoadedWorkflow.load(SourceFile(path: path, bytes: content))
+        guard loaded.isValid, let workflow = loaded.workflow else {
+            Console.stderr(DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor)).text(loaded.diagnostics))
+            Console.stderr("error: \(path) is invalid; nothing was run\n")
+            throw ExitCode(2)
+        }
+        return (workflow, try WorkflowInput.plan(workflow, options: args.planOptions))
+    }
+
+    /// The path of a run's workflow as seen from here (relative paths are from the run's directory).
+    static func workflowPath(_ run: RunRecord) -> String {
+        run.workflowPath.hasPrefix("/") ? run.workflowPath : run.cwd + "/" + run.workflowPath
+    }
+}

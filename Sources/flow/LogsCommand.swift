@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import FlowJournal
+import FlowKit
+
+/// `flow logs RUN [STEP]`: what a run (or one step of it) printed.
+struct LogsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logs",
+        abstract: "Print the output a run, or one of its steps, printed.",
+        discussion: """
+            STEP is a step name or path (see `flow show`); a group's STEP includes the steps \
+            inside it. With --follow, keeps printing while the run is live.
+            """
+    )
+
+    @Argument(help: "The run: an id, a unique prefix, or `last`.")
+    var runID: String
+
+    @Argument(help: "Only this step (name or path).")
+    var step: String?
+
+    @OptionGroup var journal: JournalOptions
+
+    @Flag(name: [.short, .long], help: "Keep printing new lines while the run is live.")
+    var follow = false
+
+    func run() throws {
+        let journal = try JournalInput.open(self.journal)
+        let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        var path: String?
+        if let step {
+            guard let match = steps.first(where: { $0.name == step || $0.path == step }) else {
+                let names = steps.compactMap(\.name)
+                Console.stderr("error: run \(id) has no step `\(step)`" + (Suggestion.help(for: step, in: names).map { " (\($0))" } ?? "") + "\n")
+                throw ExitCode(2)
+            }
+            path = match.path
+        }
+        let labels = Dictionary(steps.map { ($0.path, $0.name ?? $0.label) }, uniquingKeysWith: { a, _ in a })
+        let prefixed = path == nil || steps.contains { $0.path.hasPrefix(path! + ".") }
+        var last: Int64 = 0
+        while true {
+            let lines = try JournalInput.attempt { () throws(JournalError) in try journal.lines(id, path: path, after: last) }
+            var out = ""
+            for line in lines {
+                if prefixed { out += (labels[line.path] ?? line.path) + " | " }
+                out += String(decoding: line.bytes, as: UTF8.self) + "\n"
+                last = line.id
+            }
+            if !out.isEmpty { Console.stdout(out) }
+            guard follow else { return }
+            let live = try JournalInput.attempt { () throws(JournalError) in try journal.isLive(id) }
+            if !live && lines.isEmpty { return }
+            if lines.isEmpty { usleep(200_000) }
+        }
+    }
+}

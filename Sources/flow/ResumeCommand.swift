@@ -1,0 +1,73 @@
+import ArgumentParser
+import FlowJournal
+import FlowKit
+
+/// `flow resume RUN`: run a failed, cancelled or interrupted run again, skipping what succeeded.
+struct ResumeCommand: AsyncParsableCommand, AsyncExecutable {
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Run a failed, cancelled or interrupted run again, skipping the steps that succeeded.",
+        discussion: """
+            Leaf steps that succeeded are not run again; their recorded outputs are reused. \
+            Groups run again around them, and every `finally` block runs again. The run uses \
+            the workflow content and arguments recorded with it; if the file has changed since, \
+            resume refuses unless --force, which uses the current file (steps match by position). \
+            The new run is recorded as a run of its own.
+            """
+    )
+
+    @Argument(help: "The run: an id, a unique prefix, or `last`.")
+    var runID: String
+
+    @Flag(help: "Resume even though the workflow file changed (with the current file).")
+    var force = false
+
+    @OptionGroup var execution: ExecutionOptions
+
+    func run() async throws {
+        try await execute()
+    }
+
+    func execute() async throws {
+        let journal = try JournalInput.open(execution.journal)
+        let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
+        let record = try JournalInput.attempt { () throws(JournalError) in try journal.run(id) }
+        switch record.state {
+        case "failed", "cancelled", "interrupted": break
+        case "running":
+            Console.stderr("error: run \(id) is still running (pid \(record.pid) on \(record.host))\n")
+            throw ExitCode(2)
+        default:
+            Console.stderr("error: run \(id) \(record.state); there is nothing to resume\n")
+            throw ExitCode(2)
+        }
+        if record.kind == "undo" {
+            Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)` again instead\n")
+            throw ExitCode(2)
+        }
+        let path = JournalInput.workflowPath(record)
+        var content = record.content
+        let current = try? FileReader.read(path)
+        if current != record.content {
+            guard force else {
+                let what = current == nil ? "is gone" : "changed since the run (\(record.contentHash) → \(Journal.hash(current!)))"
+                Console.stderr("error: \(record.workflowPath) \(what); resume would not run the same workflow\n")
+                Console.stderr("help: use --force to resume with the current file\n")
+                throw ExitCode(2)
+            }
+            if let current { content = current }
+        }
+        let (_, plan) = try JournalInput.plan(content: content, path: record.workflowPath, args: record.args, noColor: execution.noColor)
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        var reuse: [String: StepResult] = [:]
+        for step in steps where step.state == "succeeded" && ["print", "delay", "shell"].contains(step.kind) {
+            reuse[step.path] = StepResult(state: .succeeded, exitCode: step.exitCode.map(Int32.init), outputs: step.outputs)
+        }
+        let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
+                                   content: content, args: record.args, cwd: record.cwd)
+        var session = RunSession(plan: plan, options: execution, metadata: metadata)
+        session.reuse = reuse
+        Console.stderr("resuming run \(id): \(reuse.count) step\(reuse.count == 1 ? "" : "s") already succeeded\n")
+        throw ExitCode(await session.run())
+    }
+}

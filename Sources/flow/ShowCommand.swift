@@ -1,0 +1,70 @@
+import ArgumentParser
+import FlowJournal
+import FlowKit
+
+/// `flow show RUN`: one run's tree with each step's state, attempts, exit code, duration.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show one run: every step with its state, attempts, exit code and duration.",
+        discussion: "RUN is a run id, a unique prefix of one, or `last`."
+    )
+
+    @Argument(help: "The run: an id, a unique prefix, or `last`.")
+    var runID: String
+
+    @OptionGroup var journal: JournalOptions
+
+    @Flag(help: "Print the run as JSON.")
+    var json = false
+
+    func run() throws {
+        let journal = try JournalInput.open(self.journal)
+        let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
+        let record = try JournalInput.attempt { () throws(JournalError) in try journal.run(id) }
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        if json {
+            let value = JSONValue.object([
+                ("id", .string(record.id)), ("kind", .string(record.kind)), ("state", .string(record.state)),
+                ("workflow", .string(record.workflowName)), ("file", .string(record.workflowPath)),
+                ("exit_status", record.exitStatus.map(JSONValue.int) ?? .null),
+                ("steps", .array(steps.map { step in
+                    .object([
+                        ("path", .string(step.path)), ("name", step.name.map(JSONValue.string) ?? .null),
+                        ("kind", .string(step.kind)), ("state", .string(step.state)), ("attempts", .int(step.attempts)),
+                        ("exit_code", step.exitCode.map(JSONValue.int) ?? .null),
+                        ("duration_seconds", Self.duration(step).map(JSONValue.double) ?? .null),
+                        ("outputs", .object(step.outputs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+                    ])
+                })),
+            ])
+            Console.stdout(value.rendered(pretty: true) + "\n")
+            return
+        }
+        var header = "run \(record.id) · \(record.workflowName) (\(record.workflowPath)) · \(record.state)"
+        if let exit = record.exitStatus { header += " (exit \(exit))" }
+        if let ended = record.endedAt { header += " · \(formatElapsed(ended - record.startedAt))" }
+        Console.stdout(header + "\n")
+        var second = "started \(JournalInput.localTime(record.startedAt)) on \(record.host) (pid \(record.pid))"
+        if record.kind != "run", let parent = record.parentID { second += " · \(record.kind) of \(parent)" }
+        Console.stdout(second + "\n")
+        for step in steps {
+            var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
+            line += step.path.contains("u") ? "undo " : ""
+            line += step.kind + (step.name.map { " " + $0 } ?? "")
+            if step.name == nil, step.label != step.kind { line += ": " + step.label }
+            var facts = [step.state]
+            if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
+            if let code = step.exitCode, step.kind == "shell" { facts.append("exit \(code)") }
+            if let duration = Self.duration(step) { facts.append(formatElapsed(duration)) }
+            if !step.outputs.isEmpty { facts.append("outputs " + step.outputs.keys.sorted().joined(separator: ",")) }
+            Console.stdout(line + "  [" + facts.joined(separator: " · ") + "]\n")
+        }
+        Console.stdout("steps: \(JournalInput.counts(record.counts))\n")
+    }
+
+    static func duration(_ step: StepRecord) -> Double? {
+        guard let start = step.startedAt, let end = step.endedAt else { return nil }
+        return end - start
+    }
+}

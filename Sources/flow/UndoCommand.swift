@@ -1,0 +1,70 @@
+import ArgumentParser
+import FlowJournal
+import FlowKit
+
+/// `flow undo RUN`: roll back a finished run.
+struct UndoCommand: AsyncParsableCommand, AsyncExecutable {
+    static let configuration = CommandConfiguration(
+        commandName: "undo",
+        abstract: "Roll back a finished run: the undo steps of its succeeded steps, latest first.",
+        discussion: """
+            Uses the workflow content and outputs recorded with the run, so undo steps see \
+            `steps.<name>.outputs` as they were. Steps the run already rolled back are left \
+            alone. The rollback is recorded as a run of its own; a run that was undone \
+            before is refused unless --force.
+            """
+    )
+
+    @Argument(help: "The run: an id, a unique prefix, or `last`.")
+    var runID: String
+
+    @Flag(help: "Undo again a run that was undone before.")
+    var force = false
+
+    @OptionGroup var execution: ExecutionOptions
+
+    func run() async throws {
+        try await execute()
+    }
+
+    func execute() async throws {
+        let journal = try JournalInput.open(execution.journal)
+        let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
+        let record = try JournalInput.attempt { () throws(JournalError) in try journal.run(id) }
+        if record.state == "running" {
+            Console.stderr("error: run \(id) is still running (pid \(record.pid) on \(record.host)); undo it once it ends\n")
+            throw ExitCode(2)
+        }
+        if record.kind == "undo" {
+            Console.stderr("error: run \(id) is itself an undo\n")
+            throw ExitCode(2)
+        }
+        let history = try JournalInput.attempt { () throws(JournalError) in try journal.runs(limit: nil) }
+        if !force, let earlier = history.first(where: { $0.kind == "undo" && $0.parentID == id && $0.state == "succeeded" }) {
+            Console.stderr("error: run \(id) was already undone by run \(earlier.id)\n")
+            Console.stderr("help: use --force to run its undo steps again\n")
+            throw ExitCode(2)
+        }
+        let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowPath, args: record.args,
+                                              noColor: execution.noColor)
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        var seeds: [String: StepResult] = [:]
+        for step in steps where step.state == "succeeded" {
+            seeds[step.path] = StepResult(state: .succeeded, exitCode: step.exitCode.map(Int32.init), outputs: step.outputs)
+        }
+        let order = steps.filter { $0.state == "succeeded" && $0.completedSeq != nil }
+            .sorted { $0.completedSeq! < $1.completedSeq! }
+            .map { (path: $0.path, result: seeds[$0.path]!) }
+        let undoable = order.filter { step in plan.steps.contains { $0.path == step.path && !$0.undo.isEmpty } }
+        guard !undoable.isEmpty else {
+            Console.stdout("run \(id) has no succeeded steps with `undo`; nothing to roll back\n")
+            return
+        }
+        let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .undo, parentID: id, workflowPath: record.workflowPath,
+                                   content: record.content, args: record.args, cwd: record.cwd)
+        var session = RunSession(plan: plan, options: execution, metadata: metadata)
+        session.reuse = seeds
+        session.undo = undoable
+        throw ExitCode(await session.run())
+    }
+}
