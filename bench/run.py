@@ -262,15 +262,19 @@ def fmt_rss(kib):
     return "–" if kib is None else "%.1f MB" % (kib * 1024 / 1e6)
 
 
+def cell(s):
+    return str(s).replace("|", "\\|")
+
+
 def table(rows):
     out = ["| workload | variant | median | min–max | peak RSS | time ×floor | RSS ×floor |",
            "|---|---|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "result" in r:
-            out.append("| %s | %s | %s | | | | |" % (r["workload"], r["variant"], r["result"]))
+            out.append("| %s | %s | %s | | | | |" % (r["workload"], cell(r["variant"]), r["result"]))
             continue
         out.append("| %s | %s | %s | %s – %s | %s | %s | %s |" % (
-            r["workload"], r["variant"], fmt_time(r["median"]), fmt_time(r["min"]), fmt_time(r["max"]),
+            r["workload"], cell(r["variant"]), fmt_time(r["median"]), fmt_time(r["min"]), fmt_time(r["max"]),
             fmt_rss(r["rss"]), r["ratio"], r["rss_ratio"]))
     return "\n".join(out)
 
@@ -284,6 +288,9 @@ def main():
     ap.add_argument("--reps", type=int, default=5, help="timed runs of each variant (default 5)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed runs of each variant first (default 1)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds before one run is killed")
+    ap.add_argument("--budget", type=float, default=60,
+                    help="seconds after which a slow variant gets no more runs, once it has "
+                         "one timed run (default 60); its row shows how many it had")
     ap.add_argument("--json", metavar="FILE", help="also write every sample to FILE")
     ap.add_argument("--target", nargs=2, type=float, metavar=("SECONDS", "MB"),
                     help="check every flow variant's median and peak RSS against these")
@@ -318,7 +325,7 @@ def main():
                     if not args.variant or any(fnmatch.fnmatch(v["name"], g) for g in args.variant)]
         state = []
         for v in variants:
-            st = {"v": v, "samples": [], "rss": [], "result": None}
+            st = {"v": v, "samples": [], "rss": [], "result": None, "spent": 0.0}
             try:
                 for need in v["needs"]:
                     reason = prober.check(need)
@@ -336,17 +343,20 @@ def main():
             for st in state:
                 if st["result"]:
                     continue
+                if st["spent"] >= args.budget and (st["samples"] or not timed):
+                    continue  # slow variant: keep the samples it has (at least one timed)
                 try:
                     wall, rss, rc, tail = measure(st["argv"], out, stdout_mode, args.timeout,
                                                   capture_err=not timed)
                 except Failed as e:
                     st["result"] = str(e)
                     continue
+                st["spent"] += wall
                 if rc != 0:
                     st["result"] = "n/a (exit %d)" % rc
                     log("  %-28s exit %d%s" % (st["v"]["name"], rc, (": " + tail.splitlines()[-1]) if tail else ""))
                     continue
-                if timed:
+                if timed or wall >= args.budget:  # a run that long needs no warm-up
                     st["samples"].append(wall)
                     st["rss"].append(rss)
                 log("  %-28s %s %10s  %s" % (st["v"]["name"], "run " if timed else "warm",
@@ -362,12 +372,14 @@ def main():
                 continue
             med = statistics.median(st["samples"])
             rss = max(st["rss"]) if None not in st["rss"] else None
+            if len(st["samples"]) < args.reps:
+                name += " (%d run%s: over --budget)" % (len(st["samples"]), "" if len(st["samples"]) == 1 else "s")
             rows.append({
                 "workload": w, "variant": name, "kind": st["v"]["kind"],
                 "median": med, "min": min(st["samples"]), "max": max(st["samples"]), "rss": rss,
                 "samples": st["samples"],
                 "ratio": "×%.2f" % (med / fmed) if fmed else "–",
-                "rss_ratio": "×%.1f" % (rss / frss) if frss and rss else "–",
+                "rss_ratio": ("×%.1f" if rss >= frss else "×%.2f") % (rss / frss) if frss and rss else "–",
             })
 
     print(table(rows))
@@ -393,7 +405,7 @@ def main():
             ok_t = r["median"] <= secs
             ok_m = r["rss"] is not None and r["rss"] * 1024 / 1e6 <= mb
             print("- %s %s: %s (target ≤ %g s: %s), %s (target ≤ %g MB: %s)" % (
-                r["workload"], r["variant"], fmt_time(r["median"]), secs, "PASS" if ok_t else "FAIL",
+                r["workload"], cell(r["variant"]), fmt_time(r["median"]), secs, "PASS" if ok_t else "FAIL",
                 fmt_rss(r["rss"]), mb, "PASS" if ok_m else "FAIL"))
             if not (ok_t and ok_m):
                 status = 1
