@@ -106,9 +106,15 @@ extension Journal {
                 _ = arguments.append(contentsOf: [path, path + ".%"])
             }
             sql += " ORDER BY id"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                LineRecord(id: row["id"], path: row["path"], stream: row["stream"], time: row["time"], bytes: [UInt8](row["line"] as Data))
+            // A row holds one or more consecutive lines (newline-separated).
+            var records: [LineRecord] = []
+            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+                let bytes = [UInt8](row["line"] as Data)
+                for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+                    records.append(LineRecord(id: row["id"], path: row["path"], stream: row["stream"], time: row["time"], bytes: Array(line)))
+                }
             }
+            return records
         }
     }
 

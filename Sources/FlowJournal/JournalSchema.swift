@@ -79,7 +79,7 @@ enum JournalSchema {
                     path TEXT NOT NULL,
                     stream TEXT NOT NULL,             -- stdout | stderr
                     time REAL NOT NULL,
-                    line BLOB NOT NULL
+                    line BLOB NOT NULL                 -- one or more consecutive lines, newline-separated
                 );
                 CREATE INDEX output_lines_run ON output_lines(run_id, id);
                 """)

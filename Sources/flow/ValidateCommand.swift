@@ -36,6 +36,9 @@ struct ValidateCommand: ParsableCommand {
         var all: [Diagnostic] = []
         var failed = 0
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
+        // Kept until exit: freeing big trees one node at a time is slower than parsing them.
+        var kept: [LoadedWorkflow] = []
+        defer { withExtendedLifetime(kept) {} }
         for path in files {
             var loaded = LoadedWorkflow.load(path: path)
             if strict {
@@ -46,6 +49,7 @@ struct ValidateCommand: ParsableCommand {
                 }
             }
             if loaded.errorCount > 0 { failed += 1 }
+            kept.append(loaded)
             all += loaded.diagnostics
             if format == .text {
                 Console.stderr(renderer.text(loaded.diagnostics))
@@ -67,7 +71,7 @@ struct ValidateCommand: ParsableCommand {
         case .github:
             Console.stdout(renderer.github(all))
         }
-        if failed > 0 { throw ExitCode(1) }
+        exitNow(failed > 0 ? 1 : 0)
     }
 }
 

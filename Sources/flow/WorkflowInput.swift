@@ -4,8 +4,12 @@ import FlowKit
 /// Loading a workflow for commands that need a valid one (`plan`, `run`, `graph`).
 enum WorkflowInput {
     /// Loads `path`; on errors prints every diagnostic to stderr and exits 2 (nothing runs).
+    /// Loaded files stay alive until exit (see `exitNow`).
+    nonisolated(unsafe) static var kept: [LoadedWorkflow] = []
+
     static func loadValid(_ path: String, noColor: Bool) throws -> Workflow {
         let loaded = LoadedWorkflow.load(path: path)
+        kept.append(loaded)
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
         if !loaded.diagnostics.isEmpty {
             Console.stderr(renderer.text(loaded.diagnostics))

@@ -19,9 +19,6 @@ do {
         FlowCommand.exit(withError: error)
     }
     Console.stderr(FlowCommand.fullMessage(for: error) + "\n")
-    if code == .validationFailure {
-        Console.stderr("Run `flow --help` for usage.\n")
-        Glibc.exit(2)
-    }
+    if code == .validationFailure { Glibc.exit(2) }
     Glibc.exit(code.rawValue == 0 ? 1 : code.rawValue)
 }

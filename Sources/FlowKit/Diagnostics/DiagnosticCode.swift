@@ -30,6 +30,7 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     // Actions.
     case unknownAction = "unknown-action"
     case actionRecursion = "action-recursion"
+    case expansionLimit = "expansion-limit"
     case missingParam = "missing-param"
     case unknownParam = "unknown-param"
     case disallowedParam = "disallowed-param"

@@ -35,7 +35,7 @@ public struct DiagnosticRenderer: Sendable {
     /// The gutter, source line and caret run under the span's first line.
     func excerpt(file: SourceFile, span: SourceSpan, label: String?, caretColor: String) -> String {
         let lineNumber = span.start.line
-        guard lineNumber >= 1, lineNumber <= max(file.lineCount, 1) else { return "" }
+        guard !file.bytes.isEmpty, lineNumber >= 1, lineNumber <= max(file.lineCount, 1) else { return "" }
         var scalars = Array(file.lineText(lineNumber).unicodeScalars).map { scalar -> Unicode.Scalar in
             // Tabs and control characters become one space so the caret stays aligned.
             scalar.value < 0x20 || scalar.value == 0x7F ? " " : scalar

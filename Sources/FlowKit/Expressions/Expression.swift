@@ -60,13 +60,15 @@ public indirect enum Expression: Sendable {
             if case .binary = inner { return "!(\(inner.text))" }
             return "!" + inner.text
         case .binary(let op, let a, let b, _):
-            return "\(parenthesised(a, inside: op)) \(op.rawValue) \(parenthesised(b, inside: op))"
+            return "\(parenthesised(a, inside: op, right: false)) \(op.rawValue) \(parenthesised(b, inside: op, right: true))"
         case .call(let name, _): return name.value + "()"
         }
     }
 
-    private func parenthesised(_ e: Expression, inside op: Operator) -> String {
-        if case .binary(let inner, _, _, _) = e, Expression.precedence(inner) < Expression.precedence(op) {
+    /// Operators are left-associative, so a right operand of equal precedence needs parentheses too.
+    private func parenthesised(_ e: Expression, inside op: Operator, right: Bool) -> String {
+        if case .binary(let inner, _, _, _) = e,
+           Expression.precedence(inner) < Expression.precedence(op) || (right && Expression.precedence(inner) == Expression.precedence(op)) {
             return "(\(e.text))"
         }
         return e.text

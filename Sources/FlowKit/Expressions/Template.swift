@@ -39,7 +39,7 @@ public struct Template: Sendable {
         -> (Template, [ExpressionParser.Failure])
     {
         let scalars = Array(text.unicodeScalars)
-        guard text.contains("${{") else { return (Template(literal: text, span: span), []) }
+        guard text.hasExpressionMarker else { return (Template(literal: text, span: span), []) }
         var parts: [Part] = []
         var failures: [ExpressionParser.Failure] = []
         var literal = String.UnicodeScalarView()

@@ -3,6 +3,16 @@ public struct LoadedWorkflow: Sendable {
     public var file: SourceFile
     public var workflow: Workflow?
     public var diagnostics: [Diagnostic]
+    /// The YAML node tree, kept with the result: commands that exit right after a check
+    /// never pay for freeing it node by node.
+    var document: YAMLDocument?
+
+    init(file: SourceFile, workflow: Workflow?, diagnostics: [Diagnostic], document: YAMLDocument? = nil) {
+        self.file = file
+        self.workflow = workflow
+        self.diagnostics = diagnostics
+        self.document = document
+    }
 
     /// Whether the workflow may be planned and run.
     public var isValid: Bool { workflow != nil && !diagnostics.contains { $0.severity == .error } }
@@ -26,8 +36,8 @@ public struct LoadedWorkflow: Sendable {
 
     /// Parses and validates an in-memory file.
     public static func load(_ file: SourceFile) -> LoadedWorkflow {
-        var (workflow, bag) = WorkflowParser.parse(file)
+        var (workflow, bag, document) = WorkflowParser.parseKeepingDocument(file)
         if let workflow { Validator.validate(workflow, into: &bag) }
-        return LoadedWorkflow(file: file, workflow: workflow, diagnostics: bag.sorted)
+        return LoadedWorkflow(file: file, workflow: workflow, diagnostics: bag.sorted, document: document)
     }
 }

@@ -2,8 +2,15 @@ extension Duration {
     /// Parses `250ms`, `1s`, `1.5s`, `2m`, `1h30m`, or a bare number of seconds.
     /// Returns nil for empty, negative or unparseable text.
     public static func parse(_ text: String) -> Duration? {
-        let scalars = Array(text.trimmingSpaces.unicodeScalars)
-        guard !scalars.isEmpty else { return nil }
+        if let quick = parseSimple(text) { return quick }
+        let trimmed = text.trimmingSpaces
+        guard !trimmed.isEmpty else { return nil }
+        // Fast path: a bare number of seconds.
+        if let first = trimmed.utf8.first, first != UInt8(ascii: "-"), let seconds = Double(trimmed) {
+            guard seconds >= 0, seconds.isFinite else { return nil }
+            return .seconds(seconds)
+        }
+        let scalars = Array(trimmed.unicodeScalars)
         if let seconds = Double(String(String.UnicodeScalarView(scalars))) {
             guard seconds >= 0, seconds.isFinite else { return nil }
             return .seconds(seconds)
@@ -32,6 +39,35 @@ extension Duration {
             total += number * factor
         }
         return .seconds(total)
+    }
+
+    /// The common shapes (`1`, `30s`, `250ms`, `2m`, `1h`: whole numbers, one unit) without
+    /// building strings; anything else goes the general way.
+    static func parseSimple(_ text: String) -> Duration? {
+        var value: Int64 = 0
+        var digits = 0
+        var unit: (UInt8, UInt8) = (0, 0)
+        var unitLength = 0
+        for byte in text.utf8 {
+            if unitLength == 0, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                guard digits < 12 else { return nil }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+                digits += 1
+            } else if digits > 0, unitLength < 2, byte >= UInt8(ascii: "a"), byte <= UInt8(ascii: "z") {
+                if unitLength == 0 { unit.0 = byte } else { unit.1 = byte }
+                unitLength += 1
+            } else {
+                return nil
+            }
+        }
+        guard digits > 0 else { return nil }
+        switch (unitLength, unit.0, unit.1) {
+        case (0, _, _), (1, UInt8(ascii: "s"), _): return .seconds(value)
+        case (1, UInt8(ascii: "m"), _): return .seconds(value * 60)
+        case (1, UInt8(ascii: "h"), _): return .seconds(value * 3600)
+        case (2, UInt8(ascii: "m"), UInt8(ascii: "s")): return .milliseconds(value)
+        default: return nil
+        }
     }
 
     /// The duration in seconds, as a Double.
@@ -65,12 +101,43 @@ extension Duration {
     }
 }
 
-extension String {
-    /// The string without leading and trailing spaces and tabs.
+extension StringProtocol {
+    /// The string without leading and trailing spaces and tabs (scalar-wise: this runs for
+    /// every duration and expression of a 100,000-step file).
     var trimmingSpaces: Substring {
-        var s = self[...]
-        while let first = s.first, first == " " || first == "\t" { s.removeFirst() }
-        while let last = s.last, last == " " || last == "\t" { s.removeLast() }
-        return s
+        let scalars = unicodeScalars
+        var start = scalars.startIndex, end = scalars.endIndex
+        while start < end, scalars[start] == " " || scalars[start] == "\t" { start = scalars.index(after: start) }
+        while end > start {
+            let before = scalars.index(before: end)
+            guard scalars[before] == " " || scalars[before] == "\t" else { break }
+            end = before
+        }
+        return Substring(self)[start..<end]
+    }
+
+    /// Whether the text contains `${{` (a fast byte scan; most strings have none).
+    var hasExpressionMarker: Bool {
+        if let found = utf8.withContiguousStorageIfAvailable({ buffer -> Bool in
+            var i = 0
+            let n = buffer.count
+            while i + 2 < n {
+                if buffer[i] == UInt8(ascii: "$"), buffer[i + 1] == UInt8(ascii: "{"), buffer[i + 2] == UInt8(ascii: "{") { return true }
+                i += 1
+            }
+            return false
+        }) {
+            return found
+        }
+        var state = 0
+        for byte in utf8 {
+            switch (state, byte) {
+            case (_, UInt8(ascii: "$")): state = 1
+            case (1, UInt8(ascii: "{")): state = 2
+            case (2, UInt8(ascii: "{")): return true
+            default: state = 0
+            }
+        }
+        return false
     }
 }

@@ -1,5 +1,9 @@
 /// One step of a workflow: its kind with the kind's options, and the common options.
-public struct Step: Sendable {
+///
+/// A class, not a struct: later phases walk 100,000-step trees many times, and copying a
+/// struct of this size costs a retain per field on every pass. The parser fills it in;
+/// after parsing nothing changes it, which is what makes sharing it across tasks safe.
+public final class Step: @unchecked Sendable {
     public var kind: StepKind
     /// The span of the kind key (`shell`, `print`…), where most step-level messages point.
     public var kindSpan: SourceSpan

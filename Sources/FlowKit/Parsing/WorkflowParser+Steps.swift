@@ -76,12 +76,12 @@ extension WorkflowParser {
         let kindName = kindKey.name.value
         guard let kind = stepKind(kindName, kindKey.value, keySpan: kindKey.name.span) else {
             // The kind's value was wrong (already reported); still check the other keys.
-            var placeholder = Step(kind: .delay(Located(.zero, kindKey.name.span)), kindSpan: kindKey.name.span, span: node.span)
-            commonOptions(pairs, into: &placeholder, kindName: kindName)
+            let placeholder = Step(kind: .delay(Located(.zero, kindKey.name.span)), kindSpan: kindKey.name.span, span: node.span)
+            commonOptions(pairs, into: placeholder, kindName: kindName)
             return nil
         }
-        var step = Step(kind: kind, kindSpan: kindKey.name.span, span: node.span)
-        commonOptions(pairs, into: &step, kindName: kindName)
+        let step = Step(kind: kind, kindSpan: kindKey.name.span, span: node.span)
+        commonOptions(pairs, into: step, kindName: kindName)
         return step
     }
 
@@ -119,7 +119,7 @@ extension WorkflowParser {
     }
 
     /// Common options, group options and the kind's own options.
-    mutating func commonOptions(_ pairs: [(key: Int32, value: Int32)], into step: inout Step, kindName: String) {
+    mutating func commonOptions(_ pairs: [(key: Int32, value: Int32)], into step: Step, kindName: String) {
         let kindOptions = StepKind.kindOptions[kindName] ?? []
         let isGroup = ["sequential", "concurrent", "use"].contains(kindName)
         for (key, value) in pairs {
@@ -150,7 +150,7 @@ extension WorkflowParser {
                 step.outputs = keys.filter { Self.isIdentifier($0.value) }
             default:
                 if kindOptions.contains(name.value) {
-                    kindOption(name, value, into: &step)
+                    kindOption(name, value, into: step)
                 } else if isGroup, StepKind.groupOptions.contains(name.value) {
                     step.shell = shellProgram(value)
                 } else if let owner = StepKind.keywords.first(where: { StepKind.kindOptions[$0]!.contains(name.value) })
@@ -171,7 +171,7 @@ extension WorkflowParser {
         }
     }
 
-    mutating func kindOption(_ name: Located<String>, _ value: Int32, into step: inout Step) {
+    mutating func kindOption(_ name: Located<String>, _ value: Int32, into step: Step) {
         switch (name.value, step.kind) {
         case ("stream", .print(var p)):
             guard let text = string(value, "`stream`") else { return }
@@ -246,7 +246,7 @@ extension WorkflowParser {
             let leading = source.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
             offset = leading + 3
             source = String(trimmed.dropFirst(3).dropLast(2))
-        } else if source.contains("${{") {
+        } else if source.hasExpressionMarker {
             bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
                       help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
             return nil

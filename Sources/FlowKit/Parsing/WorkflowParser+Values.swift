@@ -75,7 +75,7 @@ extension WorkflowParser {
             wrongType(id, expected: "a duration", what: what)
             return nil
         }
-        if node.value.contains("${{") {
+        if node.value.hasExpressionMarker {
             bag.error(.invalidDuration, "\(what) must be a fixed duration; expressions are not allowed here", at: valueSpan(node),
                       help: "write e.g. `30s`, `1m30s`, `250ms`")
             return nil
@@ -101,7 +101,7 @@ extension WorkflowParser {
     /// A template from a scalar; expression syntax errors are reported here.
     mutating func template(_ id: Int32, _ text: Located<String>) -> Template {
         let node = document[id]
-        guard text.value.contains("${{") else { return Template(literal: text.value, span: text.span) }
+        guard text.value.hasExpressionMarker else { return Template(literal: text.value, span: text.span) }
         let locator = ScalarLocator(node: node, file: file)
         let (template, failures) = Template.parse(text.value, span: text.span, locate: { locator.location(ofValueOffset: $0) })
         for failure in failures {

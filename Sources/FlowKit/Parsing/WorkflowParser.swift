@@ -20,6 +20,12 @@ public struct WorkflowParser {
 
     /// Reads and parses `file`; the workflow is nil when the YAML could not be read at all.
     public static func parse(_ file: SourceFile) -> (Workflow?, DiagnosticBag) {
+        let (workflow, bag, _) = parseKeepingDocument(file)
+        return (workflow, bag)
+    }
+
+    /// Also returns the YAML document, so a caller can keep it alive until exit.
+    static func parseKeepingDocument(_ file: SourceFile) -> (Workflow?, DiagnosticBag, YAMLDocument) {
         var bag = DiagnosticBag(file: file)
         let document = YAMLReader().read(file, into: &bag)
         guard let root = document.root else {
@@ -27,11 +33,11 @@ public struct WorkflowParser {
                 bag.error(.emptyWorkflow, "the workflow is empty", at: SourceSpan(line: 1, column: 1, length: 0),
                           help: "a workflow is a mapping with at least `steps:`")
             }
-            return (nil, bag)
+            return (nil, bag, document)
         }
         var parser = WorkflowParser(document: document, file: file, bag: bag)
         let workflow = parser.parseWorkflow(root)
-        return (workflow, parser.bag)
+        return (workflow, parser.bag, document)
     }
 
     // MARK: Top level

@@ -109,6 +109,7 @@ public struct PlanPrinter {
 
     /// The first line of a multi-line text, marked as continued.
     static func oneLine(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "\n")) else { return text }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         while let last = lines.last, last.allSatisfy({ $0 == " " || $0 == "\t" }), lines.count > 1 { lines.removeLast() }
         guard let first = lines.first else { return "" }

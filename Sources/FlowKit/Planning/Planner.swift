@@ -151,7 +151,7 @@ public struct Planner {
         }
         let undo = try nodes(step.undo ?? [], prefix: sub + "u", context: inner)
         let selectedHere: Bool
-        let onPathToOnly = context.scope == onlyScope && Self.contains(name: options.only ?? "", in: [step])
+        let onPathToOnly = options.only.map { context.scope == onlyScope && Self.contains(name: $0, in: [step]) } ?? true
         if skipped || !inner.insideOnly && !onPathToOnly {
             selectedHere = false
         } else if isLeaf {

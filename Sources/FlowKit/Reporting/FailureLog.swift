@@ -1,26 +1,37 @@
-/// Keeps the recent output of every step so the output of failed steps can be shown again
-/// at the end of the run.
+/// Keeps the recent output of every running step so the output of failed steps can be
+/// shown again at the end of the run.
+///
+/// Each step keeps the tail of its output as bytes (at most `maxBytes`), so recording a
+/// line is an append, not an allocation: it sits on the hot path of every output line.
 struct FailureLog {
-    /// Lines kept per step (the most recent ones).
-    static let maxLines = 500
+    /// Bytes kept per step (the most recent ones, cut at a line start).
+    static let maxBytes = 64 * 1024
 
-    private var lines: [String: [(OutputChannel, [UInt8])]] = [:]
+    private var buffers: [String: [UInt8]] = [:]
     private(set) var failed: [StepRef] = []
 
     mutating func record(_ step: StepRef, _ stream: OutputChannel, _ line: UnsafeRawBufferPointer) {
-        var kept = lines[step.path, default: []]
-        if kept.count >= Self.maxLines { kept.removeFirst(kept.count - Self.maxLines + 1) }
-        kept.append((stream, Array(line)))
-        lines[step.path] = kept
+        buffers[step.path, default: []].append(contentsOf: line)
+        buffers[step.path, default: []].append(0x0A)
+        if buffers[step.path]!.count > 2 * Self.maxBytes { trim(step.path) }
+    }
+
+    private mutating func trim(_ path: String) {
+        guard var bytes = buffers[path] else { return }
+        var cut = bytes.count - Self.maxBytes
+        while cut < bytes.count, bytes[cut - 1] != 0x0A { cut += 1 }
+        bytes.removeFirst(cut)
+        buffers[path] = bytes
     }
 
     mutating func finished(_ t: StepTransition) {
-        guard t.step.isLeaf || t.step.kind == "shell" else { return }
         switch t.to {
         case .failed, .timedOut:
+            guard t.step.isLeaf else { return }
+            trim(t.step.path)
             if !failed.contains(t.step) { failed.append(t.step) }
-        case .succeeded, .skipped:
-            lines[t.step.path] = nil
+        case .succeeded, .skipped, .cancelled:
+            buffers[t.step.path] = nil
         default: break
         }
     }
@@ -28,12 +39,9 @@ struct FailureLog {
     /// Replays the failed steps' output.
     func replay(to writer: OutputWriter, style: ReporterStyle) {
         for step in failed {
-            guard let kept = lines[step.path], !kept.isEmpty else { continue }
+            guard let bytes = buffers[step.path], !bytes.isEmpty else { continue }
             writer.append(style.paint("── output of \(step.label) ──", "1;31") + "\n")
-            for (_, line) in kept {
-                line.withUnsafeBytes { writer.append($0) }
-                writer.append(byte: 0x0A)
-            }
+            bytes.withUnsafeBytes { writer.append($0) }
         }
         writer.flush()
     }

@@ -10,6 +10,8 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
     let quiet: Bool
     var log = FailureLog()
     var width = 0
+    /// `label | ` per step, as bytes: built once, not per line.
+    var prefixes: [String: [UInt8]] = [:]
 
     public init(color: Bool, quiet: Bool, labelWidth: Int = 0) {
         style = ReporterStyle(color: color)
@@ -69,7 +71,8 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         guard !quiet else { return }
         let writer = stream == .stdout ? out : err
         if stream == .stderr { out.flush() }
-        writer.append(prefix(step))
+        if prefixes[step.path] == nil { prefixes[step.path] = Array(prefix(step).utf8) }
+        prefixes[step.path]!.withUnsafeBytes { writer.append($0) }
         writer.append(line)
         writer.append(byte: 0x0A)
         if stream == .stderr { err.flush() }

@@ -35,6 +35,27 @@ struct StepPath: Sendable {
         case later
     }
 
+    /// Whether the step at `other` has certainly finished when the step at `self` starts:
+    /// an earlier step of an enclosing sequential chain (or `finally` list), a step inside
+    /// the group whose `finally` this is, or the step (or inside the step) whose `undo` this is.
+    func hasFinished(_ other: StepPath) -> Bool {
+        let s = components, x = other.components
+        var k = 0
+        while k < s.count, k < x.count, s[k] == x[k] { k += 1 }
+        if k == s.count { return false }              // `other` is this step or inside it
+        if k == x.count { return s[k].list == .undo } // `other` contains this step
+        let a = s[k], b = x[k]
+        // Steps inside an `undo` run only during rollback: never finished before anything.
+        if x[(k + 1)...].contains(where: { $0.list == .undo }) { return false }
+        switch (a.list, b.list) {
+        case (_, .undo): return false
+        case (.undo, _): return true
+        case (.finally, .sequential), (.finally, .concurrent): return true
+        case (.sequential, .sequential), (.finally, .finally): return b.index < a.index
+        default: return false
+        }
+    }
+
     func relation(to other: StepPath) -> Relation {
         let a = components, b = other.components
         var k = 0

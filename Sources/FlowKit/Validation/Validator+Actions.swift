@@ -30,6 +30,56 @@ extension Validator {
         }
     }
 
+    /// Most steps a workflow may expand to once actions are inlined: a few `use` steps of
+    /// actions that use each other can otherwise ask for billions (an "expansion bomb").
+    static let maxExpandedSteps = 1_000_000
+
+    /// Reports the `use` step at which the expanded workflow grows past the limit.
+    mutating func checkExpansion() {
+        var sizes: [String: Int] = [:]
+        var visiting: Set<String> = []
+        func size(ofAction name: String) -> Int {
+            if let known = sizes[name] { return known }
+            guard let action = workflow.action(named: name), visiting.insert(name).inserted else { return 0 }
+            let total = size(of: action.steps)
+            visiting.remove(name)
+            sizes[name] = total
+            return total
+        }
+        func size(of steps: [Step]) -> Int {
+            var total = 0
+            for step in steps {
+                total = min(total &+ 1, Int.max / 4)
+                if case .use(let use) = step.kind { total = min(total &+ size(ofAction: use.action.value), Int.max / 4) }
+                total = min(total &+ size(of: step.children) &+ size(of: step.finallySteps) &+ size(of: step.undo ?? []), Int.max / 4)
+            }
+            return total
+        }
+        var running = 0
+        var reported = false
+        func walk(_ steps: [Step]) {
+            for step in steps where !reported {
+                running += 1
+                if case .use(let use) = step.kind {
+                    let added = size(ofAction: use.action.value)
+                    running = min(running &+ added, Int.max / 4)
+                    if running > Self.maxExpandedSteps {
+                        reported = true
+                        bag.error(.expansionLimit, "the workflow expands to more than \(Self.maxExpandedSteps) steps here "
+                                  + "(`\(use.action.value)` alone is \(added) steps once its actions are inlined)",
+                                  at: use.action.span, help: "actions that use each other several times multiply; use fewer or flatter actions")
+                        return
+                    }
+                }
+                walk(step.children)
+                walk(step.finallySteps)
+                walk(step.undo ?? [])
+            }
+        }
+        walk(workflow.steps)
+        walk(workflow.finally)
+    }
+
     /// Reports every `use` inside an action that leads back to that action.
     mutating func checkRecursion() {
         var calls: [String: [Located<String>]] = [:]

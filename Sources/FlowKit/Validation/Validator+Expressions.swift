@@ -13,15 +13,15 @@ extension Validator {
 
     static let roots = ["vars", "env", "params", "steps", "workflow", "run"]
 
-    mutating func checkTemplate(_ template: Template, at site: ReferenceSite?, finished: Set<String>, context: ExpressionContext) {
+    mutating func checkTemplate(_ template: Template, at site: ReferenceSite?, context: ExpressionContext) {
         guard !template.isLiteral else { return }
         if context == .shell { checkShellQuoting(template) }
         for expression in template.expressions {
-            checkExpression(expression, at: site, finished: finished, context: context)
+            checkExpression(expression, at: site, context: context)
         }
     }
 
-    mutating func checkExpression(_ expression: Expression, at site: ReferenceSite?, finished: Set<String>, context: ExpressionContext) {
+    mutating func checkExpression(_ expression: Expression, at site: ReferenceSite?, context: ExpressionContext) {
         if context != .condition {
             for call in expression.calls {
                 bag.error(.misplacedFunction, "`\(call.value)()` is only meaningful in an `if` condition", at: call.span,
@@ -29,11 +29,11 @@ extension Validator {
             }
         }
         for path in expression.references {
-            checkReference(path, at: site, finished: finished)
+            checkReference(path, at: site)
         }
     }
 
-    mutating func checkReference(_ path: [Located<String>], at site: ReferenceSite?, finished: Set<String>) {
+    mutating func checkReference(_ path: [Located<String>], at site: ReferenceSite?) {
         let whole = SourceSpan(start: path[0].span.start, end: path[path.count - 1].span.end)
         let text = path.map(\.value).joined(separator: ".")
         func field(_ index: Int, _ what: String) -> Located<String>? {
@@ -88,7 +88,7 @@ extension Validator {
                           help: Suggestion.help(for: name.value, in: ["id", "status"]) ?? "the fields are `run.id` and `run.status`")
             }
         case "steps":
-            checkStepReference(path, whole: whole, at: site, finished: finished)
+            checkStepReference(path, whole: whole, at: site)
         default:
             bag.error(.unknownReference, "unknown reference `\(text)`", at: whole,
                       help: Suggestion.closest(to: path[0].value, in: Self.roots).map { "did you mean `\($0)`?" }
@@ -96,7 +96,7 @@ extension Validator {
         }
     }
 
-    mutating func checkStepReference(_ path: [Located<String>], whole: SourceSpan, at site: ReferenceSite?, finished: Set<String>) {
+    mutating func checkStepReference(_ path: [Located<String>], whole: SourceSpan, at site: ReferenceSite?) {
         guard path.count >= 3 else {
             bag.error(.unknownReference, "`\(path.map(\.value).joined(separator: "."))` is incomplete", at: whole,
                       help: "write `steps.<name>.outputs.<key>`, `steps.<name>.status` or `steps.<name>.exit_code`")
@@ -123,7 +123,8 @@ extension Validator {
                 bag.error(.undeclaredOutput, "step `\(name.value)` does not declare the output `\(key.value)`", at: key.span,
                           help: Suggestion.help(for: key.value, in: declared.map(\.value))
                             ?? "add it to the `outputs` of `\(name.value)`",
-                          notes: [.init("`\(name.value)` declares its outputs here", at: target.name.span)])
+                          notes: [.init("`\(name.value)` declares its outputs here",
+                                         at: declared.first.map { SourceSpan(start: $0.span.start, end: (declared.last ?? $0).span.end) } ?? target.name.span)])
             }
         case "status", "exit_code":
             if path.count > 3 {
@@ -135,7 +136,7 @@ extension Validator {
                         ?? "the fields are `outputs.<key>`, `status` and `exit_code`")
             return
         }
-        guard !finished.contains(name.value) else { return }
+        if let site, site.path.hasFinished(target.path) { return }
         guard let site else {
             bag.error(.laterReference, "`\(name.value)` has not run when the workflow's `env` and `defaults` are evaluated", at: name.span,
                       notes: [.init("`\(name.value)` is here", at: target.name.span)])

@@ -38,20 +38,21 @@ public struct Validator {
 
     mutating func run() {
         checkRecursion()
+        checkExpansion()
         // The workflow's own scope: steps, finally, and their undo steps.
         scope = Scope()
         collectNames(workflow.steps, base: StepPath(components: []), list: .sequential)
         let rootFinallyBase = StepPath(components: [StepPath.Component(list: .finally, index: -1)])
         collectNames(workflow.finally, base: rootFinallyBase, list: .sequential)
-        for env in workflow.env { checkTemplate(env.value, at: nil, finished: [], context: .text) }
-        if let dir = workflow.defaults.dir { checkTemplate(dir, at: nil, finished: [], context: .text) }
-        let finished = walk(workflow.steps, base: StepPath(components: []), list: .sequential, finished: [])
-        _ = walk(workflow.finally, base: rootFinallyBase, list: .sequential, finished: finished)
+        for env in workflow.env { checkTemplate(env.value, at: nil, context: .text) }
+        if let dir = workflow.defaults.dir { checkTemplate(dir, at: nil, context: .text) }
+        walk(workflow.steps, base: StepPath(components: []), list: .sequential)
+        walk(workflow.finally, base: rootFinallyBase, list: .sequential)
 
         for action in workflow.actions {
             scope = Scope(action: action)
             collectNames(action.steps, base: StepPath(components: []), list: .sequential)
-            _ = walk(action.steps, base: StepPath(components: []), list: .sequential, finished: [])
+            walk(action.steps, base: StepPath(components: []), list: .sequential)
             for param in action.params where !scope.usedParams.contains(param.name.value) {
                 bag.warning(.unusedParam, "parameter `\(param.name.value)` of action `\(action.name.value)` is never used",
                             at: param.name.span, help: "use it as `${{ params.\(param.name.value) }}`, or remove it")
@@ -95,64 +96,45 @@ public struct Validator {
         }
     }
 
-    /// Names of a step and everything inside it that runs with it (not its `undo`).
-    static func names(in step: Step, into set: inout Set<String>) {
-        if let name = step.name { set.insert(name.value) }
-        for child in step.children { names(in: child, into: &set) }
-        for child in step.finallySteps { names(in: child, into: &set) }
-    }
-
     // MARK: Walk
 
-    /// Checks a list of steps; returns the names certainly finished after the list.
-    mutating func walk(_ steps: [Step], base: StepPath, list: StepPath.List, finished: Set<String>) -> Set<String> {
-        var done = finished
-        var afterAll = finished
+    /// Checks every step of a list (and everything inside).
+    mutating func walk(_ steps: [Step], base: StepPath, list: StepPath.List) {
         for (index, step) in steps.enumerated() {
-            let path = base.appending(list, index)
-            // In a concurrent group, siblings never count as finished for each other.
-            let before = list == .concurrent ? finished : done
-            check(step, path: path, finished: before)
-            var inside = Set<String>()
-            Self.names(in: step, into: &inside)
-            if list == .concurrent { afterAll.formUnion(inside) } else { done.formUnion(inside) }
+            check(step, path: base.appending(list, index))
         }
-        return list == .concurrent ? afterAll : done
     }
 
-    mutating func check(_ step: Step, path: StepPath, finished: Set<String>) {
+    mutating func check(_ step: Step, path: StepPath) {
         let site = ReferenceSite(step: step, path: path)
         if let condition = step.condition {
-            checkExpression(condition.value, at: site, finished: finished, context: .condition)
+            checkExpression(condition.value, at: site, context: .condition)
         }
-        for env in step.env { checkTemplate(env.value, at: site, finished: finished, context: .text) }
+        for env in step.env { checkTemplate(env.value, at: site, context: .text) }
         switch step.kind {
         case .print(let p):
-            checkTemplate(p.message, at: site, finished: finished, context: .text)
+            checkTemplate(p.message, at: site, context: .text)
         case .delay:
             break
         case .shell(let s):
-            checkTemplate(s.command, at: site, finished: finished, context: .shell)
-            if let dir = s.dir { checkTemplate(dir, at: site, finished: finished, context: .text) }
-            if let stdin = s.stdin { checkTemplate(stdin, at: site, finished: finished, context: .text) }
+            checkTemplate(s.command, at: site, context: .shell)
+            if let dir = s.dir { checkTemplate(dir, at: site, context: .text) }
+            if let stdin = s.stdin { checkTemplate(stdin, at: site, context: .text) }
             if let interactive = s.interactive, interactive.value, let stdin = s.stdin {
                 bag.error(.conflictingOptions, "a step cannot be `interactive` and have `stdin`", at: stdin.span,
                           help: "an interactive step reads the terminal",
                           notes: [.init("`interactive` is set here", at: interactive.span)])
             }
-        case .sequential(let group), .concurrent(let group):
-            let isConcurrent: Bool
-            if case .concurrent = step.kind { isConcurrent = true } else { isConcurrent = false }
-            let afterChildren = walk(group.steps, base: path, list: isConcurrent ? .concurrent : .sequential, finished: finished)
-            _ = walk(group.finally, base: path, list: .finally, finished: afterChildren)
+        case .sequential(let group):
+            walk(group.steps, base: path, list: .sequential)
+            walk(group.finally, base: path, list: .finally)
+        case .concurrent(let group):
+            walk(group.steps, base: path, list: .concurrent)
+            walk(group.finally, base: path, list: .finally)
         case .use(let use):
-            for (_, value) in use.with { checkTemplate(value, at: site, finished: finished, context: .text) }
+            for (_, value) in use.with { checkTemplate(value, at: site, context: .text) }
             checkUse(use, at: step)
         }
-        if let undo = step.undo {
-            var afterStep = finished
-            Self.names(in: step, into: &afterStep)
-            _ = walk(undo, base: path, list: .undo, finished: afterStep)
-        }
+        if let undo = step.undo { walk(undo, base: path, list: .undo) }
     }
 }

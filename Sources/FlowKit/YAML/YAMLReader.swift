@@ -44,6 +44,11 @@ public struct YAMLReader {
             var i = 0
             let n = b.count
             while i < n {
+                // ASCII fast path: eight bytes at a time.
+                if i + 8 <= n, UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                    i += 8
+                    continue
+                }
                 let c = b[i]
                 if c < 0x80 { i += 1; continue }
                 let length: Int
@@ -95,8 +100,12 @@ extension YAMLReader {
             document.nodes.reserveCapacity(file.bytes.count / 8)
         }
 
+        /// A UTF-8 byte order mark is skipped before libyaml sees the text; columns on the
+        /// first line count it, as editors do.
+        var bomOffset = 0
+
         func location(_ mark: yaml_mark_t) -> SourceLocation {
-            SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+            SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1 + (mark.line == 0 ? bomOffset : 0))
         }
 
         func span(_ event: yaml_event_t) -> SourceSpan {
@@ -112,7 +121,12 @@ extension YAMLReader {
             var parser = yaml_parser_t()
             guard yaml_parser_initialize(&parser) == 1 else { return }
             defer { yaml_parser_delete(&parser) }
-            yaml_parser_set_input_string(&parser, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count)
+            var input = buffer
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+                input = UnsafeBufferPointer(rebasing: buffer[3...])
+                bomOffset = 1
+            }
+            yaml_parser_set_input_string(&parser, input.baseAddress ?? UnsafePointer(bitPattern: 1)!, input.count)
             yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
             var event = yaml_event_t()
             while true {
@@ -255,6 +269,32 @@ extension YAMLReader {
         mutating func mergedAndChecked(_ children: [Int32], bag: inout DiagnosticBag) -> [Int32] {
             var result: [Int32] = []
             result.reserveCapacity(children.count)
+            // Most mappings have a handful of keys: scan linearly; index only big ones.
+            if children.count <= 32, !children.enumerated().contains(where: { $0.offset % 2 == 0 && document[$0.element].kind == .scalar && document[$0.element].style == .plain && document[$0.element].value == "<<" }) {
+                var i = 0
+                while i + 1 < children.count {
+                    let key = children[i]
+                    let keyNode = document[key]
+                    var duplicateOf: Int32?
+                    if keyNode.kind == .scalar {
+                        var j = 0
+                        while j < i {
+                            let other = document[children[j]]
+                            if other.kind == .scalar, other.value == keyNode.value { duplicateOf = children[j]; break }
+                            j += 2
+                        }
+                    }
+                    if let first = duplicateOf {
+                        bag.error(.duplicateKey, "duplicate key `\(keyNode.value)`", at: keyNode.span,
+                                  help: "remove one of the two",
+                                  notes: [.init("first `\(keyNode.value)` is here", at: document[first].span)])
+                    } else {
+                        result.append(key); result.append(children[i + 1])
+                    }
+                    i += 2
+                }
+                return result
+            }
             var seen: [String: Int32] = [:]
             var merges: [Int32] = []
             var i = 0
@@ -308,6 +348,14 @@ extension YAMLReader {
             let problem = Self.string(parser.problem.map { UnsafeMutablePointer(mutating: UnsafeRawPointer($0).assumingMemoryBound(to: yaml_char_t.self)) }) ?? "invalid YAML"
             let context = Self.string(parser.context.map { UnsafeMutablePointer(mutating: UnsafeRawPointer($0).assumingMemoryBound(to: yaml_char_t.self)) })
             var location = location(parser.problem_mark)
+            // At the end of the input libyaml points past the last line; the construct left
+            // open (the `[`, the quote) is the useful place.
+            if location.line > max(file.lineCount, 1) {
+                location = self.location(parser.context_mark)
+                if location.line > max(file.lineCount, 1) {
+                    location = SourceLocation(line: max(file.lineCount, 1), column: 1)
+                }
+            }
             // Tabs are the most common cause; say so plainly at the tab itself.
             let lineBytes = file.lineBytes(location.line)
             if let tabIndex = Self.leadingTab(lineBytes) {

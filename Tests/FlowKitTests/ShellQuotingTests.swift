@@ -1,0 +1,64 @@
+@testable import FlowKit
+import Testing
+
+/// Whether an expression in a shell command would sit inside single quotes (and so never expand).
+@Suite struct ShellQuotingTests {
+    /// Feeds `prefix` and tells whether the next character is inside single quotes.
+    static func inSingleQuotes(after prefix: String) -> Bool {
+        var quoting = ShellQuoting()
+        quoting.feed(prefix)
+        return quoting.inSingleQuotes
+    }
+
+    @Test(arguments: [
+        ("echo '", true),
+        ("echo 'a' ", false),
+        ("echo \"'", false),              // a single quote inside double quotes is a literal
+        ("echo \"'\" '", true),
+        ("echo $'", true),                // ANSI-C quoting does not expand either
+        ("echo $'a\\'", true),            // \' does not close $'…'
+        ("echo $'a\\'b' ", false),
+        ("echo it\\'s ", false),          // an escaped quote
+        ("echo \"a\\\"'", false),         // an escaped double quote inside double quotes
+        ("# it's a comment\necho ", false),
+        ("echo a#'", true),               // # inside a word is not a comment
+        ("echo 'multi\nline ", true),
+        ("echo 'a'\"b\"'", true),
+        ("", false),
+    ])
+    func state(prefix: String, expected: Bool) {
+        #expect(Self.inSingleQuotes(after: prefix) == expected, "after \(prefix.debugDescription)")
+    }
+
+    @Test func singleQuotedExpressionsInShellCommands() {
+        expectDiagnostics("""
+            vars: {x: "1"}
+            steps:
+              - shell: echo '⟦single-quoted-expression⟧${{ vars.x }}'
+              - shell: echo "'${{ vars.x }}'"
+              - shell: echo "${{ vars.x }}"
+              - shell: echo ${{ vars.x }}
+              - shell: "echo '⟦single-quoted-expression⟧${{ vars.x }}' ${{ vars.x }} '⟦single-quoted-expression⟧${{ vars.x }}'"
+              - shell: echo 'a' ${{ vars.x }} 'b'
+              - shell: echo '⟦single-quoted-expression⟧${{ vars.x }}
+            """)
+    }
+
+    @Test func expressionInDoubleQuotesInsideSingleQuotedYAML() throws {
+        // YAML single quotes are not shell quotes: the command is `echo "${{ … }}"`.
+        _ = try valid("""
+            vars: {x: "1"}
+            steps:
+              - shell: 'echo "${{ vars.x }}"'
+            """)
+    }
+
+    @Test func expressionAfterAnExpressionInsideQuotes() {
+        // The expression stands for a word part: the quote after it still closes.
+        expectDiagnostics("""
+            vars: {x: "1"}
+            steps:
+              - shell: echo "${{ vars.x }}"'⟦single-quoted-expression⟧${{ vars.x }}' ${{ vars.x }}
+            """)
+    }
+}

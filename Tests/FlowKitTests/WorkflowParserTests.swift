@@ -1,0 +1,535 @@
+@testable import FlowKit
+import Testing
+
+/// YAML nodes → `Workflow`: the model built, and every shape problem at its position.
+@Suite struct WorkflowParserTests {
+    // MARK: The model
+
+    @Test func fullWorkflowBuildsTheModel() throws {
+        let workflow = try valid("""
+            version: 1
+            name: release
+            description: Build and ship
+            shell: bash
+            env:
+              GREETING: hello
+            vars:
+              target: world
+            defaults:
+              timeout: 10m
+              retry: 2
+            rollback: false
+            actions:
+              deploy:
+                description: Deploy one environment
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                  region: { default: eu-west-1 }
+                steps:
+                  - shell: ./deploy.sh --env "${{ params.env }}" --region "${{ params.region }}"
+            steps:
+              - print: "Building ${{ vars.target }}"
+                stream: stderr
+              - make test
+              - name: wait
+                delay: 1.5s
+              - use: deploy
+                with: { env: prod }
+            finally:
+              - print: "done: ${{ run.status }}"
+            """)
+        #expect(workflow.version?.value == 1)
+        #expect(workflow.displayName == "release")
+        #expect(workflow.shell?.value.name == "bash")
+        #expect(workflow.env.map(\.name.value) == ["GREETING"])
+        #expect(workflow.vars.map(\.value.value) == ["world"])
+        #expect(workflow.defaults.timeout?.value == .seconds(600))
+        #expect(workflow.defaults.retry?.value.limit == 2)
+        #expect(workflow.rollback?.value == false)
+        let action = try #require(workflow.action(named: "deploy"))
+        #expect(action.params.map(\.name.value) == ["env", "region"])
+        #expect(action.param(named: "env")?.required == true)
+        #expect(action.param(named: "env")?.allowed?.map(\.value) == ["staging", "prod"])
+        #expect(action.param(named: "region")?.defaultValue?.value == "eu-west-1")
+        #expect(workflow.steps.count == 4)
+        guard case .print(let p) = workflow.steps[0].kind else { Issue.record("not a print step"); return }
+        #expect(p.stream == .stderr)
+        #expect(p.message.expressions.count == 1)
+        guard case .shell(let s) = workflow.steps[1].kind else { Issue.record("a bare string is a shell step"); return }
+        #expect(s.command.raw == "make test")
+        #expect(at(workflow.steps[1].kindSpan) == "24:5")
+        guard case .delay(let d) = workflow.steps[2].kind else { Issue.record("not a delay"); return }
+        #expect(d.value == .milliseconds(1500))
+        #expect(workflow.steps[2].name?.value == "wait")
+        guard case .use(let u) = workflow.steps[3].kind else { Issue.record("not a use step"); return }
+        #expect(u.action.value == "deploy")
+        #expect(u.with.map(\.name.value) == ["env"])
+        #expect(workflow.finally.count == 1)
+    }
+
+    @Test func nameDefaultsToTheFileName() throws {
+        let loaded = LoadedWorkflow.load(SourceFile(path: "dir/my-build.yaml", text: "steps: [echo]\n"))
+        #expect(loaded.workflow?.displayName == "my-build")
+    }
+
+    @Test func groupsKeepTheirOptionsAndFinally() throws {
+        let workflow = try valid("""
+            steps:
+              - concurrent:
+                  - shell: a
+                  - shell: b
+                max_parallel: 2
+                fail_fast: false
+                shell: bash
+                finally:
+                  - print: cleanup
+              - sequential:
+                  - shell: c
+                finally: [{print: done}]
+            """)
+        guard case .concurrent(let g) = workflow.steps[0].kind else { Issue.record("not concurrent"); return }
+        #expect(g.steps.count == 2)
+        #expect(g.maxParallel?.value == 2)
+        #expect(g.failFast?.value == false)
+        #expect(g.finally.count == 1)
+        #expect(workflow.steps[0].shell?.value.name == "bash", "`shell` on a group is the shell program")
+        #expect(workflow.steps[1].finallySteps.count == 1)
+    }
+
+    @Test func retryShortAndLongForms() throws {
+        let workflow = try valid("""
+            steps:
+              - shell: a
+                retry: 3
+              - shell: b
+                retry: {limit: 2, delay: 1s, backoff: 2.5, max_delay: 30s, exit_codes: [75, 1]}
+            """)
+        #expect(workflow.steps[0].retry?.value == RetryPolicy(limit: 3))
+        let long = try #require(workflow.steps[1].retry?.value)
+        #expect(long.limit == 2)
+        #expect(long.delay == .seconds(1))
+        #expect(long.backoff == 2.5)
+        #expect(long.maxDelay == .seconds(30))
+        #expect(long.exitCodes == [75, 1])
+    }
+
+    @Test func retryDelaySchedule() {
+        var policy = RetryPolicy(limit: 5)
+        policy.delay = .seconds(1)
+        policy.backoff = 2
+        policy.maxDelay = .seconds(5)
+        #expect(policy.delay(beforeAttempt: 2) == .seconds(1))
+        #expect(policy.delay(beforeAttempt: 3) == .seconds(2))
+        #expect(policy.delay(beforeAttempt: 4) == .seconds(4))
+        #expect(policy.delay(beforeAttempt: 5) == .seconds(5))
+        policy.exitCodes = [75]
+        #expect(policy.retries(exitCode: 75))
+        #expect(!policy.retries(exitCode: 1))
+        #expect(policy.retries(exitCode: nil), "time-outs are always retried")
+    }
+
+    @Test func undoTakesOneStepOrAList() throws {
+        let workflow = try valid("""
+            steps:
+              - shell: a
+                undo:
+                  shell: undo-a
+              - shell: b
+                undo:
+                  - shell: undo-b1
+                  - shell: undo-b2
+            """)
+        #expect(workflow.steps[0].undo?.count == 1)
+        #expect(workflow.steps[1].undo?.count == 2)
+    }
+
+    @Test func tagsAcceptAListOrOneString() throws {
+        let workflow = try valid("""
+            steps:
+              - shell: a
+                tags: [x, y]
+              - shell: b
+                tags: z
+            """)
+        #expect(workflow.steps[0].tags.map(\.value) == ["x", "y"])
+        #expect(workflow.steps[1].tags.map(\.value) == ["z"])
+    }
+
+    @Test func ifAcceptsABooleanAnExpressionOrAWrappedExpression() throws {
+        let workflow = try valid("""
+            vars: {v: '1'}
+            steps:
+              - shell: a
+                if: false
+              - shell: b
+                if: vars.v == '1'
+              - shell: c
+                if: ${{ vars.v == '1' }}
+            """)
+        #expect(workflow.steps.map { $0.condition?.value.text } == ["false", "vars.v == '1'", "vars.v == '1'"])
+    }
+
+    @Test func shellProgramsMayBePaths() throws {
+        let workflow = try valid("shell: /usr/local/bin/bash\nsteps: [echo]\n")
+        #expect(workflow.shell?.value.name == "bash")
+        #expect(workflow.shell?.value.spec == "/usr/local/bin/bash")
+        #expect(ShellProgram("/bin/fish") == nil)
+        #expect(ShellProgram("bash/") == nil)
+    }
+
+    // MARK: Top level problems
+
+    @Test func emptyFileIsAnEmptyWorkflow() {
+        expectDiagnostics("⟦empty-workflow⟧")
+        expectDiagnostics("⟦empty-workflow⟧# only a comment\n")
+        expectDiagnostics("⟦empty-workflow⟧~\n")
+    }
+
+    @Test func rootMustBeAMapping() {
+        expectDiagnostics("⟦wrong-type⟧- print: x\n")
+        expectDiagnostics("⟦wrong-type⟧just text\n")
+    }
+
+    @Test func missingSteps() {
+        expectDiagnostics("""
+            ⟦missing-key⟧name: x
+            """)
+    }
+
+    @Test func unknownTopLevelKeys() throws {
+        let loaded = expectDiagnostics("""
+            ⟦unknown-key⟧step:
+              - print: x
+            steps:
+              - print: y
+            ⟦unknown-key⟧finaly: []
+            """)
+        #expect(loaded.diagnostics.map(\.help) == ["did you mean `steps`?", "did you mean `finally`?"])
+    }
+
+    @Test func versionMustBeOne() {
+        expectDiagnostics("""
+            version: ⟦unsupported-version⟧2
+            steps: [echo]
+            """)
+        expectDiagnostics("""
+            version: ⟦wrong-type⟧one
+            steps: [echo]
+            """)
+    }
+
+    @Test func wrongTypesAtTopLevel() {
+        expectDiagnostics("""
+            name: ⟦wrong-type⟧[a]
+            description: ⟦wrong-type⟧{a: 1}
+            env: ⟦wrong-type⟧[A]
+            vars: ⟦wrong-type⟧x
+            defaults: ⟦wrong-type⟧1
+            rollback: ⟦wrong-type⟧yes
+            actions: ⟦wrong-type⟧[]
+            steps: ⟦wrong-type⟧5
+            """)
+    }
+
+    @Test func invalidNames() {
+        expectDiagnostics("""
+            name: any text is a fine workflow name
+            env:
+              ⟦invalid-name⟧MY-VAR: x
+              ⟦invalid-name⟧1ABC: y
+            vars:
+              ⟦invalid-name⟧"a b": 1
+            actions:
+              ⟦invalid-name⟧bad.name:
+                steps: [echo]
+            steps:
+              - name: ⟦invalid-name⟧9lives
+                shell: x
+                outputs: [ok, ⟦invalid-name⟧"not ok"]
+            """)
+    }
+
+    @Test func unsupportedShell() {
+        expectDiagnostics("""
+            shell: ⟦invalid-value⟧fish
+            defaults:
+              shell: ⟦invalid-value⟧/bin/csh
+            steps: [echo]
+            """)
+    }
+
+    @Test func defaultsKeys() {
+        expectDiagnostics("""
+            defaults:
+              timeout: ⟦invalid-duration⟧soon
+              retry: ⟦invalid-value⟧-1
+              ⟦unknown-key⟧retries: 2
+              ⟦unknown-key⟧tags: [x]
+            steps: [echo]
+            """)
+    }
+
+    // MARK: Steps
+
+    @Test func stepWithoutKind() {
+        expectDiagnostics("""
+            steps:
+              - ⟦missing-kind⟧name: x
+                timeout: 1s
+            """)
+    }
+
+    @Test func unknownKeyThatLooksLikeAKindIsNotAlsoMissingKind() throws {
+        let loaded = expectDiagnostics("""
+            steps:
+              - ⟦unknown-key⟧shel: echo hi
+            """)
+        #expect(loaded.diagnostics.first?.help == "did you mean `shell`?")
+    }
+
+    @Test func unknownKeysOnSteps() {
+        expectDiagnostics("""
+            steps:
+              - print: x
+                ⟦unknown-key⟧timout: 1s
+              - sequential: [echo]
+                ⟦unknown-key⟧max-parallel: 2
+            """)
+    }
+
+    @Test func twoKindsInOneStep() throws {
+        let loaded = expectDiagnostics("""
+            steps:
+              - print: x
+                ⟦multiple-kinds⟧shell: echo
+            """)
+        let d = try only(.multipleKinds, in: loaded)
+        #expect(d.notes.map { at($0.span) } == ["2:5"])
+    }
+
+    @Test func threeKindsInOneStepReportEachExtraKind() {
+        expectDiagnostics("""
+            steps:
+              - delay: 1s
+                ⟦multiple-kinds⟧print: x
+                ⟦multiple-kinds⟧use: a
+            """)
+    }
+
+    @Test func optionsOfAnotherKind() {
+        expectDiagnostics("""
+            steps:
+              - shell: x
+                ⟦misplaced-option⟧stream: stderr
+              - print: x
+                ⟦misplaced-option⟧max_parallel: 2
+                ⟦misplaced-option⟧outputs: [a]
+              - delay: 1s
+                ⟦misplaced-option⟧with: {a: 1}
+              - concurrent: [a]
+                ⟦misplaced-option⟧stdin: hi
+              - print: x
+                ⟦misplaced-option⟧finally: [echo]
+            """)
+    }
+
+    @Test func shellKeyOnShellAndPrintSteps() throws {
+        // `shell: bash` on a shell step is the same key twice: YAML reports the duplicate.
+        expectDiagnostics("""
+            steps:
+              - shell: echo
+                ⟦duplicate-key⟧shell: bash
+            """)
+        // On a print step `shell` is a second kind.
+        expectDiagnostics("""
+            steps:
+              - print: x
+                ⟦multiple-kinds⟧shell: bash
+            """)
+    }
+
+    @Test func nullAndWrongTypedSteps() {
+        expectDiagnostics("""
+            steps:
+              -⟦wrong-type⟧
+              - ⟦wrong-type⟧[a, b]
+              - print: ⟦wrong-type⟧[a]
+              - shell: ⟦invalid-value⟧"  "
+              - use: ⟦wrong-type⟧{a: 1}
+            """)
+    }
+
+    @Test func emptyGroups() {
+        expectDiagnostics("""
+            steps:
+              - sequential: ⟦empty-group⟧[]
+              - ⟦empty-group⟧concurrent:
+              - print: x
+                ⟦empty-group⟧undo:
+              - sequential: [echo]
+                finally: ⟦empty-group⟧[]
+            finally: ⟦empty-group⟧[]
+            """)
+        expectDiagnostics("⟦empty-group⟧steps:\n")
+        expectDiagnostics("steps: ⟦empty-group⟧[]\n")
+    }
+
+    @Test func actionWithoutSteps() {
+        expectDiagnostics("""
+            actions:
+              ⟦missing-key⟧a:
+                description: nothing
+              b:
+                steps: ⟦empty-group⟧[]
+              c: ⟦wrong-type⟧[echo]
+              d:
+                ⟦unknown-key⟧step: [echo]
+                steps: [echo]
+            steps: [echo]
+            """)
+    }
+
+    @Test func paramDeclarations() throws {
+        let loaded = expectDiagnostics("""
+            actions:
+              a:
+                params:
+                  p: {required: true, default: ⟦conflicting-options⟧x}
+                  q: {allowed: [x, y], default: ⟦disallowed-param⟧z}
+                  r: {allowed: ⟦wrong-type⟧[]}
+                  s: {⟦unknown-key⟧requird: true}
+                  t: ⟦wrong-type⟧5
+                  u: {required: ⟦wrong-type⟧maybe}
+                steps:
+                  - print: ${{ params.p }} ${{ params.q }} ${{ params.r }} ${{ params.s }} ${{ params.u }}
+            steps: [echo]
+            """)
+        #expect(loaded.diagnostics.first { $0.code == .unknownKey }?.help == "did you mean `required`?")
+    }
+
+    @Test func durations() {
+        expectDiagnostics("""
+            steps:
+              - delay: ⟦invalid-duration⟧-5s
+              - delay: ⟦invalid-duration⟧""
+              - delay: ⟦invalid-duration⟧5 minutes
+              - delay: ⟦invalid-duration⟧30m1h
+              - delay: ⟦invalid-duration⟧${{ vars.x }}
+              - delay: ⟦wrong-type⟧[1s]
+              - delay:⟦wrong-type⟧
+              - delay: 0
+              - shell: x
+                timeout: ⟦invalid-duration⟧0s
+              - shell: x
+                retry: {limit: 1, delay: ⟦invalid-duration⟧fast, max_delay: ⟦invalid-duration⟧-1}
+            """)
+    }
+
+    @Test func retryProblems() {
+        expectDiagnostics("""
+            steps:
+              - shell: a
+                retry: ⟦invalid-value⟧-1
+              - shell: b
+                retry: ⟦wrong-type⟧often
+              - shell: c
+                retry: ⟦missing-key⟧{delay: 1s}
+              - shell: d
+                retry: {limit: ⟦invalid-value⟧-2, backoff: ⟦invalid-value⟧0.5, exit_codes: [⟦invalid-value⟧0, 75, ⟦invalid-value⟧256, ⟦wrong-type⟧x]}
+              - shell: e
+                retry: {limit: 1, ⟦unknown-key⟧delays: 1s, backoff: ⟦wrong-type⟧fast, exit_codes: ⟦wrong-type⟧75}
+            """)
+    }
+
+    @Test func groupOptionValues() {
+        expectDiagnostics("""
+            steps:
+              - concurrent: [a, b]
+                max_parallel: ⟦invalid-value⟧0
+                fail_fast: ⟦wrong-type⟧no
+              - concurrent: [a, b]
+                max_parallel: ⟦wrong-type⟧two
+              - print: x
+                stream: ⟦invalid-value⟧stdrr
+              - shell: x
+                interactive: ⟦wrong-type⟧1
+                continue_on_error: ⟦wrong-type⟧"true"
+              - shell: y
+                if: ⟦wrong-type⟧yes
+            """)
+    }
+
+    @Test func streamSuggestion() throws {
+        let loaded = load("steps:\n  - print: x\n    stream: stdrr\n")
+        #expect(try only(.invalidValue, in: loaded).help == "did you mean `stderr`?")
+    }
+
+    @Test func withMustBeAMapping() {
+        expectDiagnostics("""
+            actions:
+              a:
+                steps: [echo]
+            steps:
+              - use: a
+                with: ⟦wrong-type⟧[x]
+            """)
+    }
+
+    @Test func interactiveWithStdinConflicts() throws {
+        let loaded = expectDiagnostics("""
+            steps:
+              - shell: cat
+                stdin: ⟦conflicting-options⟧hello
+                interactive: true
+            """)
+        #expect(try only(.conflictingOptions, in: loaded).notes.map { at($0.span) } == ["4:18"])
+    }
+
+    @Test func nonScalarKeys() {
+        expectDiagnostics("""
+            steps:
+              - print: x
+                ⟦wrong-type⟧[a]: 1
+            """)
+    }
+
+    @Test func everyProblemIsReportedNotOnlyTheFirst() {
+        let loaded = load("""
+            version: 3
+            steps:
+              - shel: a
+              - delay: never
+              - print: x
+                stream: up
+            finally:
+              - print: ${{ vars.nope }}
+            """)
+        #expect(loaded.errorCount == 5)
+    }
+
+    @Test func expressionSyntaxErrorsInEveryTemplatedPlace() {
+        expectDiagnostics("""
+            env:
+              A: "${{ ⟦expression-syntax⟧= }}"
+            defaults:
+              dir: "${{ ⟦expression-syntax⟧) }}"
+            steps:
+              - shell: "echo ${{ 'x' ⟦expression-syntax⟧'y' }}"
+                dir: "${{⟦expression-syntax⟧ }}"
+                stdin: "${{ a ⟦expression-syntax⟧& b }}"
+                env:
+                  B: ${{ ⟦expression-syntax⟧"x" }}
+              - print: ${{ ⟦expression-syntax⟧foo() }}
+                if: ⟦expression-syntax⟧${{ true }} && false
+              - print: x
+                if: a ==⟦expression-syntax⟧=
+            """)
+    }
+
+    @Test func unterminatedExpression() {
+        expectDiagnostics("""
+            steps:
+              - print: "a ⟦expression-syntax⟧${{ b"
+            """)
+    }
+}
