@@ -40,6 +40,10 @@ let package = Package(
         ),
         // A small child process for the end-to-end and signal tests.
         .executableTarget(name: "flow-test-child"),
+        // Timing of the process layer against a C posix_spawn loop (bench/), and a helper
+        // process for the process tests that must lower their own limits.
+        .executableTarget(name: "flow-proc-bench", dependencies: ["FlowKit"]),
+        .testTarget(name: "ProcessTests", dependencies: ["FlowKit", "flow-test-child", "flow-proc-bench"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
         .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal"]),
         .testTarget(

@@ -41,6 +41,15 @@ int cflow_spawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, i
 #endif
 }
 
+int cflow_spawn_file_actions_addtcsetpgrp(posix_spawn_file_actions_t *actions, int fd) {
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
+    return posix_spawn_file_actions_addtcsetpgrp_np(actions, fd);
+#else
+    (void)actions; (void)fd;
+    return ENOSYS;
+#endif
+}
+
 int cflow_child_has_exited(pid_t pid) {
     siginfo_t info;
     memset(&info, 0, sizeof info);
@@ -95,7 +104,10 @@ int cflow_install_sigchld_notifier(int eventfd) {
             action.sa_sigaction = sigchld_notifier;
             action.sa_flags = SA_SIGINFO | SA_RESTART | SA_NOCLDSTOP;
             sigemptyset(&action.sa_mask);
-            if (sigaction(SIGCHLD, &action, &previous_action) != 0) result = -1;
+            /* Read the old action first, then install: the handler may run as soon as it
+               is installed and must find previous_action complete. */
+            if (sigaction(SIGCHLD, NULL, &previous_action) != 0 ||
+                sigaction(SIGCHLD, &action, NULL) != 0) result = -1;
         }
         if (result == 0) notifier_count = notifier_count + 1;
     }

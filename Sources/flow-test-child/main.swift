@@ -162,17 +162,25 @@ func echoStdin() {
 }
 
 func spawnGrandchild(escape seconds: Double?) {
+    // The grandchild reports through this pipe once it is set up (an escapee only after
+    // its setsid), so that what the tests observe never depends on scheduling.
+    var sync: [Int32] = [-1, -1]
+    if pipe(&sync) != 0 { fail("pipe failed") }
     let pid = fork()
     if pid < 0 { fail("fork failed") }
     if pid == 0 {
-        if let seconds {
-            _ = setsid()
-            sleepSeconds(seconds)
-        } else {
-            sleepSeconds(1000)
-        }
+        close(sync[0])
+        if seconds != nil { _ = setsid() }
+        var byte: UInt8 = 1
+        _ = write(sync[1], &byte, 1)
+        close(sync[1])
+        sleepSeconds(seconds ?? 1000)
         _exit(0)
     }
+    close(sync[1])
+    var byte: UInt8 = 0
+    while read(sync[0], &byte, 1) < 0 && errno == EINTR {}
+    close(sync[0])
     say(seconds == nil ? "grandchild \(pid)" : "escapee \(pid)")
 }
 

@@ -84,11 +84,12 @@ struct RunSession {
             Console.stderr("error: \(error)\n")
             return 1
         }
-        let outcome: RunOutcome
-        if let undo {
-            outcome = await executor.runUndo(undo)
-        } else {
-            outcome = await executor.run()
+        // The executor's tasks run on the process hub's thread: a step's exit wakes the task
+        // that waits for it without a thread hop (about 0.2 ms per step; see bench/).
+        let undo = self.undo
+        let outcome: RunOutcome = await withTaskExecutorPreference(ProcessHub.shared.executor) {
+            if let undo { return await executor.runUndo(undo) }
+            return await executor.run()
         }
         withExtendedLifetime(trap) {}
         if let failure = junit?.failure {

@@ -285,9 +285,7 @@ import Testing
             """)
         let d = try only(.undeclaredOutput, in: loaded)
         #expect(d.help == "did you mean `version`?")
-        withKnownIssue("the note says \"declares its outputs here\" but points at the step's name, not at `outputs`") {
-            #expect(d.notes.first?.span.start.line == 4, "the `outputs:` line")
-        }
+        #expect(d.notes.first?.span.start.line == 4, "the `outputs:` line")
     }
 
     @Test func outputsOfAStepWithoutDeclarationAreUnchecked() throws {

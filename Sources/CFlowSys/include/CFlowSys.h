@@ -30,6 +30,11 @@ int cflow_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const
 /// Returns 0, or ENOSYS when the C library lacks it (nothing is added then).
 int cflow_spawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int from);
 
+/// posix_spawn_file_actions_addtcsetpgrp_np(actions, fd) (glibc 2.35+): in the child,
+/// after it joined its new process group and before exec, make that group the foreground
+/// group of terminal `fd`. Returns 0, or ENOSYS when the C library lacks it.
+int cflow_spawn_file_actions_addtcsetpgrp(posix_spawn_file_actions_t *actions, int fd);
+
 /// Whether `pid` (our child) has terminated, without reaping it (waitid WNOWAIT).
 /// Returns 1 if it has, 0 if it is still running, -1 with errno on error (e.g. ECHILD).
 int cflow_child_has_exited(pid_t pid);

@@ -56,14 +56,18 @@ final class HubEventLoop {
         pthread_sigmask(SIG_BLOCK, &mask, nil)
         cflow_set_thread_name("flow-proc")
 
+        hub.executor.loopThread.store(pthread_self(), ordering: .relaxed)
+
         while true {
-            let count = epoll_wait(hub.epollFD, events, eventCapacity, nextTimeout())
+            let timeout = hub.executor.hasPendingJobs ? 0 : nextTimeout()
+            let count = epoll_wait(hub.epollFD, events, eventCapacity, timeout)
             if count > 0 {
                 for i in 0..<Int(count) {
                     handle(data: events[i].data.u64)
                 }
             }
             expireDrains()
+            hub.executor.runPendingJobs()
         }
     }
 
@@ -135,6 +139,10 @@ final class HubEventLoop {
         readOutput(io, .stdout)
         readOutput(io, .stderr)
         if io.finished { return }
+        if !io.outputsOpen {  // nothing captured (inherited output)
+            finish(io)
+            return
+        }
         drains.append((deadline: HubEventLoop.now() + hub.drainNanoseconds, io: io))
     }
 
@@ -162,11 +170,12 @@ final class HubEventLoop {
     /// Feeds pending stdin bytes; closes the pipe when done or when the child went away.
     private func writeInput(_ io: ChildIO) {
         guard io.stdinFD >= 0 else { return }
-        io.inputOffset = ProcessHub.writeSome(io.stdinFD, io.pendingInput, from: io.inputOffset)
-        if io.inputOffset >= io.pendingInput.count {
+        let (offset, error) = ProcessHub.writeSome(io.stdinFD, io.pendingInput, from: io.inputOffset)
+        io.inputOffset = offset
+        if offset >= io.pendingInput.count {
             unwatchAndClose(&io.stdinFD)
             io.pendingInput = []
-        } else if errno != EAGAIN {
+        } else if error != EAGAIN {
             // EPIPE (child closed its stdin) or another error: stop feeding, quietly.
             cflow_consume_pending_sigpipe()
             unwatchAndClose(&io.stdinFD)
@@ -219,9 +228,11 @@ final class HubEventLoop {
         return Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
     }
 
+    /// Closing is enough to leave the epoll set (no EPOLL_CTL_DEL: one syscall less per
+    /// descriptor). If a concurrent spawn's child still holds a copy for an instant, a
+    /// stale event may come; its token is no longer registered, so it is ignored.
     private func unwatchAndClose(_ fd: inout Int32) {
         guard fd >= 0 else { return }
-        _ = epoll_ctl(hub.epollFD, EPOLL_CTL_DEL, fd, nil)
         close(fd)
         fd = -1
     }

@@ -53,6 +53,7 @@ public enum OpenFileLimit {
     }
 }
 
+/// Trimming without Foundation (FlowKit's process layer only needs Glibc).
 private extension String {
     /// Foundation-free trim, enough for a number read from /proc.
     func trimmingCharacters(in set: String) -> String {

@@ -64,6 +64,12 @@ extension ProcessHub {
         if let dir = spec.directory {
             cflow_spawn_file_actions_addchdir(&actions, dir)
         }
+        // An interactive child takes the terminal's foreground in the child itself, after
+        // its setpgid and before exec, so it never runs (and checks) in the background.
+        let terminal = spec.isInteractive ? TerminalHandoff.prepare(ttyFD: ttyFD) : nil
+        if let terminal {
+            cflow_spawn_file_actions_addtcsetpgrp(&actions, terminal.ttyFD)
+        }
         // Our own descriptors are all close-on-exec, but flow may have inherited some
         // without it (a test runner's, a jobserver's): only 0, 1 and 2 reach a step.
         cflow_spawn_file_actions_addclosefrom(&actions, 3)
@@ -74,6 +80,8 @@ extension ProcessHub {
         let rc = posix_spawn(&pid, path, &actions, spawnAttributes.pointer, argv.pointers, envp.pointers)
         if rc != 0 {
             opened.closeAll()
+            // The child may have taken the terminal before its exec failed.
+            terminal?.takeBack()
             if SpawnError.isExhaustion(rc) { throw .resourcesExhausted(errno: rc) }
             if rc == ENOENT || rc == ENOTDIR || rc == EACCES, let dir = spec.directory, !ExecutableLookup.isDirectory(dir) {
                 throw .directoryNotFound(dir)
@@ -95,7 +103,7 @@ extension ProcessHub {
             // fail with EPIPE/SIGPIPE even if the child already exited. The rest (beyond
             // the pipe buffer) goes through the loop, which handles EPIPE.
             _ = fcntl(stdinPipe.write, F_SETFL, O_NONBLOCK)
-            inputWritten = ProcessHub.writeSome(stdinPipe.write, input, from: 0)
+            inputWritten = ProcessHub.writeSome(stdinPipe.write, input, from: 0).offset
             opened.close(stdinPipe.read)
             if inputWritten >= input.count { opened.close(stdinPipe.write) }
         }
@@ -110,6 +118,13 @@ extension ProcessHub {
             io.inputOffset = inputWritten
         }
 
+        // Before the loop can see the child, so the loop cannot reap it (and take the
+        // terminal back) before it was handed over.
+        if let terminal {
+            terminal.handOver(to: pid)
+            io.terminal = terminal
+        }
+
         opened.close(reservation)
         if usesPidfd {
             io.pidfd = cflow_pidfd_open(pid)
@@ -118,12 +133,6 @@ extension ProcessHub {
                 abandon(io)
                 throw SpawnError.isExhaustion(code) ? .resourcesExhausted(errno: code) : .failed(executable: spec.executable, errno: code)
             }
-        }
-
-        // Before the loop can see the child, so the loop cannot reap it (and take the
-        // terminal back) before it was handed over.
-        if spec.isInteractive {
-            io.terminal = TerminalHandoff.handOver(ttyFD: ttyFD, to: pid)
         }
 
         // Register with epoll first and publish last: the pidfd may fire at once, and
@@ -169,10 +178,11 @@ extension ProcessHub {
         }
     }
 
-    /// Non-blocking write of `bytes[from...]`; returns the new offset (stops at EAGAIN
-    /// or an error, which the caller sees as "not everything written").
-    static func writeSome(_ fd: Int32, _ bytes: [UInt8], from offset: Int) -> Int {
+    /// Non-blocking write of `bytes[from...]`. Returns the new offset and, when it
+    /// stopped early, the errno that stopped it (EAGAIN: pipe full; EPIPE: reader gone).
+    static func writeSome(_ fd: Int32, _ bytes: [UInt8], from offset: Int) -> (offset: Int, error: Int32) {
         var offset = offset
+        var error: Int32 = 0
         bytes.withUnsafeBytes { buffer in
             while offset < buffer.count {
                 let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
@@ -181,11 +191,12 @@ extension ProcessHub {
                 } else if n < 0 && errno == EINTR {
                     continue
                 } else {
+                    error = n < 0 ? errno : EIO
                     break
                 }
             }
         }
-        return offset
+        return (offset, error)
     }
 }
 

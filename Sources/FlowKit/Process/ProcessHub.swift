@@ -32,6 +32,9 @@ public final class ProcessHub: Sendable {
     let drainNanoseconds: UInt64
     let spawnAttributes: SpawnAttributes
 
+    /// Runs tasks on this hub's thread (see `HubTaskExecutor` for when and why).
+    public let executor: HubTaskExecutor
+
     /// Children the loop still watches, by token. Written by spawners and the loop.
     let registry = Mutex<[UInt64: ChildIO]>([:])
     let nextToken = Atomic<UInt64>(1)
@@ -62,6 +65,7 @@ public final class ProcessHub: Sendable {
         usesPidfd = pidfdWorks
         drainNanoseconds = UInt64(max(0, drainMilliseconds)) * 1_000_000
         spawnAttributes = SpawnAttributes()
+        executor = HubTaskExecutor(wakeFD: wakeFD)
 
         if !usesPidfd {
             precondition(cflow_install_sigchld_notifier(wakeFD) == 0, "flow: cannot install SIGCHLD handler")

@@ -61,6 +61,10 @@ public enum ShellCommand {
     /// the child's PATH when `directArgv` allows it and the executable exists; otherwise
     /// `shell + [command]` (e.g. `["/bin/sh", "-c", command]`), so errors such as "not
     /// found" come from the shell with its usual status 127.
+    ///
+    /// A direct argv can still fail to spawn with `SpawnError.failed(_, ENOEXEC)` (a
+    /// script without a `#!` line, which a shell would run itself): then run
+    /// `shell + [command]` instead.
     public static func argv(
         for command: String,
         shell: [String] = ["/bin/sh", "-c"],

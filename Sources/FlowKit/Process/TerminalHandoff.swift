@@ -13,17 +13,23 @@ struct TerminalHandoff: Sendable {
     /// program would otherwise leave the terminal raw.
     let savedModes: termios?
 
-    /// Makes `group` the foreground process group of the terminal `ttyFD` and wakes it in
-    /// case it already stopped on SIGTTIN. Returns nil when there is nothing to do.
-    static func handOver(ttyFD: Int32, to group: pid_t) -> TerminalHandoff? {
+    /// Prepares a hand-over of the terminal `ttyFD`, if flow is its foreground group (nil
+    /// otherwise: no terminal, or flow runs in the background).
+    static func prepare(ttyFD: Int32) -> TerminalHandoff? {
         guard ttyFD >= 0 else { return nil }
         let foreground = tcgetpgrp(ttyFD)
         guard foreground >= 0, foreground == getpgrp() else { return nil }
         var modes = termios()
         let saved: termios? = tcgetattr(ttyFD, &modes) == 0 ? modes : nil
+        return TerminalHandoff(ttyFD: ttyFD, previousForeground: foreground, savedModes: saved)
+    }
+
+    /// Makes `group` the foreground group (again: the spawn's own file action normally did
+    /// it before exec, so the child never sees itself in the background), then wakes it in
+    /// case it stopped on SIGTTIN in between.
+    func handOver(to group: pid_t) {
         withSIGTTOUBlocked { _ = tcsetpgrp(ttyFD, group) }
         _ = kill(-group, SIGCONT)
-        return TerminalHandoff(ttyFD: ttyFD, previousForeground: foreground, savedModes: saved)
     }
 
     /// Puts the previous foreground group (flow's) back, with the saved modes.

@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import FlowKit
+import Testing
+
+/// Spawning, exit statuses, signals and process groups, through real processes.
+@Suite(.timeLimit(.minutes(1)))
+struct LifecycleTests {
+    @Test(arguments: [Int32(0), 1, 3, 255])
+    func exitCodeIsReported(code: Int32) async throws {
+        let (termination, _) = try await TestSupport.run(TestSupport.helperSpec(["--exit", "\(code)"]))
+        #expect(termination == .exited(code))
+    }
+
+    @Test func shellCommandExitCode() async throws {
+        let spec = ChildSpec(executable: "sh", arguments: ["-c", "echo hi; exit 42"], environment: TestSupport.environment)
+        let (termination, output) = try await TestSupport.run(spec)
+        #expect(termination == .exited(42))
+        #expect(output.stdout == "hi\n")
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT, SIGKILL, SIGSEGV])
+    func signaledTerminationIsReported(signal: Int32) async throws {
+        let (termination, _) = try await TestSupport.run(TestSupport.helperSpec(["--kill-self", "\(signal)"]))
+        #expect(termination == .signaled(signal))
+        #expect(termination.shellStatus == 128 + signal)
+    }
+
+    @Test func childLeadsItsOwnProcessGroup() async throws {
+        let (child, output) = try TestSupport.start(TestSupport.helperSpec(["ready", "--sleep", "30"]))
+        #expect(await output.waitFor("ready\n"))
+        #expect(getpgid(child.pid) == child.pid)
+        #expect(getpgid(child.pid) != getpgrp())
+        child.kill()
+        #expect(await child.termination == .signaled(SIGKILL))
+    }
+
+    @Test func grandchildIsSweptWhenTheLeaderExits() async throws {
+        let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--spawn-grandchild", "--exit", "0"]))
+        #expect(await child.termination == .exited(0))
+        // The grandchild held stdout open; EOF came only because the sweep killed it.
+        #expect(!child.outputDrainTimedOut)
+        let grandchild = try #require(TestSupport.number(after: "grandchild", in: output.stdout))
+        // Killed already; being reaped by its adopter happens asynchronously.
+        #expect(await TestSupport.eventually { TestSupport.isDead(grandchild) })
+    }
+
+    @Test func trappedTermHandlerOutputIsReceived() async throws {
+        let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--trap", "TERM:7", "ready", "--sleep", "30"]))
+        #expect(await output.waitFor("ready\n"))
+        child.signalGroup(SIGTERM)
+        #expect(await child.termination == .exited(7))
+        #expect(output.stdout == "ready\ngot SIGTERM\n")
+    }
+
+    @Test func trappedIntHandlerOutputIsReceived() async throws {
+        let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--trap", "INT", "ready", "--sleep", "30"]))
+        #expect(await output.waitFor("ready\n"))
+        child.signalGroup(SIGINT)
+        #expect(await child.termination == .exited(0))
+        #expect(output.stdout.hasSuffix("got SIGINT\n"))
+    }
+
+    @Test func stoppedChildStillActsOnTerm() async throws {
+        let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--trap", "TERM", "ready", "--sleep", "30"]))
+        #expect(await output.waitFor("ready\n"))
+        kill(child.pid, SIGSTOP)
+        #expect(await TestSupport.eventually { TestSupport.processState(child.pid) == "T" })
+        // Without the SIGCONT that signalGroup adds, TERM would wait for the grace period.
+        child.signalGroup(SIGTERM)
+        #expect(await child.termination == .exited(0))
+        #expect(output.stdout.hasSuffix("got SIGTERM\n"))
+    }
+
+    @Test func ignoringChildIsKilled() async throws {
+        let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--ignore", "TERM", "ready", "--sleep", "30"]))
+        #expect(await output.waitFor("ready\n"))
+        child.signalGroup(SIGTERM)  // discarded: ignored signals are not even queued
+        child.kill()
+        #expect(await child.termination == .signaled(SIGKILL))
+    }
+
+    @Test func signallingAfterExitIsANoOp() async throws {
+        let (child, _) = try TestSupport.start(TestSupport.helperSpec(["--exit", "0"]))
+        #expect(await child.termination == .exited(0))
+        child.signalGroup(SIGTERM)
+        child.kill()
+        #expect(child.currentTermination == .exited(0))
+    }
+
+    @Test func childrenStartWithDefaultSignalsAndEmptyMask() async throws {
+        // As if flow ran under nohup with a signal blocked in the spawning thread.
+        let previous = signal(SIGHUP, SIG_IGN)
+        var block = sigset_t()
+        var old = sigset_t()
+        sigemptyset(&block)
+        sigaddset(&block, SIGUSR1)
+        sigaddset(&block, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &block, &old)
+        let started = Result { () throws -> (ChildProcess, OutputCollector) in
+            try TestSupport.start(TestSupport.helperSpec(["--print-signal-state"]))
+        }
+        pthread_sigmask(SIG_SETMASK, &old, nil)
+        signal(SIGHUP, previous)
+
+        let (child, output) = try started.get()
+        #expect(await child.termination == .exited(0))
+        #expect(output.stdout == "ignored: \nblocked: \n")
+    }
+
+    @Test func escapedProcessEndsTheDrainOnTime() async throws {
+        let start = HubEventLoop.now()
+        let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--spawn-escapee", "60", "--print", "leader done", "--exit", "0"]))
+        #expect(await child.termination == .exited(0))
+        let elapsed = Double(HubEventLoop.now() - start) / 1e9
+        #expect(child.outputDrainTimedOut, "\(output.stdout)")
+        #expect(output.stdout.hasSuffix("leader done\n"))
+        // Loose on purpose (the machine may be loaded): it must not be the escapee's 60 s.
+        #expect(elapsed < 30, "the drain is bounded")
+        if let escapee = TestSupport.number(after: "escapee", in: output.stdout) { kill(escapee, SIGKILL) }
+    }
+}

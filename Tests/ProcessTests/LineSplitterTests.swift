@@ -1,0 +1,58 @@
+@testable import FlowKit
+import Testing
+
+/// Lines out of arbitrarily chunked bytes.
+struct LineSplitterTests {
+    private func split(_ chunks: [String]) -> [String] {
+        var splitter = LineSplitter()
+        var lines: [String] = []
+        for chunk in chunks {
+            splitter.feed(Array(chunk.utf8)) { lines.append(String(decoding: $0, as: UTF8.self)) }
+        }
+        splitter.finish { lines.append(String(decoding: $0, as: UTF8.self)) }
+        return lines
+    }
+
+    @Test func wholeLines() {
+        #expect(split(["a\nb\n"]) == ["a", "b"])
+        #expect(split(["\n\n"]) == ["", ""])
+        #expect(split([]) == [])
+        #expect(split([""]) == [])
+    }
+
+    @Test func crlf() {
+        #expect(split(["a\r\nb\r\n"]) == ["a", "b"])
+        #expect(split(["a\r", "\nb"]) == ["a", "b"], "\\r\\n split across chunks")
+        #expect(split(["\r\n"]) == [""])
+        #expect(split(["50%\r100%\n"]) == ["50%\r100%"], "a lone \\r is content")
+    }
+
+    @Test func partialLinesAreJoinedAndFlushed() {
+        #expect(split(["ab", "c", "d\ne", "f"]) == ["abcd", "ef"])
+        #expect(split(["abc"]) == ["abc"])
+        #expect(split(["a", "", "\n"]) == ["a"])
+    }
+
+    @Test func everyChunkingGivesTheSameLines() {
+        let text = "one\r\ntwo\n\nthree\rx\nlast"
+        let expected = ["one", "two", "", "three\rx", "last"]
+        let bytes = Array(text.utf8)
+        for size in 1...bytes.count {
+            var chunks: [String] = []
+            var i = 0
+            while i < bytes.count {
+                chunks.append(String(decoding: bytes[i..<min(i + size, bytes.count)], as: UTF8.self))
+                i += size
+            }
+            #expect(split(chunks) == expected, "chunk size \(size)")
+        }
+    }
+
+    @Test func partialLineFlag() {
+        var splitter = LineSplitter()
+        splitter.feed(Array("x".utf8)) { _ in }
+        #expect(splitter.hasPartialLine)
+        splitter.feed(Array("\n".utf8)) { _ in }
+        #expect(!splitter.hasPartialLine)
+    }
+}

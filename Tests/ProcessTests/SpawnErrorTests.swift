@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import FlowKit
+import Testing
+
+/// Spawn failures are thrown as clear errors, never crashes.
+struct SpawnErrorTests {
+    @Test func missingDirectoryIsNamed() throws {
+        for executable in ["true", "/bin/true", "./relative"] {
+            let spec = ChildSpec(executable: executable, environment: TestSupport.environment, directory: "/nonexistent/dir")
+            #expect(throws: SpawnError.directoryNotFound("/nonexistent/dir")) {
+                try ProcessHub.shared.spawn(spec)
+            }
+        }
+        let error = SpawnError.directoryNotFound("/nonexistent/dir")
+        #expect(error.description == "working directory `/nonexistent/dir` does not exist")
+    }
+
+    @Test func missingExecutableIsNamed() throws {
+        for executable in ["flow-no-such-command", "/no/such/file"] {
+            let spec = ChildSpec(executable: executable, environment: TestSupport.environment)
+            #expect(throws: SpawnError.executableNotFound(executable)) {
+                try ProcessHub.shared.spawn(spec)
+            }
+        }
+    }
+
+    @Test func nonExecutableFilesFail() throws {
+        var template = Array("/tmp/flow-proc-test-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        try #require(fd >= 0)
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { unlink(path) }
+        _ = "no shebang here\n".withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        let spec = ChildSpec(executable: path, environment: TestSupport.environment)
+        chmod(path, 0o644)
+        #expect(throws: SpawnError.failed(executable: path, errno: EACCES)) {
+            try ProcessHub.shared.spawn(spec)
+        }
+        chmod(path, 0o755)
+        #expect(throws: SpawnError.failed(executable: path, errno: ENOEXEC)) {
+            try ProcessHub.shared.spawn(spec)
+        }
+    }
+
+    @Test func lookupUsesTheChildPath() {
+        #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "/nonexistent:/bin"]) == "/bin/sh")
+        #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "/nonexistent"]) == nil)
+        #expect(ExecutableLookup.resolve("lib", environment: ["PATH": "/usr"]) == nil, "directories are not executables")
+        #expect(ExecutableLookup.resolve("./x", environment: [:]) == "./x")
+        #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "bin"], directory: "/") == "//bin/sh")
+    }
+
+    /// Runs in a separate process (flow-proc-bench) because it lowers RLIMIT_NOFILE.
+    @Test(.timeLimit(.minutes(1)))
+    func descriptorExhaustionIsARetryableError() async throws {
+        let bench = TestSupport.helper.replacingLastComponent(with: "flow-proc-bench")
+        let spec = ChildSpec(executable: bench, arguments: ["probe-exhaustion"], environment: TestSupport.environment)
+        let (termination, output) = try await TestSupport.run(spec)
+        #expect(termination == .exited(0), "\(output.stdout)\(output.stderr)")
+        #expect(output.stdout.contains("exhausted: retryable"))
+        #expect(output.stdout.contains("retry: ok"))
+    }
+}
+
+extension String {
+    func replacingLastComponent(with name: String) -> String {
+        split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") + "/" + name
+    }
+}
