@@ -53,7 +53,8 @@ public final class Executor: Sendable {
         for (path, result) in options.reuse { if let node = nodesByPath[path] { runState.seed(node, result) } }
         let rootScope = FailureScope(parent: nil)
         let env = options.environment
-        let stepsTask = Task {
+        // Unstructured tasks do not inherit the executor preference: name the hub's.
+        let stepsTask = Task(executorPreference: hub.executor) {
             await self.runList(self.plan.root.children, concurrent: false, frame: frame, scope: rootScope, env: env,
                                mode: .normal, status: .running)
         }
@@ -351,7 +352,7 @@ public final class Executor: Sendable {
             // `finally` runs outside the cancelled scope: the first interrupt does not stop it.
             let groupFailed = state != .succeeded
             let finallyFrame = frame
-            let finallyState = await Task {
+            let finallyState = await Task(executorPreference: hub.executor) {
                 await self.runList(node.finally, concurrent: false, frame: finallyFrame, scope: FailureScope(parent: nil),
                                    env: env, mode: mode == .undo ? .undo : .finally,
                                    status: self.cancellation.isCancelled ? .cancelled : (groupFailed ? .failed : status),

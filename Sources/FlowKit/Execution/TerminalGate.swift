@@ -12,6 +12,13 @@ final class TerminalGate: Sendable {
     private let state = Mutex(State())
 
     func acquire(exclusive: Bool) async {
+        // Fast path, without suspending: the usual case (no interactive step anywhere).
+        let granted = state.withLock { s -> Bool in
+            guard s.waiters.isEmpty, Self.canGrant(exclusive: exclusive, s) else { return false }
+            Self.grant(exclusive: exclusive, &s)
+            return true
+        }
+        if granted { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { s -> Bool in
                 if Self.canGrant(exclusive: exclusive, s), s.waiters.isEmpty || !exclusive && !s.waiters.contains(where: \.exclusive) {

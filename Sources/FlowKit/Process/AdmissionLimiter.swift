@@ -30,7 +30,8 @@ public final class AdmissionLimiter: Sendable {
     /// Takes a permit without waiting; false if none is free.
     public func tryAcquire() -> Bool {
         state.withLock { state in
-            guard state.available > 0 else { return false }
+            // Waiters come first: a new arrival never overtakes them.
+            guard state.available > 0, state.waiters.isEmpty else { return false }
             state.available -= 1
             return true
         }
@@ -38,6 +39,9 @@ public final class AdmissionLimiter: Sendable {
 
     /// Waits for a permit. Throws `CancellationError` if the task is cancelled first.
     public func acquire() async throws {
+        // Fast path without a suspension point (a free permit is the common case).
+        try Task.checkCancellation()
+        if tryAcquire() { return }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
