@@ -30,6 +30,16 @@ public final class Journal: Sendable {
             try makeDirectory(stateDir)
             try makeDirectory(stateDir + "/locks")
         }
+        // Two first runs at once would both create the tables: serialise opening and
+        // migrating with a lock file beside the database.
+        let lockFD = create ? Glibc.open(stateDir + "/journal.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644) : -1
+        if lockFD >= 0 { flock(lockFD, LOCK_EX) }
+        defer {
+            if lockFD >= 0 {
+                flock(lockFD, LOCK_UN)
+                close(lockFD)
+            }
+        }
         do {
             var config = Configuration()
             config.busyMode = .timeout(10)

@@ -36,6 +36,7 @@ public final class EventBus: Sendable {
                 for observer in observers { observer.output(step, stream, line: line) }
             }
             s.splitters[key] = splitter
+            for observer in observers { observer.endOfChunk() }
         }
     }
 

@@ -112,7 +112,7 @@ extension Executor {
         } onCancel: {
             // Forward once: the run's signal (SIGINT after Ctrl-C), SIGTERM for time-outs and
             // fail-fast; SIGKILL after the grace period.
-            child.signalGroup(cancellation.signal ?? SIGTERM)
+            child.signalGroup(cancellation.signal ?? SIGTERM, grace: grace)
             Task.detached {
                 try? await Task.sleep(for: grace)
                 if child.currentTermination == nil { child.kill() }

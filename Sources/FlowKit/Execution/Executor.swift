@@ -136,6 +136,9 @@ public final class Executor: Sendable {
             }
         } else {
             let limiter = maxParallel.map { AdmissionLimiter(permits: $0) }
+            // Set by the first failure when fail-fast is on, before its slot is released,
+            // so a sibling waiting for that slot is skipped rather than started.
+            let tripped = Flag()
             await withTaskGroup(of: (Int, StepState).self) { group in
                 for (index, node) in nodes.enumerated() {
                     group.addTask {
@@ -145,8 +148,12 @@ public final class Executor: Sendable {
                             }
                         }
                         defer { limiter?.release() }
+                        if tripped.isSet {
+                            return (index, self.skip(node, frame: frame, isUndo: isUndo, reason: "a sibling failed (fail_fast)"))
+                        }
                         let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope), env: env,
                                                        mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo)
+                        if failFast, [.failed, .timedOut].contains(state), !node.continueOnError { tripped.set() }
                         return (index, state)
                     }
                 }
@@ -389,7 +396,8 @@ public final class Executor: Sendable {
 }
 
 extension Executor {
-    /// `flow undo`: rolls back steps that succeeded in an earlier run, latest first, with
+    /// `flow undo`: rolls back steps that succeeded in an earlier run (given in completion
+    /// order; rollback goes latest first), with
     /// the outputs recorded then. Each step is first marked as succeeded (from that run).
     public func runUndo(_ steps: [(path: String, result: StepResult)]) async -> RunOutcome {
         let start = Timestamp.monotonic()
@@ -398,7 +406,7 @@ extension Executor {
         bus.emit(.runStarted(RunInfo(id: options.runID, workflowName: plan.workflowName, file: plan.file.path,
                                      startedAt: .now(), totalSteps: steps.count)))
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
-        for (path, result) in steps.reversed() {
+        for (path, result) in steps {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
             let frame = ScopeFrame(id: node.scope, params: [:])
             let instance = StepInstance(node: node, frame: frame, bus: bus)

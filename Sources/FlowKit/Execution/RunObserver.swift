@@ -6,11 +6,15 @@ public protocol RunObserver: AnyObject, Sendable {
     func handle(_ event: RunEvent)
     /// One whole line a step printed, without its line break.
     func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer)
-    /// Output from a pass-through step flows directly; called when the run ends.
+    /// A chunk of a child's output has been delivered line by line: a good moment to
+    /// flush, so a long-running step's lines show as they come.
+    func endOfChunk()
+    /// Called when the run ends.
     func finish()
 }
 
 extension RunObserver {
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {}
+    public func endOfChunk() {}
     public func finish() {}
 }

@@ -21,6 +21,9 @@ public final class ChildProcess: Sendable {
         /// Whether the drain gave up because something outside the group kept a pipe open.
         var drainTimedOut = false
         var waiters: [CheckedContinuation<Termination, Never>] = []
+        /// Set by `signalGroup(_:grace:)`: until then (monotonic ns), the group keeps its
+        /// grace even if the leader (often a shell) has already died.
+        var graceDeadline: UInt64?
     }
 
     let state = Mutex(State())
@@ -44,6 +47,19 @@ public final class ChildProcess: Sendable {
             if signal == SIGTERM || signal == SIGINT {
                 sendToGroup(SIGCONT)
             }
+        }
+    }
+
+    /// Like `signalGroup(_:)`, and the group is given `grace` before the sweep that follows
+    /// the leader's exit: when `sh -c` leads the group and dies of SIGTERM at once, the
+    /// command it started still gets its grace period to clean up and print.
+    public func signalGroup(_ signal: Int32, grace: Duration) {
+        let nanoseconds = UInt64(max(grace.seconds, 0) * 1e9)
+        state.withLock { state in
+            guard !state.reaped else { return }
+            state.graceDeadline = HubEventLoop.now() + nanoseconds
+            sendToGroup(signal)
+            if signal == SIGTERM || signal == SIGINT { sendToGroup(SIGCONT) }
         }
     }
 

@@ -25,6 +25,9 @@ final class HubEventLoop {
     /// + the same drain", so appending keeps the queue sorted.
     private var drains: [(deadline: UInt64, io: ChildIO)] = []
     private var drainHead = 0
+    /// Leaders that exited while their group had a grace period running: kept unreaped (so
+    /// the group id cannot be recycled) until the pipes close or the grace ends.
+    private var deferred: [(deadline: UInt64, io: ChildIO)] = []
 
     private init(hub: ProcessHub) {
         self.hub = hub
@@ -67,6 +70,7 @@ final class HubEventLoop {
                 }
             }
             expireDrains()
+            checkDeferred()
             hub.executor.runPendingJobs()
         }
     }
@@ -95,10 +99,36 @@ final class HubEventLoop {
         for io in candidates { reap(io) }  // reap() itself checks, without reaping, who exited
     }
 
+    /// Sweeps and reaps the leaders whose grace ended or whose pipes closed.
+    private func checkDeferred() {
+        guard !deferred.isEmpty else { return }
+        let now = HubEventLoop.now()
+        var keep: [(deadline: UInt64, io: ChildIO)] = []
+        for entry in deferred {
+            readOutput(entry.io, .stdout)
+            readOutput(entry.io, .stderr)
+            if entry.deadline <= now || !entry.io.outputsOpen {
+                reap(entry.io, deferring: false)
+            } else {
+                keep.append(entry)
+            }
+        }
+        deferred = keep
+    }
+
     /// The leader exited: sweep its group, reap it, then drain its pipes.
-    private func reap(_ io: ChildIO) {
+    private func reap(_ io: ChildIO, deferring: Bool = true) {
         guard io.exit == nil else { return }
         let pid = io.child.pid
+        if deferring, deferred.contains(where: { $0.io === io }) { return }
+        if deferring, let deadline = io.child.state.withLock({ $0.graceDeadline }), deadline > HubEventLoop.now(),
+           io.outputsOpen, cflow_child_has_exited(pid) == 1 {
+            // Leave the rest of the group its grace; the pidfd stays readable, so stop
+            // watching it and look again on a short timer.
+            unwatchAndClose(&io.pidfd)
+            deferred.append((deadline, io))
+            return
+        }
         let exit: Termination? = io.child.state.withLock { state in
             // Has it exited? Asked without reaping (WNOWAIT), so that while we sweep, the
             // zombie leader still holds its pid and the group id cannot be anyone else's.
@@ -220,6 +250,7 @@ final class HubEventLoop {
 
     /// epoll_wait timeout in ms: until the oldest pending drain deadline, else forever.
     private func nextTimeout() -> Int32 {
+        if !deferred.isEmpty { return 20 }
         while drainHead < drains.count && drains[drainHead].io.finished { drainHead += 1 }
         guard drainHead < drains.count else { return -1 }
         let now = HubEventLoop.now()

@@ -17,7 +17,7 @@ struct FailureLog {
     }
 
     private mutating func trim(_ path: String) {
-        guard var bytes = buffers[path] else { return }
+        guard var bytes = buffers[path], bytes.count > Self.maxBytes else { return }
         var cut = bytes.count - Self.maxBytes
         while cut < bytes.count, bytes[cut - 1] != 0x0A { cut += 1 }
         bytes.removeFirst(cut)

@@ -49,6 +49,10 @@ public final class JSONReporter: RunObserver, @unchecked Sendable {
                ("line", .string(String(decoding: line, as: UTF8.self)))])
     }
 
+    public func endOfChunk() {
+        out.flush()
+    }
+
     public func finish() {
         out.flush()
     }

@@ -78,6 +78,10 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         if stream == .stderr { err.flush() }
     }
 
+    public func endOfChunk() {
+        out.flush()
+    }
+
     public func finish() {
         out.flush()
         err.flush()

@@ -1,0 +1,851 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// `flow run` through the built binary: step kinds, groups, options, expressions, rollback
+/// and output modes. Each test writes its workflow into a fresh sandbox; the steps leave
+/// evidence in files there (`log`, `count`), since file order is what proves run order.
+@Suite struct RunTests {
+    /// Whether `text` has the line `label | message` (label padding ignored).
+    static func hasLine(_ text: String, _ line: String) -> Bool {
+        text.split(separator: "\n").contains { LiveFlow.squeeze(String($0)) == line }
+    }
+
+    // MARK: step kinds
+
+    @Test func printGoesToItsStream() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: p
+            steps:
+              - name: out
+                print: to stdout
+              - name: err
+                print: to stderr
+                stream: stderr
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(Self.hasLine(r.stdout, "out | to stdout"), "\(r)")
+        #expect(!r.stdout.contains("to stderr"), "\(r)")
+        #expect(Self.hasLine(r.stderr, "err | to stderr"), "\(r)")
+    }
+
+    @Test func delayWaits() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - delay: 400ms
+              - name: after
+                print: after the delay
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.elapsed >= 0.4)
+        #expect(Self.hasLine(r.stdout, "after | after the delay"), "\(r)")
+    }
+
+    @Test func shellDirEnvAndStdin() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.write("wf.yaml", """
+            env: { A: wf, B: wf, C: wf }
+            steps:
+              - name: grp
+                env: { B: group, C: group }
+                sequential:
+                  - name: show
+                    env: { C: step }
+                    dir: sub
+                    stdin: "line one\\nline two\\n"
+                    shell: |
+                      echo "A=$A B=$B C=$C"
+                      pwd
+                      cat
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(Self.hasLine(r.stdout, "show | A=wf B=group C=step"), "\(r)")
+        #expect(Self.hasLine(r.stdout, "show | \(box.path("sub"))"), "\(r)")
+        #expect(Self.hasLine(r.stdout, "show | line one"), "\(r)")
+        #expect(Self.hasLine(r.stdout, "show | line two"), "\(r)")
+    }
+
+    @Test func stdinIsDevNullByDefaultAndEnvIsInherited() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: s
+                shell: $CHILD --echo-stdin --print-env FLOW_TEST_MARKER --print end
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines.map(LiveFlow.squeeze) == ["s | FLOW_TEST_MARKER=\(box.marker)", "s | end"], "\(r)")
+    }
+
+    @Test func quickStepsEndAsSoonAsTheyExit() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n" + (1...10).map { "  - name: t\($0)\n    shell: \"true\"\n" }.joined())
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        let elapsed = r.jsonEvents.filter { $0["event"] as? String == "step_state" && $0["to"] as? String == "succeeded" }
+            .compactMap { $0["elapsed_seconds"] as? Double }
+        #expect(elapsed.count == 10)
+        #expect(elapsed.allSatisfy { $0 < 0.15 }, "`true` takes milliseconds, not the drain deadline: \(elapsed)")
+    }
+
+    @Test func nonZeroExitFailsTheRun() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: bad
+                shell: exit 7
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("✗ bad exit 7") }, "\(r)")
+    }
+
+    // MARK: groups
+
+    static let sequentialWorkflow = """
+        steps:
+          - name: first
+            shell: echo first >> log
+          - name: boom
+            shell: exit 1
+            CONTINUE
+          - name: later
+            shell: echo later >> log
+        """
+
+    @Test func sequentialStopsAfterAFailure() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.sequentialWorkflow.replacingOccurrences(of: "CONTINUE", with: ""))
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["first"])
+        #expect(r.finalState(of: "boom") == "failed", "\(r)")
+        #expect(r.finalState(of: "later") == "skipped", "\(r)")
+    }
+
+    @Test func continueOnErrorGoesOn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.sequentialWorkflow.replacingOccurrences(of: "CONTINUE", with: "continue_on_error: true"))
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["first", "later"])
+        #expect(r.finalState(of: "boom") == "failed", "\(r)")
+    }
+
+    static func pool(_ count: Int, maxParallel: Int?, sleep: String = "0.4") -> String {
+        var text = "steps:\n  - name: pool\n"
+        if let maxParallel { text += "    max_parallel: \(maxParallel)\n" }
+        text += "    concurrent:\n"
+        for i in 1...count {
+            text += "      - name: w\(i)\n        shell: echo start w\(i) >> log; sleep \(sleep); echo end w\(i) >> log\n"
+        }
+        return text
+    }
+
+    @Test func concurrentRespectsMaxParallel() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.pool(6, maxParallel: 2))
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        let log = box.lines("log")
+        #expect(log.count == 12, "\(log)")
+        #expect(maxConcurrency(log) == 2, "at most 2 at once, and 2 did run together: \(log)")
+    }
+
+    @Test func concurrentWithoutLimitRunsTogether() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.pool(3, maxParallel: nil, sleep: "1"))
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(maxConcurrency(box.lines("log")) == 3, "\(box.lines("log"))")
+    }
+
+    @Test func maxParallelOptionCapsTheWholeRun() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                concurrent:
+                  - name: left
+                    concurrent:
+                      - { name: l1, shell: "echo start >> log; sleep 0.3; echo end >> log" }
+                      - { name: l2, shell: "echo start >> log; sleep 0.3; echo end >> log" }
+                  - name: right
+                    concurrent:
+                      - { name: r1, shell: "echo start >> log; sleep 0.3; echo end >> log" }
+                      - { name: r2, shell: "echo start >> log; sleep 0.3; echo end >> log" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--max-parallel", "2"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log").count == 8)
+        #expect(maxConcurrency(box.lines("log")) <= 2, "\(box.lines("log"))")
+        let one = try box.run(["run", "wf.yaml", "--output", "prefixed", "--max-parallel", "1"])
+        #expect(one.status == 0, "\(one)")
+        #expect(box.lines("log").count == 16)
+        #expect(maxConcurrency(Array(box.lines("log").suffix(8))) == 1, "\(box.lines("log"))")
+    }
+
+    static func failFast(_ failFast: Bool) -> String {
+        """
+        steps:
+          - name: pair
+            fail_fast: \(failFast)
+            concurrent:
+              - name: sleeper
+                shell: touch started; $CHILD --sleep \(failFast ? "30" : "1"); echo finished >> log
+              - name: breaker
+                shell: while [ ! -f started ]; do sleep 0.02; done; exit 1
+        """
+    }
+
+    @Test func failFastCancelsRunningSiblings() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.failFast(true))
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "2s"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.elapsed < 10, "the 30 s sleeper was cancelled: \(r.elapsed)")
+        #expect(r.finalState(of: "sleeper") == "cancelled", "\(r)")
+        #expect(r.finalState(of: "breaker") == "failed", "\(r)")
+        #expect(box.lines("log").isEmpty)
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func failFastFalseLetsSiblingsFinish() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.failFast(false))
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.finalState(of: "sleeper") == "succeeded", "\(r)")
+        #expect(r.finalState(of: "breaker") == "failed", "\(r)")
+        #expect(box.lines("log") == ["finished"])
+    }
+
+    @Test func failFastSkipsSiblingsNotStarted() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: pair
+                max_parallel: 1
+                concurrent:
+                  - { name: breaker, shell: exit 1 }
+                  - { name: waiting, shell: echo ran >> log }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.finalState(of: "waiting") == "skipped", "\(r)")
+        #expect(box.lines("log").isEmpty)
+    }
+
+    @Test func finallyRunsAfterAFailure() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                sequential:
+                  - { name: boom, shell: exit 1 }
+                finally:
+                  - { name: inner_fin, shell: "echo inner ${{ run.status }} >> log" }
+            finally:
+              - name: fin
+                shell: echo "outer ${{ run.status }}" >> log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["inner failed", "outer failed"], "\(r)")
+    }
+
+    @Test func failingFinallyFailsTheRun() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: ok, shell: echo ok >> log }
+            finally:
+              - name: fin
+                shell: echo "fin ${{ run.status }}" >> log; exit 3
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["ok", "fin succeeded"])
+        #expect(r.stderrLines.contains { $0.hasPrefix("✗ fin exit 3") }, "\(r)")
+    }
+
+    // MARK: options
+
+    @Test func timeoutEndsAsTimedOut() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: slow
+                timeout: 300ms
+                shell: $CHILD ready --sleep 30
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "1s"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.elapsed < 8, "\(r.elapsed)")
+        #expect(r.finalState(of: "slow") == "timed_out", "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func retryShortForm() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                retry: 2
+                shell: echo attempt >> count; exit 1
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("count").count == 3)
+        #expect(r.states(of: "flaky").filter { $0 == "retrying" }.count == 2, "\(r.states(of: "flaky"))")
+        #expect(r.finalState(of: "flaky") == "failed")
+    }
+
+    @Test func retryLongFormSucceedsOnALaterAttempt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                retry: { limit: 4, delay: 50ms, backoff: 2, max_delay: 1s, exit_codes: [75] }
+                shell: |
+                  echo attempt >> count
+                  if [ "$(wc -l < count)" -lt 3 ]; then exit 75; fi
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("count").count == 3)
+        #expect(r.elapsed >= 0.15, "delays 50ms then 100ms")
+        #expect(r.finalState(of: "flaky") == "succeeded")
+    }
+
+    @Test func retryOtherExitCodesAreFinal() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                retry: { limit: 3, exit_codes: [75] }
+                shell: echo attempt >> count; exit 3
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("count").count == 1)
+        #expect(!r.states(of: "flaky").contains("retrying"))
+    }
+
+    @Test func retryAlsoRetriesTimeouts() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: slow
+                timeout: 200ms
+                retry: { limit: 1, exit_codes: [75] }
+                shell: echo attempt >> count; exec $CHILD --sleep 30
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "1s"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("count").count == 2)
+        #expect(r.finalState(of: "slow") == "timed_out")
+    }
+
+    @Test func ifWithStatusFunctions() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: boom
+                shell: exit 3
+              - name: on_failure
+                if: failure()
+                shell: echo on_failure >> log
+              - name: on_always
+                if: ${{ always() }}
+                shell: echo on_always >> log
+              - name: on_success
+                if: success()
+                shell: echo on_success >> log
+              - name: reacts
+                if: failure() && steps.boom.exit_code == 3
+                shell: echo reacts >> log
+              - name: plain
+                if: true
+                shell: echo plain >> log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["on_failure", "on_always", "reacts"])
+        #expect(r.finalState(of: "on_success") == "skipped")
+        #expect(r.finalState(of: "plain") == "skipped", "an `if` without a status function implies success()")
+    }
+
+    @Test func ifWithExpressions() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: { target: dev }
+            steps:
+              - name: prod_only
+                if: vars.target == 'prod'
+                shell: echo prod_only >> log
+              - name: dev_only
+                if: ${{ vars.target != 'prod' }}
+                shell: echo dev_only >> log
+              - name: never
+                if: false
+                shell: echo never >> log
+            """)
+        let dev = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(dev.status == 0, "\(dev)")
+        #expect(box.lines("log") == ["dev_only"])
+        #expect(dev.finalState(of: "never") == "skipped")
+        let prod = try box.run(["run", "wf.yaml", "--output", "json", "--var", "target=prod"])
+        #expect(prod.status == 0, "\(prod)")
+        #expect(box.lines("log") == ["dev_only", "prod_only"])
+    }
+
+    static let tagged = """
+        steps:
+          - name: setup
+            tags: [always]
+            shell: echo setup >> log
+          - name: unit
+            tags: [test]
+            shell: echo unit >> log
+          - name: e2e
+            tags: [test, slow]
+            shell: echo e2e >> log
+          - name: lint
+            shell: echo lint >> log
+        """
+
+    @Test(arguments: [
+        (["--tags", "test"], ["setup", "unit", "e2e"]),
+        (["--skip-tags", "slow"], ["setup", "unit", "lint"]),
+        (["--tags", "test", "--skip-tags", "slow,always"], ["unit"]),
+        (["--only", "lint"], ["lint"]),
+        ([], ["setup", "unit", "e2e", "lint"]),
+    ])
+    func selectionAtRunTime(_ options: [String], _ expected: [String]) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.tagged)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"] + options)
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == expected)
+    }
+
+    // MARK: outputs and expressions
+
+    @Test func outputsFlowToLaterSteps() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: produce
+                shell: |
+                  echo "version=1.2.3" >> "$FLOW_OUTPUT"
+                  printf 'notes<<EOF\\nline one\\nline two\\nEOF\\n' >> "$FLOW_OUTPUT"
+              - name: consume
+                shell: |
+                  echo "version=${{ steps.produce.outputs.version }}"
+                  echo "${{ steps.produce.outputs.notes }}"
+                  echo "missing=[${{ steps.produce.outputs.nothing }}]"
+              - name: show
+                print: "print sees ${{ steps.produce.outputs.version }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        let lines = r.stdoutLines.map(LiveFlow.squeeze)
+        #expect(lines == ["consume | version=1.2.3", "consume | line one", "consume | line two", "consume | missing=[]",
+                          "show | print sees 1.2.3"], "\(r)")
+    }
+
+    @Test func missingDeclaredOutputFailsTheStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: promise
+                outputs: [version, digest]
+                shell: echo "version=1" >> "$FLOW_OUTPUT"
+              - name: after
+                shell: echo after >> log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.finalState(of: "promise") == "failed", "\(r)")
+        #expect(box.lines("log").isEmpty)
+    }
+
+    @Test func stepStatusAndExitCode() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: soft
+                continue_on_error: true
+                shell: exit 4
+              - name: fine
+                shell: "true"
+              - name: report
+                print: "soft ${{ steps.soft.status }} ${{ steps.soft.exit_code }} fine ${{ steps.fine.status }} ${{ steps.fine.exit_code }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(Self.hasLine(r.stdout, "report | soft failed 4 fine succeeded 0"), "\(r)")
+    }
+
+    @Test(arguments: ["\"; touch PWNED; echo \"", "$(touch PWNED2)", "`touch PWNED3`", "'; touch PWNED4; echo '"])
+    func expressionsNeverBecomeCode(_ value: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: { v: safe }
+            steps:
+              - name: quoted
+                shell: echo "v=${{ vars.v }}"
+              - name: bare
+                shell: echo ${{ vars.v }}
+              - name: printed
+                print: "p=${{ vars.v }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--var", "v=\(value)"])
+        #expect(r.status == 0, "\(r)")
+        let lines = r.stdoutLines.map(LiveFlow.squeeze)
+        #expect(lines == ["quoted | v=\(value)", "bare | \(value)", "printed | p=\(value)"], "\(r)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: box.root.path)
+        #expect(!files.contains { $0.hasPrefix("PWNED") }, "\(files)")
+    }
+
+    // MARK: rollback
+
+    static let rollbackWorkflow = """
+        ROLLBACK
+        steps:
+          - name: a
+            shell: echo a >> log
+            undo:
+              shell: echo undo-a >> log
+          - name: b
+            shell: echo b >> log
+            undo:
+              - name: undo_b
+                shell: echo undo-b >> log; exit 5
+          - name: pair
+            concurrent:
+              - name: x
+                shell: while [ ! -f y-done ]; do sleep 0.02; done; sleep 0.3; echo x >> log
+                undo:
+                  shell: echo undo-x >> log
+              - name: y
+                shell: echo y >> log; touch y-done
+                undo:
+                  shell: echo undo-y >> log
+          - name: d
+            shell: exit 1
+            undo:
+              shell: echo undo-d >> log
+        finally:
+          - shell: echo finally >> log
+        """
+
+    @Test func rollbackRunsUndoInReverseCompletionOrder() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.rollbackWorkflow.replacingOccurrences(of: "ROLLBACK", with: ""))
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["a", "b", "y", "x", "finally", "undo-x", "undo-y", "undo-b", "undo-a"], "\(r)")
+        #expect(r.finalState(of: "a") == "undone", "\(r)")
+        #expect(r.states(of: "b").suffix(2) == ["undoing", "undo_failed"], "\(r.states(of: "b"))")
+        #expect(r.finalState(of: "d") == "failed")
+
+        let prefixed = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(prefixed.status == 1)
+        #expect(prefixed.stderr.contains("undo_b") || prefixed.stderr.contains("undo"), "a failing undo is reported: \(prefixed)")
+        #expect(prefixed.stderrLines.contains { $0.hasPrefix("✗ undo_b exit 5") }, "\(prefixed)")
+    }
+
+    @Test func rollbackFalseAndNoRollbackDisableIt() throws {
+        let box = try RunSandbox()
+        try box.write("off.yaml", Self.rollbackWorkflow.replacingOccurrences(of: "ROLLBACK", with: "rollback: false"))
+        let off = try box.run(["run", "off.yaml", "--output", "prefixed"])
+        #expect(off.status == 1, "\(off)")
+        #expect(box.lines("log") == ["a", "b", "y", "x", "finally"])
+
+        try FileManager.default.removeItem(atPath: box.path("log"))
+        try FileManager.default.removeItem(atPath: box.path("y-done"))
+        try box.write("on.yaml", Self.rollbackWorkflow.replacingOccurrences(of: "ROLLBACK", with: "rollback: true"))
+        let flag = try box.run(["run", "on.yaml", "--output", "prefixed", "--no-rollback"])
+        #expect(flag.status == 1, "\(flag)")
+        #expect(box.lines("log") == ["a", "b", "y", "x", "finally"])
+    }
+
+    @Test func noRollbackWhenTheRunSucceeds() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo a >> log
+                undo:
+                  shell: echo undo-a >> log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["a"])
+    }
+
+    @Test func undoSeesTheOutputsOfItsStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: reserve
+                shell: echo "id=r-42" >> "$FLOW_OUTPUT"
+                undo:
+                  shell: echo "release ${{ steps.reserve.outputs.id }}" >> log
+              - name: boom
+                shell: exit 1
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["release r-42"])
+    }
+
+    // MARK: actions, invalid workflows
+
+    @Test func runOneActionWithParams() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: echo main >> log
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                  region: { default: eu-west-1 }
+                steps:
+                  - name: dep
+                    shell: echo "deploy ${{ params.env }} ${{ params.region }}" >> log
+            """)
+        let r = try box.run(["run", "wf.yaml", "deploy", "--with", "env=prod", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["deploy prod eu-west-1"])
+        let bad = try box.run(["run", "wf.yaml", "deploy", "--with", "env=qa", "--output", "prefixed"])
+        #expect(bad.status == 2, "\(bad)")
+        #expect(box.lines("log") == ["deploy prod eu-west-1"])
+    }
+
+    @Test func invalidWorkflowRunsNothing() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: touch ran
+              - shel: echo typo
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 2, "\(r)")
+        #expect(!box.exists("ran"))
+        #expect(r.stderr.contains("wf.yaml:3:"), "\(r)")
+        #expect(!box.exists("state/journal.sqlite"), "nothing ran, nothing recorded")
+    }
+
+    @Test func unknownVarIsAUsageError() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shell: touch ran\n")
+        let r = try box.run(["run", "wf.yaml", "--var", "nope=1"])
+        #expect(r.status == 2, "\(r)")
+        #expect(!box.exists("ran"))
+    }
+
+    // MARK: output modes
+
+    @Test func prefixedLinesNeverInterleave() throws {
+        let box = try RunSandbox()
+        let a = String(repeating: "A", count: 700)
+        let b = String(repeating: "B", count: 900)
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                concurrent:
+                  - name: a
+                    shell: yes \(a) | head -n 2000
+                  - name: b
+                    shell: yes \(b) | head -n 2000
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let regex = try Regex("^(a|b) +\\| (A+|B+)$")
+        let lines = r.stdoutLines
+        let bad = lines.filter { (try? regex.wholeMatch(in: $0)) == nil }
+        #expect(bad.isEmpty, "\(bad.count) mangled lines, e.g. \(bad.first?.prefix(200) ?? "")")
+        #expect(lines.filter { $0.hasSuffix(a) && LiveFlow.squeeze($0) == "a | \(a)" }.count == 2000)
+        #expect(lines.filter { LiveFlow.squeeze($0) == "b | \(b)" }.count == 2000)
+    }
+
+    @Test(arguments: ["prefixed", "json", "raw"])
+    func stdoutIsStreamedWhileAStepRuns(_ mode: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: w
+                shell: $CHILD --stderr started ready --sleep 30
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", mode, "--grace", "1s"])
+        if mode != "json" {
+            // The child's stderr line shows it runs (flow writes stderr lines at once); in
+            // json mode every event goes to stdout, so the wait below covers both.
+            let started = flow.waitFor { out, err in (out + err).contains("started") }
+            #expect(started, "\(flow.stdout)\(flow.stderr)")
+        }
+        let ready = flow.waitFor(timeout: 3) { out, _ in
+            out.split(separator: "\n").contains { line in
+                mode == "json" ? line.contains("\"line\":\"ready\"") : LiveFlow.squeeze(String(line)) == (mode == "raw" ? "ready" : "w | ready")
+            }
+        }
+        #expect(ready, "the line printed by a running step reaches flow's stdout while it runs")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    static let mixedWorkflow = """
+        name: mixed
+        steps:
+          - name: ok
+            shell: echo ok-out; echo ok-err >&2
+          - name: say
+            print: said
+          - name: bad
+            shell: echo bad-out; echo bad-err >&2; exit 2
+          - name: never
+            shell: echo never
+        """
+
+    @Test func jsonOutputIsOneEventPerLine() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.stdoutLines.isEmpty)
+        var types = Set<String>()
+        var runIDs = Set<String>()
+        for line in r.stdoutLines {
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            #expect(object != nil, "not a JSON object: \(line)")
+            guard let object else { continue }
+            if let type = object["event"] as? String { types.insert(type) }
+            #expect((object["time"] as? String)?.isEmpty == false, "\(line)")
+            if let id = object["run_id"] as? String { runIDs.insert(id) } else { Issue.record("no run_id: \(line)") }
+            if object["event"] as? String != "run_started" && object["event"] as? String != "run_finished" {
+                #expect(object["step"] is String, "\(line)")
+            }
+        }
+        #expect(types == ["run_started", "step_state", "output", "run_finished"], "\(types)")
+        #expect(runIDs.count == 1)
+        let outputs = r.jsonEvents.filter { $0["event"] as? String == "output" }
+        #expect(outputs.contains { $0["line"] as? String == "ok-err" && $0["stream"] as? String == "stderr" })
+        #expect(outputs.contains { $0["line"] as? String == "ok-out" && $0["stream"] as? String == "stdout" })
+        #expect(r.jsonEvents.first?["event"] as? String == "run_started")
+        #expect(r.jsonEvents.last?["event"] as? String == "run_finished")
+    }
+
+    @Test func rawOutputHasNoPrefixes() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdoutLines == ["ok-out", "said", "bad-out"], "\(r)")
+        #expect(r.stderr.contains("ok-err\n") && r.stderr.contains("bad-err\n"), "\(r)")
+        #expect(!r.all.contains("| "), "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("✗ failed:") }, "summary: \(r)")
+    }
+
+    @Test func groupedOutputUsesGitHubLogGroups() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 1, "\(r)")
+        let lines = (r.stdoutLines + r.stderrLines)
+        #expect(lines.contains { $0.hasPrefix("::group::") && $0.contains("ok") }, "\(r)")
+        #expect(lines.contains("::endgroup::"), "\(r)")
+        #expect(lines.contains { $0.hasPrefix("::error") && $0.contains("bad") }, "\(r)")
+        #expect(r.all.contains("ok-out") && r.all.contains("bad-out"), "\(r)")
+        // Each block is whole: nothing of `bad` inside the `ok` group.
+        if let start = lines.firstIndex(where: { $0.hasPrefix("::group::") && $0.contains("ok") }),
+           let end = lines[start...].firstIndex(of: "::endgroup::") {
+            #expect(!lines[start...end].contains { $0.contains("bad-") }, "\(r)")
+        }
+    }
+
+    @Test func quietPrintsOnlyFailuresAndTheSummary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--quiet"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.all.contains("ok-out") && !r.all.contains("ok-err"), "\(r)")
+        #expect(!r.all.contains("▶"), "\(r)")
+        #expect(!r.all.contains("✓ ok"), "\(r)")
+        #expect(r.all.contains("bad-out") && r.all.contains("bad-err"), "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("✗ failed:") }, "\(r)")
+    }
+
+    @Test func summaryAndFailedOutputAtTheEnd() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        let lines = r.stderrLines
+        let summary = try Regex("^✗ failed: 2 succeeded, 1 failed, 1 skipped in [0-9.]+m?s$")
+        #expect((try? summary.wholeMatch(in: lines.last ?? "")) != nil, "\(r)")
+        let header = lines.firstIndex { $0.contains("output of bad") }
+        #expect(header != nil, "\(r)")
+        if let header {
+            #expect(lines[header...].contains("bad-err"), "\(r)")
+            #expect(!lines[header...].contains { $0.contains("ok-err") })
+        }
+        #expect(r.stdout.contains("bad-out"))
+
+        try box.write("ok.yaml", "steps:\n  - name: fine\n    shell: echo fine\n")
+        let ok = try box.run(["run", "ok.yaml", "--output", "prefixed"])
+        #expect(ok.status == 0)
+        let okSummary = try Regex("^✓ succeeded: 1 succeeded in [0-9.]+m?s$")
+        #expect((try? okSummary.wholeMatch(in: ok.stderrLines.last ?? "")) != nil, "\(ok)")
+        #expect(!ok.stderr.contains("output of"))
+    }
+
+    @Test func junitReportIsValidXMLWithFailures() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 1, "\(r)")
+        let data = try #require(FileManager.default.contents(atPath: box.path("report.xml")))
+        #if canImport(FoundationXML) || os(macOS)
+        let document = try XMLDocument(data: data)
+        let cases = try document.nodes(forXPath: "//testcase")
+        #expect(cases.count >= 3, "\(String(decoding: data, as: UTF8.self))")
+        let failures = try document.nodes(forXPath: "//testcase/failure")
+        #expect(failures.count == 1, "\(String(decoding: data, as: UTF8.self))")
+        let failed = try document.nodes(forXPath: "//testcase[failure]/@name").compactMap(\.stringValue)
+        #expect(failed.contains { $0.contains("bad") }, "\(failed)")
+        #endif
+    }
+
+    @Test func killedStepKeepsItsOutputToTheLastLine() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: killed
+                timeout: 500ms
+                shell: printf 'first line\\nlast words'; exec $CHILD --sleep 30
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--grace", "1s"])
+        #expect(r.status == 1, "\(r)")
+        #expect(Self.hasLine(r.stdout, "killed | first line"), "\(r)")
+        #expect(Self.hasLine(r.stdout, "killed | last words"), "an unterminated last line is kept: \(r)")
+        let header = r.stderrLines.firstIndex { $0.contains("output of killed") }
+        #expect(header.map { r.stderrLines[$0...].contains("last words") } == true, "\(r)")
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Cancellation through the binary: flow is signalled only after its children said
+/// `ready` (their handlers are in place), and every test checks flow's exit status and
+/// that no process of the run is left.
+@Suite struct SignalTests {
+    static func count(_ text: String, _ line: String) -> Int {
+        text.split(separator: "\n").filter { LiveFlow.squeeze(String($0)) == line }.count
+    }
+
+    static let twoTrappers = """
+        steps:
+          - name: pair
+            concurrent:
+              - name: w1
+                shell: $CHILD --trap SIG:0 --stderr ready --sleep 30
+              - name: w2
+                shell: $CHILD --trap SIG:0 --stderr ready --sleep 30
+        """
+
+    /// Starts the two-child workflow trapping `sig`, waits for both `ready` lines.
+    static func startPair(_ box: RunSandbox, trapping sig: String, ownGroup: Bool = false, launcher: String = "$CHILD",
+                          sourceLocation: SourceLocation = #_sourceLocation) throws -> LiveFlow {
+        try box.write("wf.yaml", twoTrappers.replacingOccurrences(of: "SIG", with: sig).replacingOccurrences(of: "$CHILD", with: launcher))
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "3s"], ownGroup: ownGroup)
+        let ready = flow.waitForLine("w1 | ready") && flow.waitForLine("w2 | ready")
+        #expect(ready, "children never said ready:\n\(flow.stdout)\n\(flow.stderr)", sourceLocation: sourceLocation)
+        return flow
+    }
+
+    @Test func sigintExits130AndChildrenGetItOnce() throws {
+        let box = try RunSandbox()
+        let flow = try Self.startPair(box, trapping: "INT")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(Self.count(r.stdout, "w1 | got SIGINT") == 1, "\(r)")
+        #expect(Self.count(r.stdout, "w2 | got SIGINT") == 1, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        let runs = try box.run(["runs", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
+        #expect(list?.first?["state"] as? String == "cancelled", "\(runs)")
+        #expect(list?.first?["exit_status"] as? Int == 130, "\(runs)")
+    }
+
+    @Test(arguments: launchers)
+    func sigtermExits143AndATrappingChildIsHeard(_ launcher: String) throws {
+        let box = try RunSandbox()
+        let flow = try Self.startPair(box, trapping: "TERM", launcher: launcher)
+        flow.signal(SIGTERM)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 143, "\(r)")
+        #expect(Self.count(r.stdout, "w1 | got SIGTERM") == 1, "the child's last words are in the output: \(r)")
+        #expect(Self.count(r.stdout, "w2 | got SIGTERM") == 1, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func ctrlCToTheForegroundGroupReachesChildrenOnce() throws {
+        let box = try RunSandbox()
+        let flow = try Self.startPair(box, trapping: "INT", ownGroup: true)
+        // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group.
+        // The children are in groups of their own, so only flow's forwarding reaches them.
+        flow.signalGroup(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(Self.count(r.stdout, "w1 | got SIGINT") == 1, "\(r)")
+        #expect(Self.count(r.stdout, "w2 | got SIGINT") == 1, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    /// How the step starts the child: `$CHILD …` goes through `sh -c` (the shell leads the
+    /// process group), an absolute path is executed directly.
+    static let launchers: [String] = ["$CHILD", RunSandbox.childPath]
+
+    @Test(arguments: launchers)
+    func childIgnoringTermIsKilledAfterGrace(_ launcher: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: stubborn
+                shell: \(launcher) --ignore TERM --stderr ready --sleep 60
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "300ms"])
+        #expect(flow.waitForLine("stubborn | ready"), "\(flow.stderr)")
+        let signalled = Date()
+        flow.signal(SIGTERM)
+        let r = try flow.finish(timeout: 15)
+        let took = Date().timeIntervalSince(signalled)
+        #expect(r.status == 143, "\(r)")
+        #expect(took >= 0.25, "SIGKILL only after the grace period: \(took)")
+        #expect(took < 1.8, "SIGKILL right after the 300ms grace period: \(took)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test(arguments: launchers)
+    func childFinishingWithinGraceIsNotKilled(_ launcher: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: tidy
+                shell: \(launcher) --ignore TERM --stderr ready --sleep 0.7 --stderr cleaned-up
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "5s"])
+        #expect(flow.waitForLine("tidy | ready"), "\(flow.stderr)")
+        flow.signal(SIGTERM)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 143, "\(r)")
+        #expect(RunTests.hasLine(r.stderr, "tidy | cleaned-up"), "the child used its grace period: \(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func backgroundGrandchildDoesNotSurviveACancel() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: parent
+                shell: $CHILD --spawn-grandchild --stderr ready --sleep 30
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "2s"])
+        #expect(flow.waitForLine("parent | ready"), "\(flow.stderr)")
+        #expect(RunSandbox.processes(withMarker: box.marker).count >= 3, "flow, the child and its grandchild")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func backgroundGrandchildDoesNotSurviveASuccess() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: parent
+                shell: $CHILD --spawn-grandchild --print done
+              - name: next
+                print: next
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"], timeout: 20)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.elapsed < 10, "a grandchild holding the pipes does not hold the step: \(r.elapsed)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func secondSigintDuringFinallyKillsEverything() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: $CHILD --trap INT:0 --stderr ready --sleep 30
+            finally:
+              - name: slowfin
+                shell: $CHILD --stderr ready --sleep 30
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "5s"])
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGINT)
+        #expect(flow.waitForLine("slowfin | ready"), "finally runs after the first SIGINT: \(flow.stdout)\(flow.stderr)")
+        let second = Date()
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(Date().timeIntervalSince(second) < 2, "the second signal does not wait for the grace period")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func firstSigintDoesNotCancelFinally() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: $CHILD --stderr ready --sleep 30
+            finally:
+              - name: fin
+                shell: $CHILD --trap INT:9 --trap TERM:9 --stderr ready --sleep 0.5 --print fin-done
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "2s"])
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(RunTests.hasLine(r.stdout, "fin | fin-done"), "\(r)")
+        #expect(!r.stdout.contains("got SIG"), "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func delayIsCancelledAtOnce() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: hello
+                print: waiting now
+              - name: wait
+                delay: 60s
+              - name: after
+                shell: touch after
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitFor { _, err in err.split(separator: "\n").contains { $0.hasPrefix("▶ wait") } }, "\(flow.stderr)")
+        let signalled = Date()
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(Date().timeIntervalSince(signalled) < 2)
+        #expect(!box.exists("after"))
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    @Test func finallyAndRollbackRunAfterSigint() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: prepared
+                shell: echo prepared >> log
+                undo:
+                  shell: echo undo-prepared >> log
+              - name: work
+                shell: $CHILD --stderr ready --sleep 30
+                undo:
+                  shell: echo undo-work >> log
+              - name: later
+                shell: echo later >> log
+            finally:
+              - name: fin
+                shell: echo "finally ${{ run.status }}" >> log
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "2s"])
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.lines("log") == ["prepared", "finally cancelled", "undo-prepared"], "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        // The journal saw the same: work cancelled, later skipped, prepared rolled back.
+        let show = try box.run(["show", "last", "--json"])
+        #expect(show.status == 0, "\(show)")
+        let run = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
+        let steps = (run?["steps"] as? [[String: Any]]) ?? []
+        let state = { (name: String) in steps.first { $0["name"] as? String == name }?["state"] as? String }
+        #expect(run?["state"] as? String == "cancelled", "\(show)")
+        #expect(state("work") == "cancelled", "\(show)")
+        #expect(state("later") == "skipped", "\(show)")
+        #expect(state("prepared") == "undone", "\(show)")
+    }
+
+    @Test func sigtermDuringRetryDelayIsNotRetried() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                retry: { limit: 5, delay: 30s }
+                shell: echo attempt >> count; echo failing-now; exit 1
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        let failedOnce = flow.waitFor { _, err in err.contains("retrying") || err.contains("✗ flaky") }
+        flow.signal(SIGTERM)
+        let r = try flow.finish(timeout: 15)
+        #expect(failedOnce, "\(r)")
+        #expect(r.status == 143, "\(r)")
+        #expect(r.elapsed < 10)
+        #expect(box.lines("count").count == 1)
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+}
