@@ -8,7 +8,8 @@ enum WorkflowInput {
     nonisolated(unsafe) static var kept: [LoadedWorkflow] = []
 
     static func loadValid(_ path: String, noColor: Bool) throws -> Workflow {
-        let loaded = LoadedWorkflow.load(path: path)
+        var loaded = LoadedWorkflow.load(path: path)
+        loaded.dropSyntaxTree()
         kept.append(loaded)
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
         if !loaded.diagnostics.isEmpty {

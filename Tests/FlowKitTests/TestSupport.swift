@@ -153,8 +153,9 @@ extension YAMLDocument {
                 guard self[id].kind == .mapping, let next = value(key, in: id) else { return nil }
                 id = next
             } else if let index = step as? Int {
-                guard self[id].kind == .sequence, index < self[id].children.count else { return nil }
-                id = self[id].children[index]
+                let items = children(of: id)
+                guard self[id].kind == .sequence, index < items.count else { return nil }
+                id = items[items.startIndex + index]
             }
         }
         return self[id]

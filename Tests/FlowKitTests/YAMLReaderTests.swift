@@ -21,7 +21,7 @@ import Testing
         #expect(at(name.span) == "1:7")
         let steps = try #require(document.node("steps"))
         #expect(steps.kind == .sequence)
-        #expect(steps.children.count == 2)
+        #expect(steps.childCount == 2)
         let print = try #require(document.node("steps", 0, "print"))
         #expect(print.style == .doubleQuoted)
         #expect(print.value == "hi")
@@ -155,7 +155,7 @@ import Testing
     @Test func modestAliasUseIsFine() {
         let (document, diagnostics) = readYAML("a: &x [1, 2]\nb: *x\nc: *x\n")
         #expect(diagnostics.isEmpty)
-        #expect(document.node("c")?.children.count == 2)
+        #expect(document.node("c")?.childCount == 2)
     }
 
     @Test func aliasExpansionLimitIsConfigurable() {

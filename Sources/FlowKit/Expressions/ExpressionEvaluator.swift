@@ -34,6 +34,8 @@ public struct ExpressionEvaluator {
 
     /// The template as text; expressions the context cannot resolve stay as `${{ … }}`.
     public static func render(_ template: Template, in context: some Context) -> String {
+        if template.parts.count == 1, case .text(let text) = template.parts[0] { return text }
+        if template.parts.isEmpty { return "" }
         var out = ""
         for part in template.parts {
             switch part {

@@ -7,6 +7,11 @@ public struct LoadedWorkflow: Sendable {
     /// never pay for freeing it node by node.
     var document: YAMLDocument?
 
+    /// Frees the YAML node tree (planning does not need it; its memory does count).
+    public mutating func dropSyntaxTree() {
+        document = nil
+    }
+
     init(file: SourceFile, workflow: Workflow?, diagnostics: [Diagnostic], document: YAMLDocument? = nil) {
         self.file = file
         self.workflow = workflow

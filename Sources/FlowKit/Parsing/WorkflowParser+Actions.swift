@@ -60,11 +60,11 @@ extension WorkflowParser {
                 case "default": param.defaultValue = string(v, "`default`")
                 case "allowed":
                     let list = document[v]
-                    guard list.kind == .sequence, !list.children.isEmpty else {
+                    guard list.kind == .sequence, !document.children(of: v).isEmpty else {
                         wrongType(v, expected: "a non-empty list of values", what: "`allowed`")
                         continue
                     }
-                    param.allowed = list.children.compactMap { string($0, "an allowed value") }
+                    param.allowed = document.children(of: v).compactMap { string($0, "an allowed value") }
                 default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys)
                 }
             }

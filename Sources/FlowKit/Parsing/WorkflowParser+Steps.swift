@@ -3,7 +3,7 @@ extension WorkflowParser {
     /// A non-empty list of steps; `owner` names the list in messages.
     mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan) -> [Step] {
         let node = document[id]
-        if node.isNull || (node.kind == .sequence && node.children.isEmpty) {
+        if node.isNull || (node.kind == .sequence && document.children(of: id).isEmpty) {
             bag.error(.emptyGroup, "\(owner) is empty", at: node.isNull ? ownerSpan : valueSpan(node),
                       help: "add at least one step, or remove the group")
             return []
@@ -13,8 +13,8 @@ extension WorkflowParser {
             return []
         }
         var steps: [Step] = []
-        steps.reserveCapacity(node.children.count)
-        for item in node.children {
+        steps.reserveCapacity(document.children(of: id).count)
+        for item in document.children(of: id) {
             if let step = step(item) { steps.append(step) }
         }
         return steps

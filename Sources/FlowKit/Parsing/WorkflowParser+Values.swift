@@ -120,7 +120,7 @@ extension WorkflowParser {
             wrongType(id, expected: "a list of strings", what: what)
             return []
         }
-        return node.children.compactMap { string($0, "an item of \(what)") }
+        return document.children(of: id).compactMap { string($0, "an item of \(what)") }
     }
 
     /// Reports an unknown key with a "did you mean" help.
@@ -176,7 +176,7 @@ extension WorkflowParser {
                     continue
                 }
                 var codes: [Int32] = []
-                for item in v.children {
+                for item in document.children(of: value) {
                     guard let code = int(item, "an exit code") else { continue }
                     guard (1...255).contains(code.value) else {
                         bag.error(.invalidValue, "exit code \(code.value) is out of range", at: code.span, help: "retryable exit codes are 1 to 255")

@@ -6,14 +6,16 @@ public struct PlanSummary: Sendable {
 
     public init(plan: Plan) {
         var total = 0, selected = 0
-        func count(_ node: PlanNode) {
-            for child in node.children + node.finally {
+        func count(_ list: [PlanNode]) {
+            for child in list {
                 total += 1
                 if child.selected { selected += 1 }
-                count(child)
+                count(child.children)
+                count(child.finally)
             }
         }
-        count(plan.root)
+        count(plan.root.children)
+        count(plan.root.finally)
         self.total = total
         self.selected = selected
         shortestWallTime = .seconds(Self.wallTime(plan.root))

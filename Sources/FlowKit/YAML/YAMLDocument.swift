@@ -1,11 +1,21 @@
 /// A parsed YAML document: an arena of nodes and the root's index.
 public struct YAMLDocument: Sendable {
     public var nodes: [YAMLNode]
+    /// The children of every collection, each collection's run contiguous.
+    public var children: [Int32] = []
     public var root: Int32?
 
     public init(nodes: [YAMLNode] = [], root: Int32? = nil) {
         self.nodes = nodes
         self.root = root
+    }
+
+    /// The children of node `id` (items, or alternating keys and values).
+    @inline(__always)
+    public func children(of id: Int32) -> ArraySlice<Int32> {
+        let node = nodes[Int(id)]
+        let start = Int(node.childStart)
+        return children[start..<(start + Int(node.childCount))]
     }
 
     @inline(__always)
@@ -15,11 +25,11 @@ public struct YAMLDocument: Sendable {
 
     /// The key/value pairs of a mapping node, in source order.
     public func pairs(_ id: Int32) -> [(key: Int32, value: Int32)] {
-        let children = nodes[Int(id)].children
+        let children = children(of: id)
         var result: [(key: Int32, value: Int32)] = []
         result.reserveCapacity(children.count / 2)
-        var i = 0
-        while i + 1 < children.count {
+        var i = children.startIndex
+        while i + 1 < children.endIndex {
             result.append((children[i], children[i + 1]))
             i += 2
         }

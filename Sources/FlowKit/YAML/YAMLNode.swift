@@ -29,8 +29,11 @@ public struct YAMLNode: Sendable {
     public var value: String
     /// An explicit tag, e.g. `tag:yaml.org,2002:str` for `!!str`.
     public var tag: String?
-    /// Children: items of a sequence, or alternating key and value of a mapping.
-    public var children: [Int32]
+    /// Children (items of a sequence, or alternating key and value of a mapping) are
+    /// `document.children[childStart ..< childStart + childCount]`: one flat array for the
+    /// whole document, so building and freeing it costs no allocation per node.
+    public var childStart: Int32 = 0
+    public var childCount: Int32 = 0
 
     /// Whether this scalar is a YAML null (`~`, `null`, or nothing at all).
     public var isNull: Bool {

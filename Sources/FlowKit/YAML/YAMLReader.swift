@@ -79,7 +79,8 @@ extension YAMLReader {
     struct Builder {
         struct Frame {
             var node: Int32
-            var children: [Int32]
+            /// Where this collection's children start in `pending`.
+            var pendingStart: Int
             var anchor: String?
             var weight: Int
         }
@@ -88,6 +89,8 @@ extension YAMLReader {
         let limits: Limits
         var document = YAMLDocument()
         var stack: [Frame] = []
+        /// Children of the open collections, innermost last (one buffer for all of them).
+        var pending: [Int32] = []
         var anchors: [String: (node: Int32, weight: Int)] = [:]
         var openAnchors: Set<String> = []
         var aliasExpansion = 0
@@ -173,7 +176,7 @@ extension YAMLReader {
                 default: style = .plain
                 }
                 let tag = checkedTag(Self.string(data.tag), event: event, bag: &bag)
-                let id = append(YAMLNode(kind: .scalar, style: style, span: span(event), value: value, tag: tag, children: []))
+                let id = append(YAMLNode(kind: .scalar, style: style, span: span(event), value: value, tag: tag))
                 if let anchor = Self.string(data.anchor) { anchors[anchor] = (id, 1) }
                 return attach(id, weight: 1, event: event, bag: &bag)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
@@ -198,16 +201,20 @@ extension YAMLReader {
                 }
                 let tag = checkedTag(rawTag, event: event, bag: &bag)
                 let id = append(YAMLNode(kind: isSequence ? .sequence : .mapping, style: flow ? .flow : .block,
-                                         span: span(event), value: "", tag: tag, children: []))
+                                         span: span(event), value: "", tag: tag))
                 if let anchor { openAnchors.insert(anchor) }
-                stack.append(Frame(node: id, children: [], anchor: anchor, weight: 1))
+                stack.append(Frame(node: id, pendingStart: pending.count, anchor: anchor, weight: 1))
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 guard var frame = stack.popLast() else { return true }
                 let id = frame.node
+                var children = Array(pending[frame.pendingStart...])
+                pending.removeSubrange(frame.pendingStart...)
                 if event.type == YAML_MAPPING_END_EVENT {
-                    frame.children = mergedAndChecked(frame.children, bag: &bag)
+                    children = mergedAndChecked(children, bag: &bag)
                 }
-                document.nodes[Int(id)].children = frame.children
+                document.nodes[Int(id)].childStart = Int32(document.children.count)
+                document.nodes[Int(id)].childCount = Int32(children.count)
+                document.children.append(contentsOf: children)
                 document.nodes[Int(id)].span.end = location(event.end_mark)
                 if let anchor = frame.anchor {
                     openAnchors.remove(anchor)
@@ -250,7 +257,7 @@ extension YAMLReader {
                 if document.root == nil { document.root = id }
                 return true
             }
-            stack[stack.count - 1].children.append(id)
+            pending.append(id)
             stack[stack.count - 1].weight += weight
             return true
         }
@@ -321,7 +328,7 @@ extension YAMLReader {
             }
             // Merged entries never override keys written in the mapping itself (YAML merge rules).
             for merge in merges {
-                let sources = document[merge].kind == .sequence ? document[merge].children : [merge]
+                let sources = document[merge].kind == .sequence ? Array(document.children(of: merge)) : [merge]
                 for source in sources {
                     let node = document[source]
                     guard node.kind == .mapping else {
@@ -330,8 +337,9 @@ extension YAMLReader {
                         continue
                     }
                     var j = 0
-                    while j + 1 < node.children.count {
-                        let key = node.children[j], value = node.children[j + 1]
+                    let items = Array(document.children(of: source))
+                    while j + 1 < items.count {
+                        let key = items[j], value = items[j + 1]
                         j += 2
                         let name = document[key].value
                         if seen[name] == nil {
