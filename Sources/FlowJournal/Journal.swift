@@ -111,6 +111,28 @@ public final class Journal: Sendable {
         }
     }
 
+    /// One short write transaction on the hot path (a step's transition): `BEGIN IMMEDIATE`
+    /// takes the write lock at once, so a busy database is waited for here rather than
+    /// failing at the first write; statements come from the connection's cache.
+    func writeImmediate(_ body: (Database) throws -> Void) throws(JournalError) {
+        do {
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                do {
+                    try body(db)
+                    try db.execute(sql: "COMMIT")
+                } catch {
+                    try? db.execute(sql: "ROLLBACK")
+                    throw error
+                }
+            }
+        } catch let error as DatabaseError {
+            throw JournalError(Self.describe(error, path: path))
+        } catch {
+            throw JournalError("journal error: \(error)")
+        }
+    }
+
     func read<T>(_ body: (Database) throws -> T) throws(JournalError) -> T {
         do {
             return try queue.read(body)

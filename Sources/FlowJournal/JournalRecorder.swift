@@ -27,6 +27,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     var lock: RunLock?
     var lines: [Line] = []
     var completed = 0
+    /// When the running attempt of each step started.
+    var attemptStarts: [String: Double] = [:]
     var disabled = false
     let mutex = Mutex(())
     var ticker: Task<Void, Never>?
@@ -119,7 +121,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
 
     func guarded(_ body: (Database) throws -> Void) {
         do {
-            try journal.write { db in
+            try journal.writeImmediate { db in
                 try attempt(db)
                 try body(db)
             }
@@ -146,9 +148,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 try db.cachedStatement(sql: """
                     UPDATE steps SET state = 'running', attempts = ?, started_at = COALESCE(started_at, ?) WHERE run_id = ? AND path = ?
                     """).execute(arguments: [t.attempt, now, id, t.step.path])
-                try db.cachedStatement(sql: """
-                    INSERT OR REPLACE INTO attempts (run_id, path, number, started_at, state) VALUES (?, ?, ?, ?, 'running')
-                    """).execute(arguments: [id, t.step.path, t.attempt, now])
+                attemptStarts[t.step.path] = now
             case .succeeded, .failed, .timedOut, .cancelled:
                 var sequence: Int?
                 if t.to == .succeeded {
@@ -159,9 +159,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                     UPDATE steps SET state = ?, exit_code = ?, ended_at = ?, completed_seq = COALESCE(?, completed_seq)
                     WHERE run_id = ? AND path = ?
                     """).execute(arguments: [t.to.rawValue, t.exitCode.map { Int($0) }, now, sequence, id, t.step.path])
+                // An attempt's row is written once, when it ends (its start is in `transitions`
+                // and `steps.started_at` meanwhile): one statement less per step.
                 try db.cachedStatement(sql: """
-                    UPDATE attempts SET state = ?, ended_at = ?, exit_code = ?, signal = ? WHERE run_id = ? AND path = ? AND number = ?
-                    """).execute(arguments: [t.to.rawValue, now, t.exitCode.map { Int($0) }, t.signal.map { Int($0) }, id, t.step.path, t.attempt])
+                    INSERT OR REPLACE INTO attempts (run_id, path, number, started_at, ended_at, state, exit_code, signal)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [id, t.step.path, t.attempt, attemptStarts.removeValue(forKey: t.step.path) ?? now, now,
+                                             t.to.rawValue, t.exitCode.map { Int($0) }, t.signal.map { Int($0) }])
                 if let outputs = t.outputs {
                     let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO outputs (run_id, path, key, value) VALUES (?, ?, ?, ?)")
                     for (key, value) in outputs.sorted(by: { $0.key < $1.key }) {

@@ -65,7 +65,6 @@ enum JournalSchema {
                     time REAL NOT NULL,
                     reason TEXT
                 );
-                CREATE INDEX transitions_run ON transitions(run_id, id);
                 CREATE TABLE outputs (
                     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
                     path TEXT NOT NULL,

@@ -12,7 +12,10 @@ final class ScratchDirectory: Sendable {
     }
 
     init(prefix: String) throws {
-        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        // $TMPDIR when set; else /dev/shm (memory: one file per shell step must not cost a
+        // disk write), else /tmp.
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+            ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
