@@ -27,7 +27,11 @@ let package = Package(
         // static commands never load a database library).
         .target(
             name: "FlowJournal",
-            dependencies: ["FlowKit", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "FlowKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // The thin command-line front end.
         .executableTarget(

@@ -139,42 +139,45 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     func record(_ t: StepTransition) {
         let id = metadata.id
         let now = t.time.unix
+        let path = t.step.path
+        func optional(_ value: Int32?) -> FastValue { value.map { .int(Int64($0)) } ?? .null }
         guarded { db in
             try db.cachedStatement(sql: """
                 INSERT INTO transitions (run_id, path, from_state, to_state, attempt, time, reason) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [id, t.step.path, t.from.rawValue, t.to.rawValue, t.attempt, now, t.reason])
+                """).runFast(.text(id), .text(path), .text(t.from.rawValue), .text(t.to.rawValue), .int(Int64(t.attempt)),
+                             .double(now), t.reason.map(FastValue.text) ?? .null)
             switch t.to {
             case .running:
                 try db.cachedStatement(sql: """
                     UPDATE steps SET state = 'running', attempts = ?, started_at = COALESCE(started_at, ?) WHERE run_id = ? AND path = ?
-                    """).execute(arguments: [t.attempt, now, id, t.step.path])
-                attemptStarts[t.step.path] = now
+                    """).runFast(.int(Int64(t.attempt)), .double(now), .text(id), .text(path))
+                attemptStarts[path] = now
             case .succeeded, .failed, .timedOut, .cancelled:
-                var sequence: Int?
+                var sequence = FastValue.null
                 if t.to == .succeeded {
                     completed += 1
-                    sequence = completed
+                    sequence = .int(Int64(completed))
                 }
                 try db.cachedStatement(sql: """
                     UPDATE steps SET state = ?, exit_code = ?, ended_at = ?, completed_seq = COALESCE(?, completed_seq)
                     WHERE run_id = ? AND path = ?
-                    """).execute(arguments: [t.to.rawValue, t.exitCode.map { Int($0) }, now, sequence, id, t.step.path])
+                    """).runFast(.text(t.to.rawValue), optional(t.exitCode), .double(now), sequence, .text(id), .text(path))
                 // An attempt's row is written once, when it ends (its start is in `transitions`
                 // and `steps.started_at` meanwhile): one statement less per step.
                 try db.cachedStatement(sql: """
                     INSERT OR REPLACE INTO attempts (run_id, path, number, started_at, ended_at, state, exit_code, signal)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [id, t.step.path, t.attempt, attemptStarts.removeValue(forKey: t.step.path) ?? now, now,
-                                             t.to.rawValue, t.exitCode.map { Int($0) }, t.signal.map { Int($0) }])
+                    """).runFast(.text(id), .text(path), .int(Int64(t.attempt)), .double(attemptStarts.removeValue(forKey: path) ?? now),
+                                 .double(now), .text(t.to.rawValue), optional(t.exitCode), optional(t.signal))
                 if let outputs = t.outputs {
                     let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO outputs (run_id, path, key, value) VALUES (?, ?, ?, ?)")
                     for (key, value) in outputs.sorted(by: { $0.key < $1.key }) {
-                        try insert.execute(arguments: [id, t.step.path, key, value])
+                        try insert.runFast(.text(id), .text(path), .text(key), .text(value))
                     }
                 }
             default:
                 try db.cachedStatement(sql: "UPDATE steps SET state = ?, ended_at = ? WHERE run_id = ? AND path = ?")
-                    .execute(arguments: [t.to.rawValue, t.to.isFinal ? Optional(now) : nil, id, t.step.path])
+                    .runFast(.text(t.to.rawValue), t.to.isFinal ? .double(now) : .null, .text(id), .text(path))
             }
         }
     }
