@@ -26,6 +26,23 @@ enum JournalInput {
         }
     }
 
+    /// Opens the journal and finds the run `reference` names (id, prefix or `last`).
+    static func run(_ options: JournalOptions, _ reference: String) throws -> (Journal, RunRecord) {
+        let journal = try open(options)
+        let record = try attempt { () throws(JournalError) in try journal.run(try journal.resolve(reference)) }
+        return (journal, record)
+    }
+
+    /// The results of the steps that succeeded in a recorded run, by path (what `resume`
+    /// reuses and what `undo` steps see).
+    static func succeededResults(_ steps: [StepRecord], leavesOnly: Bool) -> [String: StepResult] {
+        var results: [String: StepResult] = [:]
+        for step in steps where step.state == "succeeded" && (!leavesOnly || ["print", "delay", "shell"].contains(step.kind)) {
+            results[step.path] = StepResult(state: .succeeded, exitCode: step.exitCode.map(Int32.init), outputs: step.outputs)
+        }
+        return results
+    }
+
     /// `2026-11-21 22:31:47` in local time.
     static func localTime(_ unix: Double) -> String {
         var seconds = time_t(unix)

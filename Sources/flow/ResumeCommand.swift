@@ -29,9 +29,8 @@ struct ResumeCommand: AsyncParsableCommand, AsyncExecutable {
     }
 
     func execute() async throws {
-        let journal = try JournalInput.open(execution.journal)
-        let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
-        let record = try JournalInput.attempt { () throws(JournalError) in try journal.run(id) }
+        let (journal, record) = try JournalInput.run(execution.journal, runID)
+        let id = record.id
         switch record.state {
         case "failed", "cancelled", "interrupted": break
         case "running":
@@ -59,10 +58,7 @@ struct ResumeCommand: AsyncParsableCommand, AsyncExecutable {
         }
         let (_, plan) = try JournalInput.plan(content: content, path: record.workflowPath, args: record.args, noColor: execution.noColor)
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
-        var reuse: [String: StepResult] = [:]
-        for step in steps where step.state == "succeeded" && ["print", "delay", "shell"].contains(step.kind) {
-            reuse[step.path] = StepResult(state: .succeeded, exitCode: step.exitCode.map(Int32.init), outputs: step.outputs)
-        }
+        let reuse = JournalInput.succeededResults(steps, leavesOnly: true)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
                                    content: content, args: record.args, cwd: record.cwd)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)

@@ -19,9 +19,8 @@ struct ShowCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let journal = try JournalInput.open(self.journal)
-        let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
-        let record = try JournalInput.attempt { () throws(JournalError) in try journal.run(id) }
+        let (journal, record) = try JournalInput.run(self.journal, runID)
+        let id = record.id
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         if json {
             let value = JSONValue.object([

@@ -28,9 +28,8 @@ struct UndoCommand: AsyncParsableCommand, AsyncExecutable {
     }
 
     func execute() async throws {
-        let journal = try JournalInput.open(execution.journal)
-        let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
-        let record = try JournalInput.attempt { () throws(JournalError) in try journal.run(id) }
+        let (journal, record) = try JournalInput.run(execution.journal, runID)
+        let id = record.id
         if record.state == "running" {
             Console.stderr("error: run \(id) is still running (pid \(record.pid) on \(record.host)); undo it once it ends\n")
             throw ExitCode(2)
@@ -48,10 +47,7 @@ struct UndoCommand: AsyncParsableCommand, AsyncExecutable {
         let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowPath, args: record.args,
                                               noColor: execution.noColor)
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
-        var seeds: [String: StepResult] = [:]
-        for step in steps where step.state == "succeeded" {
-            seeds[step.path] = StepResult(state: .succeeded, exitCode: step.exitCode.map(Int32.init), outputs: step.outputs)
-        }
+        let seeds = JournalInput.succeededResults(steps, leavesOnly: false)
         let order = steps.filter { $0.state == "succeeded" && $0.completedSeq != nil }
             .sorted { $0.completedSeq! < $1.completedSeq! }
             .map { (path: $0.path, result: seeds[$0.path]!) }
