@@ -238,12 +238,12 @@ def measure(argv, cwd, stdout_mode, timeout, capture_err=False):
 
 
 def cancellation_not_measured(workload):
-    """HOOK for the cancellation workload (a later issue): start the runner on
-    bench/out/cancel/flow.yml (and the peers on their files), send SIGINT or
-    SIGTERM after the steps are up, and record the time to exit, the exit
-    status, and the processes of the run's session left behind (steps that
-    trap or ignore TERM, a background grandchild). Until then it reports n/a."""
-    return [{"workload": workload, "variant": "(all)", "result": "n/a (not implemented yet)"}]
+    """The cancellation workload has its own script, bench/cancel.py: flow with 100
+    steps that obey, trap or ignore TERM and a background grandchild, signalled
+    after every child said `ready` (SIGINT, SIGTERM, Ctrl-C to the group); it
+    prints time to exit, exit status and leftover processes. Peers are not run
+    there (go-task, just and make never exit or leave orphans: measured-facts)."""
+    return [{"workload": workload, "variant": "(all)", "result": "see `python3 bench/cancel.py`"}]
 
 
 # --------------------------------------------------------------------------
