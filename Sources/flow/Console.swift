@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FlowKit
 
 /// Ends the process at once with `status`, skipping deallocation of large trees.
 func exitNow(_ status: Int32) -> Never {
@@ -20,17 +21,7 @@ enum Console {
     /// Writes all of `text` to `fd`, retrying short writes; a closed pipe ends quietly.
     private static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
-            }
-        }
+        text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     /// Color only on a terminal, and never with `NO_COLOR` set or `--no-color`.

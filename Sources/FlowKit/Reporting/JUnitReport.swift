@@ -94,11 +94,8 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         }
         defer { close(fd) }
         xml.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { break }
-                offset += n
+            if !writeAll(fd, UnsafeRawBufferPointer(buffer)) {
+                failure = "cannot write \(path): \(String(cString: strerror(errno)))"
             }
         }
     }
