@@ -226,6 +226,29 @@ import Glibc
         #expect(box.lines("log").count == 3)
     }
 
+    @Test func undoInsideAnActionSeesTheActionsParams() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                steps:
+                  - name: push
+                    shell: echo "push ${{ params.env }}" >> log
+                    undo:
+                      shell: echo "undo push ${{ params.env }}" >> log
+            steps:
+              - use: deploy
+                with: { env: staging }
+              - shell: exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["push staging", "undo push staging"])
+    }
+
     @Test func undoWithAFailingUndoGoesOnAndExitsOne() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.undoable.replacingOccurrences(of: "echo undo-b >> log", with: "echo undo-b >> log; exit 4"))

@@ -408,7 +408,7 @@ extension Executor {
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
         for (path, result) in steps {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
-            let frame = ScopeFrame(id: node.scope, params: [:])
+            let frame = recordedFrame(for: node)
             let instance = StepInstance(node: node, frame: frame, bus: bus)
             let reason = options.reusedFrom.map { "succeeded in run \($0)" }
             instance.transition(to: .running, reason: reason)
@@ -418,6 +418,7 @@ extension Executor {
         }
         runState.status = .failed
         await rollback(env: options.environment, status: .failed)
+
         let counts = runState.counts
         let failed = (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0
         let outcome = RunOutcome(status: failed ? .failed : .succeeded, exitCode: failed ? 1 : 0, counts: counts,
@@ -425,5 +426,39 @@ extension Executor {
         bus.emit(.runFinished(outcome))
         bus.finish()
         return outcome
+    }
+}
+
+extension Executor {
+    /// The frame a step of an earlier run ran in: inside an action, the parameters of the
+    /// `use` that invoked it, evaluated again (with the recorded outputs) as at run time.
+    func recordedFrame(for node: PlanNode) -> ScopeFrame {
+        var parents: [ObjectIdentifier: PlanNode] = [:]
+        func visit(_ n: PlanNode) {
+            for child in n.children + n.finally + n.undo {
+                parents[ObjectIdentifier(child)] = n
+                visit(child)
+            }
+        }
+        visit(plan.root)
+        func frame(of node: PlanNode) -> ScopeFrame {
+            var ancestor = parents[ObjectIdentifier(node)]
+            while let current = ancestor {
+                if case .use(_, let with) = current.kind, current.children.contains(where: { $0.scope == node.scope }) {
+                    let outer = frame(of: current)
+                    let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
+                                                 frame: outer, failures: FailureScope(parent: nil), env: options.environment,
+                                                 runStatus: .failed)
+                    var params: [String: String] = [:]
+                    for (name, value) in with { params[name] = context.render(value) }
+                    return ScopeFrame(id: node.scope, params: params)
+                }
+                ancestor = parents[ObjectIdentifier(current)]
+            }
+            var params: [String: String] = [:]
+            if case .use(_, let with) = plan.root.kind { for (name, value) in with { params[name] = value.raw } }
+            return ScopeFrame(id: node.scope, params: params)
+        }
+        return frame(of: node)
     }
 }
