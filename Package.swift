@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(name: "flow-proc-bench", dependencies: ["FlowKit"]),
         .testTarget(name: "ProcessTests", dependencies: ["FlowKit", "flow-test-child", "flow-proc-bench"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
-        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal"]),
+        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "FlowEndToEndTests",
             dependencies: ["flow", "flow-test-child"],

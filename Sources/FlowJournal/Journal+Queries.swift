@@ -58,7 +58,18 @@ extension Journal {
         for row in counts {
             byRun[row["run_id"] as String, default: [:]][row["state"] as String] = row["n"]
         }
-        for i in records.indices { records[i].counts = byRun[records[i].id] ?? [:] }
+        for i in records.indices {
+            if records[i].isUnfinished {
+                // Its `steps` rows were never brought up to date: count from its transitions.
+                var counts: [String: Int] = [:]
+                for step in try steps(records[i].id) where ["print", "delay", "shell"].contains(step.kind) && !step.path.contains("u") {
+                    counts[step.state, default: 0] += 1
+                }
+                records[i].counts = counts
+            } else {
+                records[i].counts = byRun[records[i].id] ?? [:]
+            }
+        }
         return records
     }
 
@@ -76,6 +87,8 @@ extension Journal {
         return record
     }
 
+    /// A run's steps in plan order, with their state (see `StepLedger` for a run that never
+    /// finished: live, or killed) and outputs.
     public func steps(_ runID: String) throws(JournalError) -> [StepRecord] {
         try read { db in
             let rows = try Row.fetchAll(db, sql: """
@@ -86,13 +99,32 @@ extension Journal {
             for row in try Row.fetchAll(db, sql: "SELECT path, key, value FROM outputs WHERE run_id = ?", arguments: [runID]) {
                 outputs[row["path"] as String, default: [:]][row["key"] as String] = row["value"]
             }
-            return rows.map { row in
+            var records = rows.map { row in
                 let path: String = row["path"]
                 return StepRecord(path: path, position: row["position"], depth: row["depth"], name: row["name"], kind: row["kind"],
                                   label: row["label"], state: row["state"], attempts: row["attempts"], exitCode: row["exit_code"],
                                   startedAt: row["started_at"], endedAt: row["ended_at"], completedSeq: row["completed_seq"],
                                   outputs: outputs[path] ?? [:])
             }
+            let state = try String.fetchOne(db, sql: "SELECT state FROM runs WHERE id = ?", arguments: [runID])
+            guard state == "running" else { return records }
+            var ledger = StepLedger()
+            let transitions = try Row.fetchCursor(db, sql: """
+                SELECT path, to_state, attempt, time, exit_code, signal FROM transitions WHERE run_id = ? ORDER BY seq
+                """, arguments: [runID])
+            while let row = try transitions.next() {
+                ledger.apply(path: row[0], to: row[1], attempt: row[2], time: row[3], exitCode: row[4], signal: row[5])
+            }
+            for i in records.indices {
+                guard let entry = ledger.entries[records[i].path] else { continue }
+                records[i].state = entry.state
+                records[i].attempts = entry.attempts
+                records[i].exitCode = entry.exitCode
+                records[i].startedAt = entry.startedAt
+                records[i].endedAt = entry.endedAt
+                records[i].completedSeq = entry.completedSeq
+            }
+            return records
         }
     }
 
@@ -135,7 +167,13 @@ extension Journal {
         }
         guard !doomed.isEmpty else { return 0 }
         try write { db in
-            for id in doomed { try db.execute(sql: "DELETE FROM runs WHERE id = ?", arguments: [id]) }
+            // Foreign keys are declared but not enforced (see `Journal.open`): delete the
+            // children ourselves, in the same transaction.
+            for id in doomed {
+                for table in ["output_lines", "outputs", "transitions", "attempts", "steps", "runs"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "runs" ? "id" : "run_id") = ?", arguments: [id])
+                }
+            }
         }
         return doomed.count
     }

@@ -23,7 +23,7 @@ public final class Journal: Sendable {
     /// Opens (and with `create`, makes) the journal of `stateDir`.
     public static func open(stateDir: String, create: Bool) throws(JournalError) -> Journal {
         let path = stateDir + "/journal.sqlite"
-        if !create, access(path, F_OK) != 0 {
+        if !create, Glibc.access(path, F_OK) != 0 {
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
         }
         if create {
@@ -43,7 +43,10 @@ public final class Journal: Sendable {
         do {
             var config = Configuration()
             config.busyMode = .timeout(10)
-            config.foreignKeysEnabled = true
+            // Not enforced: every row of a run is written by the one recorder that inserted
+            // the run first, and checking the parent on each of a run's thousands of inserts
+            // was a tenth of a transition's cost. Pruning deletes the children itself.
+            config.foreignKeysEnabled = false
             config.label = "flow journal"
             config.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -52,7 +55,8 @@ public final class Journal: Sendable {
             try queue.writeWithoutTransaction { db in
                 _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             }
-            try JournalSchema.migrator.migrate(queue)
+            let created = try queue.write { db in try JournalSchema.createLatestIfEmpty(db) }
+            if !created { try JournalSchema.migrator.migrate(queue) }
             return Journal(stateDir: stateDir, path: path, queue: queue)
         } catch let error as DatabaseError {
             throw JournalError(describe(error, path: path))
@@ -111,21 +115,11 @@ public final class Journal: Sendable {
         }
     }
 
-    /// One short write transaction on the hot path (a step's transition): `BEGIN IMMEDIATE`
-    /// takes the write lock at once, so a busy database is waited for here rather than
-    /// failing at the first write; statements come from the connection's cache.
-    func writeImmediate(_ body: (Database) throws -> Void) throws(JournalError) {
+    /// Runs `body` on the journal's connection, outside any transaction (the recorder's hot
+    /// path manages its own; see `JournalStatements`).
+    func access(_ body: (Database) throws -> Void) throws(JournalError) {
         do {
-            try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                do {
-                    try body(db)
-                    try db.execute(sql: "COMMIT")
-                } catch {
-                    try? db.execute(sql: "ROLLBACK")
-                    throw error
-                }
-            }
+            try queue.writeWithoutTransaction(body)
         } catch let error as DatabaseError {
             throw JournalError(Self.describe(error, path: path))
         } catch {

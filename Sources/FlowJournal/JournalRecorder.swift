@@ -8,11 +8,21 @@ import Synchronization
 
 /// Records a run in the journal as it happens: one more observer of the event stream.
 ///
-/// Each transition is committed in its own transaction before `handle` returns, and the
-/// event bus waits for it, so a run killed at any instant (even by SIGKILL) leaves a
-/// journal that says exactly how far it got. Output lines are buffered and written with
-/// the next transition (or every 250 ms), consecutive lines of a step in one row; a crash loses at most those last lines, which
-/// the terminal has already shown.
+/// The journal is always a prefix of the run's transitions, in order, each transaction
+/// atomic. Transitions are queued and committed in batches:
+/// - before flow acts outside itself (`settle`: a spawn, a fail-fast signal), when the
+///   queue holds anything but starts (`→ running`): so no process follows from a finished
+///   step before the journal has that step's end, and the common sequential case costs one
+///   commit per step (the previous step's end and this one's start together);
+/// - when the process hub is about to sleep (a child running, a delay waiting): starts of
+///   concurrent steps, and ends nothing acted on yet, go in one transaction;
+/// - at the end of the run, and with buffered output every 250 ms.
+///
+/// A start may thus be committed just after its process was spawned. A SIGKILL in between
+/// leaves that step `pending` rather than `running`, which `resume` treats alike (the step
+/// runs again), and leaves nothing recorded that did not happen. Output lines go with the
+/// next commit, consecutive lines of a step in one row; a crash loses at most the last
+/// ones, which the terminal has already shown.
 public final class JournalRecorder: RunObserver, @unchecked Sendable {
     struct Line {
         var path: String
@@ -26,17 +36,29 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     let plan: Plan
     var lock: RunLock?
     var lines: [Line] = []
-    var completed = 0
-    /// When the running attempt of each step started.
-    var attemptStarts: [String: Double] = [:]
+    /// Transitions not yet committed, oldest first.
+    var pending: [StepTransition] = []
+    /// `pending` holds more than starts (see `settle`).
+    var pendingEnd = false
+    /// An idle-time commit is queued on the hub.
+    var idleCommitQueued = false
+    let hub: ProcessHub
+    /// Transitions written so far (their `seq`).
+    var sequence = 0
+    /// The steps' state as the transitions so far leave it (see `StepLedger`).
+    var ledger = StepLedger()
+    /// Prepared on the first commit.
+    var statements: JournalStatements?
     var disabled = false
     let mutex = Mutex(())
     var ticker: Task<Void, Never>?
     /// Called once if the journal stops working mid-run.
     let warn: @Sendable (String) -> Void
 
-    public init(journal: Journal, metadata: RunMetadata, plan: Plan, warn: @escaping @Sendable (String) -> Void) {
+    public init(journal: Journal, metadata: RunMetadata, plan: Plan, hub: ProcessHub = .shared,
+                warn: @escaping @Sendable (String) -> Void) {
         self.journal = journal
+        self.hub = hub
         self.metadata = metadata
         self.plan = plan
         self.warn = warn
@@ -57,26 +79,28 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         }
         for child in plan.root.children + plan.root.finally { visit(child, depth: 0) }
         let total = rows.filter { ["print", "delay", "shell"].contains($0.4) }.count
-        try journal.write { db in
-            try db.execute(sql: """
-                INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd,
-                                  started_at, state, pid, host, total_steps)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)
-                """, arguments: [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
-                                 Journal.hash(m.content), Data(m.content), m.args.json, m.cwd,
-                                 Timestamp.now().unix, Int(getpid()), hostName, total])
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO steps (run_id, path, position, depth, name, kind, label, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')
-                """)
-            for row in rows {
-                try insert.execute(arguments: [m.id, row.0, row.1, row.2, row.3, row.4, row.5])
+        try journal.access { db in
+            let s = try JournalStatements(db)
+            statements = s
+            try s.transaction {
+                try db.execute(sql: """
+                    INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd,
+                                      started_at, state, pid, host, total_steps)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)
+                    """, arguments: [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
+                                     Journal.hash(m.content), Data(m.content), m.args.json, m.cwd,
+                                     Timestamp.now().unix, Int(getpid()), hostName, total])
+                for row in rows {
+                    try s.run(s.insertStep, .text(m.id), .text(row.0), .int(Int64(row.1)), .int(Int64(row.2)),
+                              row.3.map { .text($0) } ?? .null, .text(row.4), .text(row.5))
+                }
             }
         }
         ticker = Task.detached { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
                 guard let self else { return }
-                self.mutex.withLock { _ in self.flushLines() }
+                self.mutex.withLock { _ in self.commit() }
             }
         }
     }
@@ -85,7 +109,18 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         mutex.withLock { _ in
             guard !disabled else { return }
             switch event {
-            case .stepState(let t): record(t)
+            case .stepState(let t):
+                pending.append(t)
+                if t.to != .running { pendingEnd = true }
+                guard !idleCommitQueued else { return }
+                idleCommitQueued = true
+                hub.whenIdle { [weak self] in
+                    guard let self else { return }
+                    self.mutex.withLock { _ in
+                        self.idleCommitQueued = false
+                        self.commit()
+                    }
+                }
             case .runFinished(let outcome): finish(outcome)
             default: break
             }
@@ -104,26 +139,40 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 lines[last].bytes.append(contentsOf: line)
             } else {
                 lines.append(Line(path: step.path, stream: name, time: Timestamp.now().unix, bytes: Array(line)))
-                if lines.count >= 256 { flushLines() }
+                if lines.count >= 256 { commit() }
             }
         }
     }
 
-    func attempt(_ db: Database) throws {
-        if !lines.isEmpty {
-            let insert = try db.cachedStatement(sql: "INSERT INTO output_lines (run_id, path, stream, time, line) VALUES (?, ?, ?, ?, ?)")
-            for line in lines {
-                try insert.execute(arguments: [metadata.id, line.path, line.stream, line.time, Data(line.bytes)])
-            }
-            lines.removeAll(keepingCapacity: true)
+    public func settle() {
+        mutex.withLock { _ in
+            if pendingEnd { commit() }
         }
     }
 
-    func guarded(_ body: (Database) throws -> Void) {
+    /// Writes the buffered lines and queued transitions (if any) in one transaction.
+    func commit() {
+        guard !disabled, !lines.isEmpty || !pending.isEmpty else { return }
+        guarded()
+    }
+
+    /// Writes the buffered lines and queued transitions, then `body`, in one transaction;
+    /// on failure, warns once and stops recording (the run itself goes on).
+    func guarded(_ body: (Database, JournalStatements) throws -> Void = { _, _ in }) {
         do {
-            try journal.writeImmediate { db in
-                try attempt(db)
-                try body(db)
+            try journal.access { db in
+                let s = try statements ?? JournalStatements(db)
+                statements = s
+                try s.transaction {
+                    for line in lines {
+                        try s.run(s.insertLines, .text(metadata.id), .text(line.path), .text(line.stream), .double(line.time), .blob(line.bytes))
+                    }
+                    for transition in pending { try write(transition, s) }
+                    try body(db, s)
+                }
+                lines.removeAll(keepingCapacity: true)
+                pending.removeAll(keepingCapacity: true)
+                pendingEnd = false
             }
         } catch {
             disabled = true
@@ -131,64 +180,48 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         }
     }
 
-    func flushLines() {
-        guard !disabled, !lines.isEmpty else { return }
-        guarded { _ in }
+    /// Writes one transition's row (and a succeeded step's outputs), inside the caller's
+    /// transaction, and applies it to the ledger.
+    func write(_ t: StepTransition, _ s: JournalStatements) throws {
+        let id = metadata.id
+        let path = t.step.path
+        func optional(_ value: Int32?) -> JournalStatements.Value { value.map { .int(Int64($0)) } ?? .null }
+        sequence += 1
+        try s.run(s.insertTransition, .text(id), .int(Int64(sequence)), .text(path), .text(t.from.rawValue), .text(t.to.rawValue),
+                  .int(Int64(t.attempt)), .double(t.time.unix), t.reason.map { .text($0) } ?? .null, optional(t.exitCode),
+                  optional(t.signal))
+        for (key, value) in (t.outputs ?? [:]).sorted(by: { $0.key < $1.key }) {
+            try s.run(s.insertOutput, .text(id), .text(path), .text(key), .text(value))
+        }
+        ledger.apply(path: path, to: t.to.rawValue, attempt: t.attempt, time: t.time.unix, exitCode: t.exitCode.map(Int.init),
+                     signal: t.signal.map(Int.init))
     }
 
-    func record(_ t: StepTransition) {
+    /// Brings `steps` and `attempts` up to date from the ledger (the run's last transaction).
+    func writeLedger(_ s: JournalStatements) throws {
         let id = metadata.id
-        let now = t.time.unix
-        let path = t.step.path
-        func optional(_ value: Int32?) -> FastValue { value.map { .int(Int64($0)) } ?? .null }
-        guarded { db in
-            try db.cachedStatement(sql: """
-                INSERT INTO transitions (run_id, path, from_state, to_state, attempt, time, reason) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).runFast(.text(id), .text(path), .text(t.from.rawValue), .text(t.to.rawValue), .int(Int64(t.attempt)),
-                             .double(now), t.reason.map(FastValue.text) ?? .null)
-            switch t.to {
-            case .running:
-                try db.cachedStatement(sql: """
-                    UPDATE steps SET state = 'running', attempts = ?, started_at = COALESCE(started_at, ?) WHERE run_id = ? AND path = ?
-                    """).runFast(.int(Int64(t.attempt)), .double(now), .text(id), .text(path))
-                attemptStarts[path] = now
-            case .succeeded, .failed, .timedOut, .cancelled:
-                var sequence = FastValue.null
-                if t.to == .succeeded {
-                    completed += 1
-                    sequence = .int(Int64(completed))
-                }
-                try db.cachedStatement(sql: """
-                    UPDATE steps SET state = ?, exit_code = ?, ended_at = ?, completed_seq = COALESCE(?, completed_seq)
-                    WHERE run_id = ? AND path = ?
-                    """).runFast(.text(t.to.rawValue), optional(t.exitCode), .double(now), sequence, .text(id), .text(path))
-                // An attempt's row is written once, when it ends (its start is in `transitions`
-                // and `steps.started_at` meanwhile): one statement less per step.
-                try db.cachedStatement(sql: """
-                    INSERT OR REPLACE INTO attempts (run_id, path, number, started_at, ended_at, state, exit_code, signal)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).runFast(.text(id), .text(path), .int(Int64(t.attempt)), .double(attemptStarts.removeValue(forKey: path) ?? now),
-                                 .double(now), .text(t.to.rawValue), optional(t.exitCode), optional(t.signal))
-                if let outputs = t.outputs {
-                    let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO outputs (run_id, path, key, value) VALUES (?, ?, ?, ?)")
-                    for (key, value) in outputs.sorted(by: { $0.key < $1.key }) {
-                        try insert.runFast(.text(id), .text(path), .text(key), .text(value))
-                    }
-                }
-            default:
-                try db.cachedStatement(sql: "UPDATE steps SET state = ?, ended_at = ? WHERE run_id = ? AND path = ?")
-                    .runFast(.text(t.to.rawValue), t.to.isFinal ? .double(now) : .null, .text(id), .text(path))
-            }
+        func optional(_ value: Int?) -> JournalStatements.Value { value.map { .int(Int64($0)) } ?? .null }
+        func optional(_ value: Double?) -> JournalStatements.Value { value.map { .double($0) } ?? .null }
+        for (path, entry) in ledger.entries {
+            try s.run(s.updateStep, .text(entry.state), .int(Int64(entry.attempts)), optional(entry.exitCode), optional(entry.startedAt),
+                      optional(entry.endedAt), optional(entry.completedSeq), .text(id), .text(path))
+        }
+        for attempt in ledger.attempts {
+            try s.run(s.insertAttempt, .text(id), .text(attempt.path), .int(Int64(attempt.number)), .double(attempt.startedAt),
+                      .double(attempt.endedAt), .text(attempt.state), optional(attempt.exitCode), optional(attempt.signal))
         }
     }
 
     func finish(_ outcome: RunOutcome) {
         ticker?.cancel()
         let id = metadata.id
-        guarded { db in
+        guarded { db, statements in
+            try writeLedger(statements)
             try db.execute(sql: "UPDATE runs SET state = ?, exit_status = ?, ended_at = ? WHERE id = ?",
                            arguments: [outcome.status.rawValue, Int(outcome.exitCode), outcome.time.unix, id])
         }
+        // Finalised on the connection's queue, before GRDB may close it.
+        try? journal.access { _ in statements = nil }
         lock?.release(stateDir: journal.stateDir, runID: id)
         lock = nil
     }

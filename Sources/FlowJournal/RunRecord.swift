@@ -21,6 +21,9 @@ public struct RunRecord: Sendable {
     public var totalSteps: Int
     /// Leaf steps per final state.
     public var counts: [String: Int] = [:]
+
+    /// Still running, or its process died before the run's last transaction.
+    var isUnfinished: Bool { state == "running" || state == "interrupted" }
 }
 
 /// One step of a recorded run.

@@ -3,7 +3,10 @@ import Synchronization
 /// Delivers run events and output lines to every observer, one at a time and in order.
 ///
 /// Transitions are delivered synchronously: when `emit` returns, every observer (the
-/// journal too) has seen the event, so nothing acts on a state before it is recorded.
+/// journal too) has seen the event. An observer may defer durable work, but `settle`,
+/// called before every action with effects outside flow (a spawn, a fail-fast signal),
+/// makes it catch up first: nothing outside flow follows from a finished step before the
+/// journal has it.
 public final class EventBus: Sendable {
     private struct State {
         var observers: [any RunObserver] = []
@@ -62,6 +65,12 @@ public final class EventBus: Sendable {
                 }
             }
         }
+    }
+
+    /// Lets every observer catch up with deferred work before flow acts (see the type).
+    public func settle() {
+        let observers = state.withLock { $0.observers }
+        for observer in observers { observer.settle() }
     }
 
     public func finish() {

@@ -87,6 +87,7 @@ extension Executor {
             } catch {
                 return AttemptResult(state: .cancelled, reason: "cancelled before it started")
             }
+            bus.settle()
             do {
                 child = try hub.spawn(spec) { channel, chunk in bus.output(ref, channel, chunk: chunk) }
                 break

@@ -162,6 +162,7 @@ public final class Executor: Sendable {
                     let wasFailed = failed.withLock { $0 }
                     record(node, state)
                     if failFast, !wasFailed, [.failed, .timedOut].contains(state), !node.continueOnError {
+                        bus.settle()
                         group.cancelAll()
                     }
                 }

@@ -11,10 +11,15 @@ public protocol RunObserver: AnyObject, Sendable {
     func endOfChunk()
     /// Called when the run ends.
     func finish()
+    /// flow is about to act on the world (start a process, signal siblings): an observer
+    /// that defers work (the journal) must now record every finished step it has been told
+    /// of. See `EventBus.settle`.
+    func settle()
 }
 
 extension RunObserver {
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {}
     public func endOfChunk() {}
     public func finish() {}
+    public func settle() {}
 }

@@ -62,7 +62,10 @@ final class HubEventLoop {
         hub.executor.loopThread.store(pthread_self(), ordering: .relaxed)
 
         while true {
-            let timeout = hub.executor.hasPendingJobs ? 0 : nextTimeout()
+            var timeout = hub.executor.hasPendingJobs ? 0 : nextTimeout()
+            if timeout != 0, hub.runIdleWork() {
+                timeout = hub.executor.hasPendingJobs ? 0 : nextTimeout()
+            }
             let count = epoll_wait(hub.epollFD, events, eventCapacity, timeout)
             if count > 0 {
                 for i in 0..<Int(count) {

@@ -38,6 +38,8 @@ public final class ProcessHub: Sendable {
     /// Children the loop still watches, by token. Written by spawners and the loop.
     let registry = Mutex<[UInt64: ChildIO]>([:])
     let nextToken = Atomic<UInt64>(1)
+    /// Work to do once, the next time the loop has nothing else to do (see `whenIdle`).
+    private let idleWork = Mutex<[@Sendable () -> Void]>([])
 
     /// A hub with pidfds when the kernel has them and a 200 ms output drain.
     public convenience init() {
@@ -88,6 +90,26 @@ public final class ProcessHub: Sendable {
     public func signalAll(_ signal: Int32) {
         let children = registry.withLock { $0.values.map(\.child) }
         for child in children { child.signalGroup(signal) }
+    }
+
+    /// Runs `body` once on the loop's thread, the next time it is about to wait with nothing
+    /// queued: the moment when a child is running and flow has nothing to do for it.
+    ///
+    /// Why: bookkeeping that must happen soon but not before the next action (the journal's
+    /// record of a step that has just started) then overlaps with the child's own start-up
+    /// on another core instead of delaying the spawn. `body` must be short and must not wait
+    /// for the loop.
+    public func whenIdle(_ body: @escaping @Sendable () -> Void) {
+        idleWork.withLock { $0.append(body) }
+        if pthread_self() != executor.loopThread.load(ordering: .relaxed) { wake() }
+    }
+
+    /// Runs the idle work queued so far; false when there was none.
+    func runIdleWork() -> Bool {
+        var batch: [@Sendable () -> Void] = []
+        idleWork.withLock { swap(&batch, &$0) }
+        for body in batch { body() }
+        return !batch.isEmpty
     }
 
     /// Wakes the loop (fallback mode: makes it look for exits it may have missed).

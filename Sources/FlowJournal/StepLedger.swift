@@ -1,0 +1,61 @@
+import FlowKit
+
+/// The state of a run's steps, derived from its transitions in order.
+///
+/// The journal's hot path records only `transitions` (one row per transition, one page per
+/// commit); the `steps` columns that change during a run and the `attempts` rows follow
+/// from them. The recorder keeps a ledger as the run goes and writes it into those tables
+/// in the run's last transaction; readers of a run that never got there (live, or killed)
+/// replay its transitions into a ledger of their own. One set of rules for both.
+struct StepLedger {
+    /// What changes about a step during a run.
+    struct Entry: Equatable {
+        var state: String
+        var attempts = 0
+        var exitCode: Int?
+        var startedAt: Double?
+        var endedAt: Double?
+        /// Order of reaching `succeeded` in the run (what `undo` reverses).
+        var completedSeq: Int?
+    }
+
+    /// One attempt of a step, from its start to the state it ended in.
+    struct Attempt {
+        var path: String
+        var number: Int
+        var startedAt: Double
+        var endedAt: Double
+        var state: String
+        var exitCode: Int?
+        var signal: Int?
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+    private(set) var attempts: [Attempt] = []
+    private var attemptStarts: [String: Double] = [:]
+    private var completed = 0
+
+    /// Applies one transition (`to` is a `StepState` raw value).
+    mutating func apply(path: String, to: String, attempt: Int, time: Double, exitCode: Int?, signal: Int?) {
+        var entry = entries[path] ?? Entry(state: "pending")
+        entry.state = to
+        switch StepState(rawValue: to) {
+        case .running:
+            entry.attempts = attempt
+            if entry.startedAt == nil { entry.startedAt = time }
+            attemptStarts[path] = time
+        case .succeeded, .failed, .timedOut, .cancelled:
+            entry.exitCode = exitCode
+            entry.endedAt = time
+            if to == StepState.succeeded.rawValue {
+                completed += 1
+                entry.completedSeq = completed
+            }
+            attempts.append(Attempt(path: path, number: attempt, startedAt: attemptStarts.removeValue(forKey: path) ?? time,
+                                    endedAt: time, state: to, exitCode: exitCode, signal: signal))
+        default:
+            entry.endedAt = StepState(rawValue: to)?.isFinal == true ? time : nil
+        }
+        entries[path] = entry
+    }
+}
