@@ -32,6 +32,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -206,13 +207,25 @@ def measure(argv, cwd, stdout_mode, timeout, capture_err=False):
                              start_new_session=True)
         if drain:
             drain.stdin.close()
-        try:
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            raise Failed("n/a (timeout %ds)" % timeout)
+        # Not p.wait(timeout=...): Python polls that with sleeps of up to 50 ms, which
+        # rounds every measurement up to the next poll. A timer kills it instead, and the
+        # wait itself blocks in waitpid.
+        expired = threading.Event()
+
+        def expire():
+            expired.set()
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(timeout, expire)
+        timer.start()
+        rc = p.wait()
         wall = time.perf_counter() - t0
+        timer.cancel()
+        if expired.is_set():
+            raise Failed("n/a (timeout %ds)" % timeout)
         if drain:
             drain.wait()
         # GNU time exits with the command's status (128+N if killed by signal N).
@@ -386,6 +399,20 @@ def main():
     print()
     print("%d reps after %d warm-up, round-robin; median wall time, min–max, max peak RSS; "
           "×floor = median / floor's median. flow: %s" % (args.reps, args.warmup, t["flow"] or "not built"))
+
+    # The journal's cost: each round's `flow run` against the same round's `--no-journal`
+    # (round-robin puts them side by side in time, so drift cancels out of the pairs).
+    overhead = []
+    for w in sorted({r["workload"] for r in rows}):
+        by = {r["variant"]: r for r in rows if r["workload"] == w and "samples" in r}
+        on, off = by.get("flow run"), by.get("flow run --no-journal")
+        if on and off and len(on["samples"]) == len(off["samples"]):
+            pairs = [a / b - 1 for a, b in zip(on["samples"], off["samples"])]
+            overhead.append("- %s: journal overhead %+.1f%% (median of %d paired rounds; medians %s vs %s)" % (
+                w, 100 * statistics.median(pairs), len(pairs), fmt_time(on["median"]), fmt_time(off["median"])))
+    if overhead:
+        print()
+        print("\n".join(overhead))
 
     if args.json:
         with open(args.json, "w") as f:

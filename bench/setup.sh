@@ -74,10 +74,11 @@ build_c() {  # build_c NAME EXTRA_LIBS...
 build_c yaml_tree -lyaml
 build_c spawn
 
-# 4. flow, release mode, in its own scratch folder.
+# 4. flow, release mode, in its own scratch folder, with the Swift runtime and Foundation
+#    linked in statically (as the README's install step): start-up ~6 ms faster.
 if [ "$build_flow" = 1 ]; then
-    say "swift build -c release --scratch-path .build-release --product flow"
-    if (cd "$ROOT" && swift build -c release --scratch-path .build-release --product flow); then
+    say "swift build -c release --static-swift-stdlib --scratch-path .build-release --product flow"
+    if (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path .build-release --product flow); then
         echo "flow: $ROOT/.build-release/release/flow"
     else
         echo "WARNING: the release build of flow failed; run.py will show flow's variants as n/a." >&2
