@@ -122,3 +122,7 @@ void cflow_consume_pending_sigpipe(void) {
     struct timespec zero = {0, 0};
     while (sigtimedwait(&set, NULL, &zero) == SIGPIPE) {}
 }
+
+const void *cflow_memrchr(const void *bytes, int c, size_t count) {
+    return memrchr(bytes, c, count);
+}

@@ -138,12 +138,17 @@ extension Journal {
                 _ = arguments.append(contentsOf: [path, path + ".%"])
             }
             sql += " ORDER BY id"
-            // A row holds one or more consecutive lines (newline-separated).
+            // A row holds one or more consecutive lines, each ending in a newline (rows of
+            // v1 journals: newline-separated, without the last one).
             var records: [LineRecord] = []
             for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                let bytes = [UInt8](row["line"] as Data)
-                for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-                    records.append(LineRecord(id: row["id"], path: row["path"], stream: row["stream"], time: row["time"], bytes: Array(line)))
+                var bytes = [UInt8](row["line"] as Data)
+                if bytes.last == 0x0A { bytes.removeLast() }
+                let (id, path, stream, time): (Int64, String, String, Double) = (row["id"], row["path"], row["stream"], row["time"])
+                for piece in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+                    var line = Array(piece)
+                    if line.last == 0x0D { line.removeLast() }  // stored as printed; shown as lines
+                    records.append(LineRecord(id: id, path: path, stream: stream, time: time, bytes: line))
                 }
             }
             return records

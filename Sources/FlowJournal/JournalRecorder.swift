@@ -36,6 +36,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     let plan: Plan
     var lock: RunLock?
     var lines: [Line] = []
+    /// Bytes in `lines`.
+    var bufferedBytes = 0
     /// Transitions not yet committed, oldest first.
     var pending: [StepTransition] = []
     /// `pending` holds more than starts (see `settle`).
@@ -128,21 +130,35 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
+        var newline: UInt8 = 0x0A
+        append(step, stream, line)
+        append(step, stream, UnsafeRawBufferPointer(start: &newline, count: 1))
+    }
+
+    public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
+        append(step, stream, lines)
+    }
+
+    /// Consecutive output of one step and stream shares a row (whole lines, each ending in
+    /// `\n`), of about 1 MiB: a step printing millions of lines costs hundreds of inserts.
+    func append(_ step: StepRef, _ stream: OutputChannel, _ bytes: UnsafeRawBufferPointer) {
         mutex.withLock { _ in
             guard !disabled else { return }
-            // Consecutive lines of one step and stream share a row (newline-separated), so a
-            // step printing millions of lines costs thousands of inserts, not millions.
             let name = stream == .stdout ? "stdout" : "stderr"
             if let last = lines.indices.last, lines[last].path == step.path, lines[last].stream == name,
-               lines[last].bytes.count < 64 * 1024 {
-                lines[last].bytes.append(0x0A)
-                lines[last].bytes.append(contentsOf: line)
+               lines[last].bytes.count < Self.rowBytes {
+                lines[last].bytes.append(contentsOf: bytes)
             } else {
-                lines.append(Line(path: step.path, stream: name, time: Timestamp.now().unix, bytes: Array(line)))
-                if lines.count >= 256 { commit() }
+                lines.append(Line(path: step.path, stream: name, time: Timestamp.now().unix, bytes: Array(bytes)))
             }
+            bufferedBytes += bytes.count
+            // Bounded memory, and big transactions (a commit per line would cost more than
+            // the lines): written with the next transition, every 250 ms, or per 4 MiB.
+            if bufferedBytes >= 4 << 20 { commit() }
         }
     }
+
+    static let rowBytes = 1 << 20
 
     public func settle() {
         mutex.withLock { _ in
@@ -171,6 +187,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                     try body(db, s)
                 }
                 lines.removeAll(keepingCapacity: true)
+                bufferedBytes = 0
                 pending.removeAll(keepingCapacity: true)
                 pendingEnd = false
             }

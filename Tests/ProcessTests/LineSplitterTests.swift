@@ -55,4 +55,29 @@ struct LineSplitterTests {
         splitter.feed(Array("\n".utf8)) { _ in }
         #expect(!splitter.hasPartialLine)
     }
+
+    /// Runs of whole lines: every run ends in a newline, they add up to the input (plus a
+    /// newline for an unterminated last line), and a chunk's inner lines come as one run.
+    @Test func runsOfWholeLines() {
+        let text = "one\r\ntwo\n\nthree\rx\nlast"
+        let bytes = Array(text.utf8)
+        for size in 1...bytes.count {
+            var splitter = LineSplitter()
+            var runs: [[UInt8]] = []
+            var i = 0
+            while i < bytes.count {
+                Array(bytes[i..<min(i + size, bytes.count)]).withUnsafeBytes { chunk in
+                    splitter.feedLines(chunk) { runs.append(Array($0)) }
+                }
+                i += size
+            }
+            splitter.finishLines { runs.append(Array($0)) }
+            #expect(runs.allSatisfy { $0.last == 0x0A }, "chunk size \(size)")
+            #expect(runs.flatMap { $0 } == bytes + [0x0A], "chunk size \(size)")
+        }
+        var splitter = LineSplitter()
+        var runs = 0
+        Array("a\nb\nc\nd".utf8).withUnsafeBytes { splitter.feedLines($0) { _ in runs += 1 } }
+        #expect(runs == 1 && splitter.hasPartialLine)
+    }
 }

@@ -35,8 +35,8 @@ public final class EventBus: Sendable {
             let key = stream == .stdout ? step.path + "\u{1}o" : step.path + "\u{1}e"
             var splitter = s.splitters.removeValue(forKey: key) ?? LineSplitter()
             let observers = s.observers
-            splitter.feed(chunk) { line in
-                for observer in observers { observer.output(step, stream, line: line) }
+            splitter.feedLines(chunk) { lines in
+                for observer in observers { observer.outputLines(step, stream, lines: lines) }
             }
             s.splitters[key] = splitter
             for observer in observers { observer.endOfChunk() }
@@ -60,8 +60,8 @@ public final class EventBus: Sendable {
             let observers = s.observers
             for (stream, key) in [(OutputChannel.stdout, step.path + "\u{1}o"), (.stderr, step.path + "\u{1}e")] {
                 guard var splitter = s.splitters.removeValue(forKey: key) else { continue }
-                splitter.finish { line in
-                    for observer in observers { observer.output(step, stream, line: line) }
+                splitter.finishLines { lines in
+                    for observer in observers { observer.outputLines(step, stream, lines: lines) }
                 }
             }
         }

@@ -131,7 +131,9 @@ extension Executor {
         }
         // Outputs: read what the step wrote to FLOW_OUTPUT.
         var outputs: [String: String] = [:]
-        if let bytes = try? FileReader.read(outputPath), !bytes.isEmpty {
+        // Most steps write none: one stat, rather than open, fstat, read and close.
+        var info = stat()
+        if stat(outputPath, &info) == 0, info.st_size > 0, let bytes = try? FileReader.read(outputPath), !bytes.isEmpty {
             do {
                 outputs = try OutputFile.parse(String(decoding: bytes, as: UTF8.self))
             } catch {

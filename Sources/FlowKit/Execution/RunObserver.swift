@@ -6,6 +6,10 @@ public protocol RunObserver: AnyObject, Sendable {
     func handle(_ event: RunEvent)
     /// One whole line a step printed, without its line break.
     func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer)
+    /// Whole lines a step printed, each ending in `\n` (see `LineSplitter.feedLines`). By
+    /// default, `output(_:_:line:)` for each; an observer that handles output in bulk (the
+    /// journal, the prefixed reporter) takes the run at once.
+    func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer)
     /// A chunk of a child's output has been delivered line by line: a good moment to
     /// flush, so a long-running step's lines show as they come.
     func endOfChunk()
@@ -19,6 +23,9 @@ public protocol RunObserver: AnyObject, Sendable {
 
 extension RunObserver {
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {}
+    public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
+        LineSplitter.forEachLine(in: lines) { output(step, stream, line: $0) }
+    }
     public func endOfChunk() {}
     public func finish() {}
     public func settle() {}

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// Finds the file to execute for a command name, the way `execvp` and shells do, but
 /// through the CHILD's `PATH` (its environment is explicit and may differ from flow's).
@@ -17,6 +18,27 @@ public enum ExecutableLookup {
         guard !name.isEmpty else { return nil }
         if name.utf8.contains(UInt8(ascii: "/")) { return name }
         let searchPath = environment["PATH"] ?? defaultSearchPath
+        // A hit is remembered for the same name, PATH and directory, and checked again with
+        // one `access` instead of a stat per PATH entry (a thousand `sleep 1` steps made
+        // eight thousand stats). Like a shell's command hash, a program installed later into
+        // an EARLIER PATH entry under the same name is not noticed; misses are never cached,
+        // so a program installed by an earlier step is found.
+        let key = CacheKey(name: name, searchPath: searchPath, directory: directory)
+        if let hit = cache.withLock({ $0[key] }), access(hit, X_OK) == 0 { return hit }
+        guard let found = search(name, searchPath: searchPath, directory: directory) else { return nil }
+        cache.withLock { $0[key] = found }
+        return found
+    }
+
+    private struct CacheKey: Hashable {
+        var name: String
+        var searchPath: String
+        var directory: String?
+    }
+
+    private static let cache = Mutex<[CacheKey: String]>([:])
+
+    private static func search(_ name: String, searchPath: String, directory: String?) -> String? {
         for entry in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
             var dir = entry.isEmpty ? "." : String(entry)
             if !dir.hasPrefix("/"), let directory {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFlowSys
 
 /// Cuts a byte stream arriving in arbitrary chunks into whole lines.
 ///
@@ -20,28 +21,60 @@ public struct LineSplitter: Sendable {
     /// Feeds `chunk`, calling `line` for every line it completes (without the terminator).
     /// The buffer passed to `line` is only valid during the call.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try feedLines(chunk) { try LineSplitter.forEachLine(in: $0, line) }
+    }
+
+    /// Feeds `chunk`, calling `lines` with runs of whole lines, each ending in `\n` (`\r`
+    /// kept): at most one run for a line completed from earlier chunks, then one for every
+    /// line that lies wholly inside the chunk, without copying. Consumers that must see one
+    /// line at a time (`forEachLine`) pay for the splitting; those that store or prefix the
+    /// output in bulk do not.
+    public mutating func feedLines(_ chunk: UnsafeRawBufferPointer, _ lines: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         let count = chunk.count
         var start = 0
-        while start < count {
-            guard let found = memchr(base + start, 0x0A, count - start) else {
-                pending.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: count - start))
+        if !pending.isEmpty {
+            guard let found = memchr(base, 0x0A, count) else {
+                pending.append(contentsOf: chunk)
                 return
             }
             let newline = base.distance(to: UnsafeRawPointer(found))
-            if pending.isEmpty {
-                var end = newline
-                if end > start && base.load(fromByteOffset: end - 1, as: UInt8.self) == 0x0D { end -= 1 }
-                try line(UnsafeRawBufferPointer(start: base + start, count: end - start))
-            } else {
-                pending.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: newline - start))
-                if pending.last == 0x0D { pending.removeLast() }
-                try pending.withUnsafeBytes(line)
-                // Keep a normal-sized buffer for reuse; let a huge one go.
-                pending.removeAll(keepingCapacity: pending.capacity <= 64 * 1024)
-            }
+            pending.append(contentsOf: UnsafeRawBufferPointer(start: base, count: newline + 1))
+            try pending.withUnsafeBytes(lines)
+            pending.removeAll(keepingCapacity: pending.capacity <= 64 * 1024)
             start = newline + 1
         }
+        guard start < count else { return }
+        guard let found = cflow_memrchr(base + start, 0x0A, count - start) else {
+            pending.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: count - start))
+            return
+        }
+        let last = base.distance(to: UnsafeRawPointer(found))
+        try lines(UnsafeRawBufferPointer(start: base + start, count: last + 1 - start))
+        if last + 1 < count {
+            pending.append(contentsOf: UnsafeRawBufferPointer(start: base + last + 1, count: count - last - 1))
+        }
+    }
+
+    /// Calls `line` for each line of a run from `feedLines` (without `\n`, or `\r\n`).
+    public static func forEachLine(in run: UnsafeRawBufferPointer, _ line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard let base = run.baseAddress else { return }
+        var start = 0
+        while start < run.count {
+            let newline = memchr(base + start, 0x0A, run.count - start).map { base.distance(to: UnsafeRawPointer($0)) } ?? run.count
+            var end = newline
+            if end > start && base.load(fromByteOffset: end - 1, as: UInt8.self) == 0x0D { end -= 1 }
+            try line(UnsafeRawBufferPointer(start: base + start, count: end - start))
+            start = newline + 1
+        }
+    }
+
+    /// The unterminated last line, if any, as a run ending in `\n` (end of stream).
+    public mutating func finishLines(_ lines: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard !pending.isEmpty else { return }
+        pending.append(0x0A)
+        try pending.withUnsafeBytes(lines)
+        pending.removeAll()
     }
 
     /// Feeds `bytes` (convenience over the raw-buffer form).
@@ -51,8 +84,6 @@ public struct LineSplitter: Sendable {
 
     /// Hands out the unterminated last line, if any (end of stream).
     public mutating func finish(_ line: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        guard !pending.isEmpty else { return }
-        try pending.withUnsafeBytes(line)
-        pending.removeAll()
+        try finishLines { try LineSplitter.forEachLine(in: $0, line) }
     }
 }

@@ -11,9 +11,18 @@ struct FailureLog {
     private(set) var failed: [StepRef] = []
 
     mutating func record(_ step: StepRef, _ stream: OutputChannel, _ line: UnsafeRawBufferPointer) {
-        buffers[step.path, default: []].append(contentsOf: line)
-        buffers[step.path, default: []].append(0x0A)
-        if buffers[step.path]!.count > 2 * Self.maxBytes { trim(step.path) }
+        var newline: UInt8 = 0x0A
+        record(step, lines: line)
+        record(step, lines: UnsafeRawBufferPointer(start: &newline, count: 1))
+    }
+
+    /// Records whole lines that already end in `\n` (one dictionary access per run).
+    mutating func record(_ step: StepRef, lines: UnsafeRawBufferPointer) {
+        let over = { (bytes: inout [UInt8]) -> Bool in
+            bytes.append(contentsOf: lines)
+            return bytes.count > 2 * Self.maxBytes
+        }(&buffers[step.path, default: []])
+        if over { trim(step.path) }
     }
 
     private mutating func trim(_ path: String) {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `--output prefixed` (and `--quiet`): each output line as `name | line`, whole lines only;
 /// `▶`/`✓`/`✗` lines for the start and end of steps; the summary at the end.
 ///
@@ -75,6 +79,25 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         prefixes[step.path]!.withUnsafeBytes { writer.append($0) }
         writer.append(line)
         writer.append(byte: 0x0A)
+        if stream == .stderr { err.flush() }
+    }
+
+    public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
+        log.record(step, lines: lines)
+        guard !quiet, let base = lines.baseAddress else { return }
+        let writer = stream == .stdout ? out : err
+        if stream == .stderr { out.flush() }
+        if prefixes[step.path] == nil { prefixes[step.path] = Array(prefix(step).utf8) }
+        prefixes[step.path]!.withUnsafeBytes { prefix in
+            // Lines keep their own `\n` (and `\r\n`): prefix, then the line as it came.
+            var start = 0
+            while start < lines.count {
+                let end = memchr(base + start, 0x0A, lines.count - start).map { base.distance(to: UnsafeRawPointer($0)) + 1 } ?? lines.count
+                writer.append(prefix)
+                writer.append(UnsafeRawBufferPointer(start: base + start, count: end - start))
+                start = end
+            }
+        }
         if stream == .stderr { err.flush() }
     }
 
