@@ -130,9 +130,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
-        var newline: UInt8 = 0x0A
         append(step, stream, line)
-        append(step, stream, UnsafeRawBufferPointer(start: &newline, count: 1))
+        withUnsafeBytes(of: UInt8(0x0A)) { append(step, stream, $0) }
     }
 
     public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {

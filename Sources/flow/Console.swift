@@ -21,7 +21,7 @@ enum Console {
     /// Writes all of `text` to `fd`, retrying short writes; a closed pipe ends quietly.
     private static func write(_ text: String, to fd: Int32) {
         var text = text
-        text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+        _ = text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
     /// Color only on a terminal, and never with `NO_COLOR` set or `--no-color`.

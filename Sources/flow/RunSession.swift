@@ -55,6 +55,7 @@ struct RunSession {
         if !options.noJournal {
             do {
                 let journal = try Journal.open(stateDir: Journal.stateDir(option: options.journal.stateDir), create: true)
+                journal.keepOpenUntilExit()
                 let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan) { message in
                     Console.stderr(message + "\n")
                 }

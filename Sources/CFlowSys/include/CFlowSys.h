@@ -53,6 +53,6 @@ int cflow_install_sigchld_notifier(int eventfd);
 void cflow_consume_pending_sigpipe(void);
 
 /// memrchr (a GNU extension the Glibc module does not export): the last `c` in `bytes`.
-const void *_Nullable cflow_memrchr(const void *_Nonnull bytes, int c, size_t count);
+const void *cflow_memrchr(const void *bytes, int c, size_t count);
 
 #endif

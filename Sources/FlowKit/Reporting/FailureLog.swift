@@ -11,9 +11,8 @@ struct FailureLog {
     private(set) var failed: [StepRef] = []
 
     mutating func record(_ step: StepRef, _ stream: OutputChannel, _ line: UnsafeRawBufferPointer) {
-        var newline: UInt8 = 0x0A
         record(step, lines: line)
-        record(step, lines: UnsafeRawBufferPointer(start: &newline, count: 1))
+        withUnsafeBytes(of: UInt8(0x0A)) { record(step, lines: $0) }
     }
 
     /// Records whole lines that already end in `\n` (one dictionary access per run).

@@ -205,7 +205,7 @@ extension YAMLReader {
                 if let anchor { openAnchors.insert(anchor) }
                 stack.append(Frame(node: id, pendingStart: pending.count, anchor: anchor, weight: 1))
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-                guard var frame = stack.popLast() else { return true }
+                guard let frame = stack.popLast() else { return true }
                 let id = frame.node
                 var children = Array(pending[frame.pendingStart...])
                 pending.removeSubrange(frame.pendingStart...)
