@@ -363,7 +363,6 @@ final class LiveFlow: @unchecked Sendable {
         // flow has exited; its pipes close unless something it started still holds them.
         _ = waitFor(timeout: 3) { _, _ in false }
         let outcome = FlowOutcome(status: status, stdout: stdout, stderr: stderr, elapsed: elapsed)
-        try KnownFlowCrash.check(outcome, sourceLocation: sourceLocation)
         return outcome
     }
 
@@ -383,18 +382,4 @@ func maxConcurrency(_ lines: [String]) -> Int {
         if line.hasPrefix("end") { running -= 1 }
     }
     return peak
-}
-
-/// A crash of flow that is a known bug: the test records it as a known issue and stops
-/// (it cannot check anything else about a run that died), instead of failing on every
-/// expectation that follows. Any other crash fails the test as usual.
-enum KnownFlowCrash {
-    static func check(_ outcome: FlowOutcome, sourceLocation: SourceLocation) throws {
-        guard Test.current != nil, outcome.status == 128 + SIGILL || outcome.status == 128 + SIGTRAP,
-              outcome.stderr.contains("FailureLog.trim") else { return }
-        withKnownIssue("flow crashes (index out of range in FailureLog.trim) when a failed step printed less than 64 KiB") {
-            Issue.record("flow crashed:\n\(outcome.stderr.prefix(400))", sourceLocation: sourceLocation)
-        }
-        try Test.cancel("flow crashed in FailureLog.trim (known bug); nothing more to check", sourceLocation: sourceLocation)
-    }
 }

@@ -1,13 +1,21 @@
 /// Keeps the recent output of every running step so the output of failed steps can be
 /// shown again at the end of the run.
 ///
-/// Each step keeps the tail of its output as bytes (at most `maxBytes`), so recording a
-/// line is an append, not an allocation: it sits on the hot path of every output line.
+/// Each step keeps the tail of its output as a few byte chunks (about `maxBytes` in all):
+/// recording appends to the last chunk, and the oldest chunk is dropped whole, so a chatty
+/// step costs one copy of its output, not one per trim. It sits on the hot path of every
+/// output line.
 struct FailureLog {
-    /// Bytes kept per step (the most recent ones, cut at a line start).
+    /// Bytes kept per step (at least; the most recent ones, cut at a line start on replay).
     static let maxBytes = 64 * 1024
+    static let chunkBytes = 16 * 1024
 
-    private var buffers: [String: [UInt8]] = [:]
+    private struct Tail {
+        var chunks: [[UInt8]] = []
+        var count = 0
+    }
+
+    private var tails: [String: Tail] = [:]
     private(set) var failed: [StepRef] = []
 
     mutating func record(_ step: StepRef, _ stream: OutputChannel, _ line: UnsafeRawBufferPointer) {
@@ -17,29 +25,40 @@ struct FailureLog {
 
     /// Records whole lines that already end in `\n` (one dictionary access per run).
     mutating func record(_ step: StepRef, lines: UnsafeRawBufferPointer) {
-        let over = { (bytes: inout [UInt8]) -> Bool in
-            bytes.append(contentsOf: lines)
-            return bytes.count > 2 * Self.maxBytes
-        }(&buffers[step.path, default: []])
-        if over { trim(step.path) }
+        Self.append(lines, to: &tails[step.path, default: Tail()])
     }
 
-    private mutating func trim(_ path: String) {
-        guard var bytes = buffers[path], bytes.count > Self.maxBytes else { return }
-        var cut = bytes.count - Self.maxBytes
-        while cut < bytes.count, bytes[cut - 1] != 0x0A { cut += 1 }
-        bytes.removeFirst(cut)
-        buffers[path] = bytes
+    private static func append(_ bytes: UnsafeRawBufferPointer, to tail: inout Tail) {
+        if tail.chunks.isEmpty || tail.chunks[tail.chunks.count - 1].count >= chunkBytes {
+            tail.chunks.append([])
+            tail.chunks[tail.chunks.count - 1].reserveCapacity(max(chunkBytes, bytes.count))
+        }
+        tail.chunks[tail.chunks.count - 1].append(contentsOf: bytes)
+        tail.count += bytes.count
+        while tail.chunks.count > 1, tail.count - tail.chunks[0].count >= maxBytes {
+            tail.count -= tail.chunks.removeFirst().count
+        }
+    }
+
+    /// The kept output of `path`: at most `maxBytes`, starting at a line start.
+    func kept(_ path: String) -> [UInt8] {
+        guard let tail = tails[path] else { return [] }
+        var bytes = tail.chunks.flatMap { $0 }
+        if bytes.count > Self.maxBytes {
+            var cut = bytes.count - Self.maxBytes
+            while cut < bytes.count, bytes[cut - 1] != 0x0A { cut += 1 }
+            bytes.removeFirst(cut)
+        }
+        return bytes
     }
 
     mutating func finished(_ t: StepTransition) {
         switch t.to {
         case .failed, .timedOut:
             guard t.step.isLeaf else { return }
-            trim(t.step.path)
             if !failed.contains(t.step) { failed.append(t.step) }
         case .succeeded, .skipped, .cancelled:
-            buffers[t.step.path] = nil
+            tails[t.step.path] = nil
         default: break
         }
     }
@@ -47,7 +66,8 @@ struct FailureLog {
     /// Replays the failed steps' output.
     func replay(to writer: OutputWriter, style: ReporterStyle) {
         for step in failed {
-            guard let bytes = buffers[step.path], !bytes.isEmpty else { continue }
+            let bytes = kept(step.path)
+            guard !bytes.isEmpty else { continue }
             writer.append(style.paint("── output of \(step.label) ──", "1;31") + "\n")
             bytes.withUnsafeBytes { writer.append($0) }
         }
