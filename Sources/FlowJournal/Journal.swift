@@ -55,7 +55,6 @@ public final class Journal: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864")
             }
             let fresh = Glibc.access(path, F_OK) != 0
-            if create { preallocateLog(path + "-wal") }
             let queue = try DatabaseQueue(path: path, configuration: config)
             try queue.writeWithoutTransaction { db in
                 // A brand-new file is made without syncs (switching it to WAL and creating
@@ -73,22 +72,6 @@ public final class Journal: Sendable {
         } catch {
             throw JournalError("cannot open the journal \(path): \(error)")
         }
-    }
-
-    /// Gives a missing write-ahead log its usual size up front (the auto-checkpoint's 1,000
-    /// pages, about 4 MiB) as allocated blocks of zeros.
-    ///
-    /// Why: a log that grows by one page per commit makes every commit of a first run (or of
-    /// the first run after the last connection closed and SQLite deleted the log) extend
-    /// the file, measured at 2–3% of a 1,000-step run. SQLite reads a log whose header is
-    /// not a valid one as empty, and writes its own header and frames over the zeros; a log
-    /// that exists is left alone (another connection may be using it).
-    static func preallocateLog(_ path: String) {
-        guard Glibc.access(path, F_OK) != 0 else { return }
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        _ = posix_fallocate(fd, 0, 4 << 20)
-        close(fd)
     }
 
     init(stateDir: String, path: String, queue: DatabaseQueue) {
