@@ -63,6 +63,49 @@ import Glibc
         #expect(table.stdout.contains("failed") && table.stdout.contains("succeeded"), "\(table)")
     }
 
+    /// The rule the journal keeps: a step's end is committed before the next step starts.
+    /// The second step reads the live run through another `flow` process.
+    @Test func aStepSeesThePreviousStepsEndInTheJournal() throws {
+        let box = try RunSandbox()
+        try box.write("order.yaml", """
+            name: order
+            steps:
+              - name: first
+                shell: "true"
+              - name: check
+                shell: '"$FLOW_BIN" show "$FLOW_RUN_ID" --json > shown.json'
+            """)
+        let r = try box.run(["run", "order.yaml", "--output", "prefixed"], env: ["FLOW_BIN": RunSandbox.flowPath])
+        #expect(r.status == 0, "\(r)")
+        let shown = try #require(box.read("shown.json"), "the step wrote what flow show printed")
+        let run = try #require(try JSONSerialization.jsonObject(with: Data(shown.utf8)) as? [String: Any], "\(shown)")
+        let states = Self.stepStates(run)
+        #expect(states["first"] == "succeeded", "\(states)")
+        #expect(["running", "pending"].contains(states["check"] ?? ""), "\(states)")
+        #expect(run["state"] as? String == "running", "the run was live")
+    }
+
+    /// `logs --follow` prints what a live run's steps print as they go, and ends with the run.
+    @Test func logsFollowPrintsALiveRunsLinesAndEndsWithIt() throws {
+        let box = try RunSandbox()
+        try box.write("slow.yaml", """
+            name: slow
+            steps:
+              - name: talk
+                shell: echo one; while [ ! -e go ]; do sleep 0.05; done; echo two
+            """)
+        let run = try box.start(["run", "slow.yaml", "--output", "prefixed"])
+        #expect(run.waitForLine("talk | one"), "the step has printed its first line")
+        let follow = try box.start(["logs", "last", "--follow"])
+        #expect(follow.waitFor { out, _ in out.contains("one") }, "the journal has the line while the step still runs")
+        _ = try box.write("go", "")
+        let ran = try run.finish()
+        #expect(ran.status == 0, "\(ran)")
+        let logs = try follow.finish(timeout: 10)
+        #expect(logs.status == 0, "\(logs)")
+        #expect(logs.stdout.contains("one") && logs.stdout.contains("two"), "\(logs)")
+    }
+
     @Test func showLast() throws {
         let box = try RunSandbox()
         try box.write("demo.yaml", Self.demo)
