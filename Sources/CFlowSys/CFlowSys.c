@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,26 +29,68 @@ void cflow_set_thread_name(const char *name) {
     prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
-int cflow_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path) {
-    return posix_spawn_file_actions_addchdir_np(actions, path);
+/* Runs in the vfork child, on the parent's stack and memory, with every signal blocked:
+   only raw system calls, no allocation, no return. Reports a failure's errno through
+   `*error` (shared memory) and exits 127. */
+static void spawn_child(const struct cflow_spawn_request *r, volatile int *error) {
+    if (setpgid(0, 0) != 0) goto fail;
+    /* Signals are blocked, so this background group's tcsetpgrp raises no SIGTTOU. */
+    if (r->tty_fd >= 0) (void)tcsetpgrp(r->tty_fd, getpid());
+    const int from[3] = {r->stdin_fd, r->stdout_fd, r->stderr_fd};
+    for (int target = 0; target < 3; target++) {
+        int fd = from[target];
+        if (fd < 0) continue;
+        if (fd == target) {
+            /* dup2(fd, fd) would keep close-on-exec: clear it instead. */
+            if (fcntl(fd, F_SETFD, 0) != 0) goto fail;
+        } else if (dup2(fd, target) != target) {
+            goto fail;
+        }
+    }
+    if (r->directory && chdir(r->directory) != 0) goto fail;
+    /* Descriptors flow inherited without close-on-exec (a test runner's, a jobserver's)
+       must not reach a step. Kernels before 5.9 lack close_range: those descriptors are
+       then left to their owners' flags. */
+    (void)syscall(SYS_close_range, 3U, ~0U, 0U);
+    /* Handlers would run here, in flow's memory: back to default before unblocking. Ignored
+       signals would stay ignored across exec (a flow started by nohup would pass SIGHUP
+       ignored to its steps): default too. Real-time signals are left alone: flow neither
+       handles nor ignores them, and glibc's internal ones only go to flow's threads. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < 32; sig++) {
+        if (sig == SIGKILL || sig == SIGSTOP) continue;
+        (void)sigaction(sig, &dfl, NULL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    (void)sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(r->path, r->argv, r->envp);
+fail:
+    *error = errno ? errno : EINVAL;
+    _exit(127);
 }
 
-int cflow_spawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int from) {
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
-    return posix_spawn_file_actions_addclosefrom_np(actions, from);
-#else
-    (void)actions; (void)from;
-    return ENOSYS;
-#endif
-}
-
-int cflow_spawn_file_actions_addtcsetpgrp(posix_spawn_file_actions_t *actions, int fd) {
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
-    return posix_spawn_file_actions_addtcsetpgrp_np(actions, fd);
-#else
-    (void)actions; (void)fd;
-    return ENOSYS;
-#endif
+int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid) {
+    sigset_t all, previous;
+    sigfillset(&all);
+    /* Blocked across vfork so that no handler of flow's runs in the child. */
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    volatile int error = 0;
+    pid_t child = vfork();
+    if (child == 0) spawn_child(request, &error);  /* never returns */
+    int saved = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    if (child < 0) return saved;
+    if (error != 0) {
+        /* The child failed before or at exec and has exited: reap it. */
+        int status;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+        return error;
+    }
+    *pid = child;
+    return 0;
 }
 
 int cflow_child_has_exited(pid_t pid) {

@@ -28,7 +28,7 @@ extension ProcessHub {
         if case .bytes(let bytes) = spec.stdin { input = bytes }
 
         // Every descriptor below is O_CLOEXEC: the only ones a child gets are the 0/1/2
-        // made by dup2 in its file actions, even when other threads spawn concurrently.
+        // made by dup2 in the child, even when other threads spawn concurrently.
         var opened = OpenedDescriptors()
         let stdoutPipe: (read: Int32, write: Int32)?
         let stderrPipe: (read: Int32, write: Int32)?
@@ -46,38 +46,31 @@ extension ProcessHub {
             throw error
         }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        switch spec.stdin {
-        case .null:
-            posix_spawn_file_actions_adddup2(&actions, devNullFD, 0)
-        case .bytes:
-            posix_spawn_file_actions_adddup2(&actions, stdinPipe?.read ?? devNullFD, 0)
-        case .terminal:
-            break
-        }
-        if let stdoutPipe, let stderrPipe {
-            posix_spawn_file_actions_adddup2(&actions, stdoutPipe.write, 1)
-            posix_spawn_file_actions_adddup2(&actions, stderrPipe.write, 2)
-        }
-        if let dir = spec.directory {
-            cflow_spawn_file_actions_addchdir(&actions, dir)
-        }
         // An interactive child takes the terminal's foreground in the child itself, after
         // its setpgid and before exec, so it never runs (and checks) in the background.
         let terminal = spec.isInteractive ? TerminalHandoff.prepare(ttyFD: ttyFD) : nil
-        if let terminal {
-            cflow_spawn_file_actions_addtcsetpgrp(&actions, terminal.ttyFD)
-        }
-        // Our own descriptors are all close-on-exec, but flow may have inherited some
-        // without it (a test runner's, a jobserver's): only 0, 1 and 2 reach a step.
-        cflow_spawn_file_actions_addclosefrom(&actions, 3)
 
         var pid: pid_t = 0
         let argv = CStringArray([spec.executable] + spec.arguments)
         let envp = CStringArray(environment: spec.environment)
-        let rc = posix_spawn(&pid, path, &actions, spawnAttributes.pointer, argv.pointers, envp.pointers)
+        let stdinFD: Int32
+        switch spec.stdin {
+        case .null: stdinFD = devNullFD
+        case .bytes: stdinFD = stdinPipe?.read ?? devNullFD
+        case .terminal: stdinFD = -1
+        }
+        let rc = path.withCString { path in
+            withOptionalCString(spec.directory) { directory in
+                var request = cflow_spawn_request(
+                    path: path, argv: argv.pointers, envp: envp.pointers,
+                    stdin_fd: stdinFD,
+                    stdout_fd: stdoutPipe?.write ?? -1,
+                    stderr_fd: stderrPipe?.write ?? -1,
+                    directory: directory,
+                    tty_fd: terminal?.ttyFD ?? -1)
+                return cflow_spawn(&request, &pid)
+            }
+        }
         if rc != 0 {
             opened.closeAll()
             // The child may have taken the terminal before its exec failed.
@@ -198,6 +191,12 @@ extension ProcessHub {
         }
         return (offset, error)
     }
+}
+
+/// Calls `body` with `string` as a C string, or with nil.
+private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
 }
 
 /// Descriptors created during one spawn, closed together if the spawn fails.

@@ -30,7 +30,6 @@ public final class ProcessHub: Sendable {
     let ttyFD: Int32
     let usesPidfd: Bool
     let drainNanoseconds: UInt64
-    let spawnAttributes: SpawnAttributes
 
     /// Runs tasks on this hub's thread (see `HubTaskExecutor` for when and why).
     public let executor: HubTaskExecutor
@@ -66,7 +65,6 @@ public final class ProcessHub: Sendable {
         }
         usesPidfd = pidfdWorks
         drainNanoseconds = UInt64(max(0, drainMilliseconds)) * 1_000_000
-        spawnAttributes = SpawnAttributes()
         executor = HubTaskExecutor(wakeFD: wakeFD)
 
         if !usesPidfd {
