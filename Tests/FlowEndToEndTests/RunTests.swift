@@ -848,4 +848,40 @@ import FoundationXML
         let header = r.stderrLines.firstIndex { $0.contains("output of killed") }
         #expect(header.map { r.stderrLines[$0...].contains("last words") } == true, "\(r)")
     }
+
+    /// Each step gets its own empty FLOW_OUTPUT file (files are made ahead of time, so this
+    /// is worth checking), and the scratch directory of a flow killed with SIGKILL is
+    /// removed by the next run.
+    @Test func outputFilesAreFreshAndAKilledRunsScratchIsSweptLater() throws {
+        let box = try RunSandbox()
+        let tmp = box.path("tmp")
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        try box.write("fresh.yaml", """
+            steps:
+              - concurrent:
+                  - shell: test ! -s "$FLOW_OUTPUT" && echo "a=1" >> "$FLOW_OUTPUT"
+                  - shell: test ! -s "$FLOW_OUTPUT" && echo "b=2" >> "$FLOW_OUTPUT"
+              - shell: test ! -s "$FLOW_OUTPUT" && echo "$FLOW_OUTPUT" > "$SANDBOX/seen"
+              - shell: test ! -s "$FLOW_OUTPUT" && test "$FLOW_OUTPUT" != "$(cat "$SANDBOX/seen")"
+            """)
+        let fresh = try box.run(["run", "fresh.yaml", "--no-journal"], env: ["TMPDIR": tmp])
+        #expect(fresh.status == 0, "\(fresh)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: tmp)) == [], "a finished run removes its directory")
+
+        try box.write("slow.yaml", """
+            steps:
+              - shell: echo started; exec $CHILD --sleep 30
+            """)
+        let killed = try box.start(["run", "slow.yaml", "--no-journal", "--output", "prefixed"], env: ["TMPDIR": tmp])
+        #expect(killed.waitFor { stdout, _ in stdout.contains("started") })
+        killed.signal(SIGKILL)
+        _ = killed.waitExit(timeout: 10)
+        box.killLeftovers()
+        let left = try FileManager.default.contentsOfDirectory(atPath: tmp)
+        #expect(left.count == 1 && left[0].hasPrefix("flow-\(killed.pid)-"), "\(left)")
+
+        let next = try box.run(["run", "fresh.yaml", "--no-journal"], env: ["TMPDIR": tmp])
+        #expect(next.status == 0, "\(next)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: tmp)) == [], "the killed run's directory is gone")
+    }
 }

@@ -37,7 +37,8 @@ extension Executor {
         let (command, exprEnv) = Self.substitute(task.command, context: context)
         var environment = env
         for (key, value) in exprEnv { environment[key] = value }
-        let outputPath = scratch.emptyFile("\(node.path.isEmpty ? "root" : node.path)-\(instance.attempt).out")
+        let outputPath = scratch.emptyFile()
+        defer { scratch.discard(outputPath) }
         environment["FLOW_OUTPUT"] = outputPath
         environment["FLOW_RUN_ID"] = options.runID
         environment["FLOW_STEP"] = instance.ref.label

@@ -36,7 +36,7 @@ public final class Executor: Sendable {
         self.hub = hub
         globalLimiter = options.maxParallel.map { AdmissionLimiter(permits: $0) }
         spawnLimiter = AdmissionLimiter(permits: max(OpenFileLimit.suggestedConcurrentChildren(), 8))
-        scratch = try ScratchDirectory(prefix: "flow-\(options.runID)")
+        scratch = try ScratchDirectory(runID: options.runID) { [hub] in hub.whenIdle($0) }
     }
 
     /// Runs the plan to the end (including `finally` and rollback) and reports the outcome.

@@ -1,46 +1,151 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A private temporary directory for one run (the `FLOW_OUTPUT` files), removed at the end.
+///
+/// Its name, `flow-<pid>-<run id>-XXXXXX`, says which process owns it: the directories of
+/// flows that were killed (SIGKILL leaves no chance to clean up) are removed by the next
+/// run's first upkeep.
+///
+/// Each shell step gets a new empty file. Creating one (and removing it afterwards) costs
+/// 20–25 µs on tmpfs, on the critical path of every sequential step, so the directory keeps
+/// a few files made in advance and removes spent ones later, both in `upkeep`, which the
+/// executor runs when the process hub has nothing else to do (while a child runs).
 final class ScratchDirectory: Sendable {
     let path: String
+    /// Where the directory was made ($TMPDIR, /dev/shm or /tmp).
+    let base: String
+    /// Runs the upkeep off the critical path (the hub's `whenIdle`).
+    private let scheduleIdle: @Sendable (@escaping @Sendable () -> Void) -> Void
+    private let files = Mutex(Files())
+
+    private struct Files {
+        /// Empty files made in advance, not yet handed out.
+        var ready: [String] = []
+        /// Files of finished steps, to be removed.
+        var spent: [String] = []
+        var made = 0
+        var upkeepQueued = false
+        /// Set by `remove`: no file is made after it.
+        var removed = false
+        var sweptStale = false
+    }
+
+    /// How many files `upkeep` keeps ready: enough for a sequence, and a burst of
+    /// concurrent steps makes the rest on the spot.
+    private static let readyTarget = 4
+    /// Removals per upkeep pass, so that the hub is never busy with them for long.
+    private static let removalsPerPass = 64
 
     /// Why the directory could not be made.
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    init(prefix: String) throws {
+    init(runID: String, scheduleIdle: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws {
         // $TMPDIR when set; else /dev/shm (memory: one file per shell step must not cost a
         // disk write), else /tmp.
         let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
-        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        self.base = base
+        var template = Array("\(base)/\(Self.namePrefix)\(getpid())-\(runID)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
             throw Failure(description: "cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))")
         }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.scheduleIdle = scheduleIdle
     }
 
-    /// Creates an empty file `name` in the directory and returns its path.
-    func emptyFile(_ name: String) -> String {
-        let file = "\(path)/\(name)"
-        let fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    /// The path of a new empty file that no other step has had.
+    func emptyFile() -> String {
+        let file = files.withLock { files in files.ready.popLast() ?? Self.makeFile(in: path, &files) }
+        queueUpkeep()
+        return file
+    }
+
+    /// The step is done with `file`: it is removed later.
+    func discard(_ file: String) {
+        files.withLock { $0.spent.append(file) }
+        queueUpkeep()
+    }
+
+    /// Makes the ready files and removes spent ones (a bounded number per call).
+    func upkeep() {
+        let (removals, sweep) = files.withLock { files -> ([String], Bool) in
+            files.upkeepQueued = false
+            let sweep = !files.sweptStale
+            files.sweptStale = true
+            let n = min(files.spent.count, Self.removalsPerPass)
+            let removals = Array(files.spent.suffix(n))
+            files.spent.removeLast(n)
+            while !files.removed, files.ready.count < Self.readyTarget {
+                files.ready.append(Self.makeFile(in: path, &files))
+            }
+            return (removals, sweep)
+        }
+        for file in removals { unlink(file) }
+        if sweep { Self.removeStale(in: base) }
+        if files.withLock({ !$0.spent.isEmpty && !$0.removed }) { queueUpkeep() }
+    }
+
+    func remove() {
+        files.withLock { $0.removed = true }
+        Self.removeTree(path)
+    }
+
+    private static let namePrefix = "flow-"
+
+    /// Removes the scratch directories in `base` whose owner (the pid in the name) is gone.
+    /// Another user's cannot be removed (0700, and /tmp is sticky), which is right.
+    static func removeStale(in base: String) {
+        for name in entries(of: base) where name.hasPrefix(namePrefix) {
+            let rest = name.dropFirst(namePrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0,
+                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            removeTree("\(base)/\(name)")
+        }
+    }
+
+    /// Removes a scratch directory and its files (it has no subdirectories).
+    private static func removeTree(_ dir: String) {
+        for name in entries(of: dir) { unlink("\(dir)/\(name)") }
+        rmdir(dir)
+    }
+
+    /// Names in `dir`, without `.` and `..`.
+    private static func entries(of dir: String) -> [String] {
+        guard let handle = opendir(dir) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Creates the next numbered empty file, under the lock (so `remove` cannot miss it).
+    /// A failure (a full tmpfs) is not reported here: the step then writes to a path that
+    /// does not exist yet, or fails to, and says so.
+    private static func makeFile(in path: String, _ files: inout Files) -> String {
+        files.made += 1
+        let file = "\(path)/\(files.made).out"
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd >= 0 { close(fd) }
         return file
     }
 
-    func remove() {
-        guard let dir = opendir(path) else { return }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            if name != ".", name != ".." { unlink("\(path)/\(name)") }
+    private func queueUpkeep() {
+        let queue = files.withLock { files -> Bool in
+            if files.upkeepQueued { return false }
+            files.upkeepQueued = true
+            return true
         }
-        closedir(dir)
-        rmdir(path)
+        if queue { scheduleIdle { [weak self] in self?.upkeep() } }
     }
 }
