@@ -44,12 +44,12 @@ struct cflow_spawn_request {
 /// closed, even without close-on-exec) and the given stdio, directory and terminal.
 ///
 /// Returns 0 and the pid once the child has exec'd; otherwise an errno value (from the
-/// child's chdir or execve, or from vfork) and no child is left behind.
+/// child's chdir or execve, or from clone) and no child is left behind.
 ///
 /// Why not posix_spawn: glibc's runs 64 sigaction calls in every child, maps and unmaps a
 /// fresh stack (whose pages then fault in) and calls getrlimit once per file action:
 /// about 40 µs of each spawn on the 2-core VM, on the critical path of every sequential
-/// step. This is the same vfork-and-exec, doing only what flow needs.
+/// step. This is the same vfork-style clone and exec, doing only what flow needs.
 int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid);
 
 /// Whether `pid` (our child) has terminated, without reaping it (waitid WNOWAIT).

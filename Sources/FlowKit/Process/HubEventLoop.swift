@@ -57,6 +57,17 @@ final class HubEventLoop {
         sigaddset(&mask, SIGPIPE)
         sigaddset(&mask, SIGTTOU)
         pthread_sigmask(SIG_BLOCK, &mask, nil)
+        // SIGCHLD unblocked, whatever the mask this thread inherited (libdispatch's threads
+        // block nearly everything). The children are started from this thread, so it is
+        // their parent: with SIGCHLD at its default (ignore) and not blocked here, the
+        // kernel drops the signal when a child exits. Blocked, it would be queued and
+        // delivered to the main thread, which libdispatch parks in sigsuspend, and it
+        // would wake libdispatch's epoll through its signalfd: two wake-ups per child
+        // (measured: ~20% more CPU beside each sequential step of 1,000). In the fallback
+        // mode, with the notifier installed, it is delivered here, to the loop it wakes.
+        sigemptyset(&mask)
+        sigaddset(&mask, SIGCHLD)
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         cflow_set_thread_name("flow-proc")
 
         hub.executor.loopThread.store(pthread_self(), ordering: .relaxed)
