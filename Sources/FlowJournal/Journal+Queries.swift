@@ -90,7 +90,11 @@ extension Journal {
     /// A run's steps in plan order, with their state (see `StepLedger` for a run that never
     /// finished: live, or killed) and outputs.
     public func steps(_ runID: String) throws(JournalError) -> [StepRecord] {
-        try read { db in
+        // A live run's transitions not yet committed are in its lock file. Read before the
+        // database: the recorder commits before it empties the file, so whatever this read
+        // misses, the database read that follows has.
+        let uncommitted = RunLock.records(stateDir: stateDir, runID: runID)
+        return try read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT path, position, depth, name, kind, label, state, attempts, exit_code, started_at, ended_at, completed_seq
                 FROM steps WHERE run_id = ? ORDER BY position
@@ -110,10 +114,21 @@ extension Journal {
             guard state == "running" else { return records }
             var ledger = StepLedger()
             let transitions = try Row.fetchCursor(db, sql: """
-                SELECT path, to_state, attempt, time, exit_code, signal FROM transitions WHERE run_id = ? ORDER BY seq
+                SELECT path, to_state, attempt, time, exit_code, signal, seq FROM transitions WHERE run_id = ? ORDER BY seq
                 """, arguments: [runID])
+            var next = 1
             while let row = try transitions.next() {
                 ledger.apply(path: row[0], to: row[1], attempt: row[2], time: row[3], exitCode: row[4], signal: row[5])
+                next = row[6] as Int + 1
+            }
+            for record in uncommitted where record.seq >= next {
+                guard record.seq == next else { break }
+                ledger.apply(path: record.path, to: record.to, attempt: record.attempt, time: record.time, exitCode: record.exitCode,
+                             signal: record.signal)
+                if !record.outputs.isEmpty, let i = records.firstIndex(where: { $0.path == record.path }) {
+                    for output in record.outputs { records[i].outputs[output.key] = output.value }
+                }
+                next += 1
             }
             for i in records.indices {
                 guard let entry = ledger.entries[records[i].path] else { continue }

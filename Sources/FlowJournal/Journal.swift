@@ -66,7 +66,9 @@ public final class Journal: Sendable {
             let created = try queue.write { db in try JournalSchema.createLatestIfEmpty(db) }
             if fresh { try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") } }
             if !created { try JournalSchema.migrator.migrate(queue) }
-            return Journal(stateDir: stateDir, path: path, queue: queue)
+            let journal = Journal(stateDir: stateDir, path: path, queue: queue)
+            journal.recover()
+            return journal
         } catch let error as DatabaseError {
             throw JournalError(describe(error, path: path))
         } catch {

@@ -86,6 +86,18 @@ final class JournalStatements {
         }
     }
 
+    /// Inserts one transition's row and, for a step that succeeded, its outputs (inside the
+    /// caller's transaction).
+    func insert(_ r: TransitionRecord, runID: String) throws {
+        func optional(_ value: Int?) -> Value { value.map { .int(Int64($0)) } ?? .null }
+        try run(insertTransition, .text(runID), .int(Int64(r.seq)), .text(r.path), .text(r.from), .text(r.to),
+                .int(Int64(r.attempt)), .double(r.time), r.reason.map { .text($0) } ?? .null, optional(r.exitCode),
+                optional(r.signal))
+        for output in r.outputs {
+            try run(insertOutput, .text(runID), .text(r.path), .text(output.key), .text(output.value))
+        }
+    }
+
     /// Binds `values` to `statement` and runs it to completion.
     func run(_ statement: OpaquePointer, _ values: Value...) throws {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

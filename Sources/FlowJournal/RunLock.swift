@@ -1,17 +1,27 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FlowKit
 
 /// A lock file held by the process running a run. The kernel drops it when the process dies
 /// (even by SIGKILL), which is how a dead run is told from a live one without guessing.
+///
+/// The file is also the run's intent log: the transitions flow is about to act on but has
+/// not yet committed to the database, one JSON line each (`TransitionRecord`). Appending a
+/// line is one `write` (a few microseconds) where a SQLite commit is tens of them plus locks
+/// (see `JournalRecorder`). The recorder empties the file after every commit; the file of a
+/// run that died is folded into the database by the next `flow` that opens the journal
+/// (`Journal.recover`).
 public final class RunLock: @unchecked Sendable {
     let fd: Int32
 
     /// Takes the lock for `runID` (fails only if the file cannot be made).
     public init?(stateDir: String, runID: String) {
         let path = Self.path(stateDir: stateDir, runID: runID)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        let fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        // Waits: the only other holders are `flow`s looking at the file for a moment
+        // (`isHeld`, `Journal.recover`); a run id is never run twice.
+        guard fd >= 0, flock(fd, LOCK_EX) == 0 else {
             if fd >= 0 { close(fd) }
             return nil
         }
@@ -20,6 +30,30 @@ public final class RunLock: @unchecked Sendable {
 
     static func path(stateDir: String, runID: String) -> String {
         "\(stateDir)/locks/\(runID).lock"
+    }
+
+    /// The transitions in the lock file of `runID` (none if it has no file), read without
+    /// taking the lock: lines are appended whole, and a line being written is not yet whole.
+    static func records(stateDir: String, runID: String) -> [TransitionRecord] {
+        let fd = open(path(stateDir: stateDir, runID: runID), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        return readAll(fd).map(TransitionRecord.parseLines) ?? []
+    }
+
+    /// The whole content of `fd` from its current offset; nil on a read error.
+    static func readAll(_ fd: Int32) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<n])
+        }
     }
 
     /// Whether some live process holds the lock of `runID`.
@@ -32,6 +66,17 @@ public final class RunLock: @unchecked Sendable {
             return false
         }
         return errno == EWOULDBLOCK
+    }
+
+    /// Appends `text` (whole lines) in one write; false if the file refused it.
+    func append(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Empties the file: what it held is in the database now.
+    func clear() {
+        _ = ftruncate(fd, 0)
     }
 
     public func release(stateDir: String, runID: String) {

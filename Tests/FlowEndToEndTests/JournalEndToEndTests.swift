@@ -231,6 +231,36 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// flow killed the instant after a step ended (by the next step, its child): that end and
+    /// its outputs were recorded before the next step started, and the next `flow` folds them
+    /// in from the run's lock file (docs/journal.md, "Crash safety").
+    @Test func aRunKilledJustAfterAStepEndedKeepsThatEnd() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: killed
+            steps:
+              - name: first
+                shell: echo ran >> once.log; echo "token=abc-1" >> "$FLOW_OUTPUT"
+              - name: crash
+                shell: test -f resumed || kill -KILL $PPID
+              - name: after
+                shell: echo "${{ steps.first.outputs.token }}" >> used.log
+            """)
+        let killed = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(killed.status == 128 + SIGKILL, "\(killed)")
+        let shown = try Self.show(box)
+        let states = Self.stepStates(shown)
+        #expect(states["first"] == "succeeded", "\(shown)")
+        #expect(shown["state"] as? String == "interrupted")
+        let locks = try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path)
+        #expect(locks.isEmpty, "the dead run's file was folded in and removed: \(locks)")
+        try box.write("resumed", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(box.lines("once.log") == ["ran"], "the recorded end is trusted: not run again")
+        #expect(box.lines("used.log") == ["abc-1"], "with its outputs")
+    }
+
     static let undoable = """
         name: undoable
         steps:

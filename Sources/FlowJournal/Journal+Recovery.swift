@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GRDB
+
+extension Journal {
+    /// Folds the lock files of runs whose process died into the database, then removes them.
+    ///
+    /// A live run's lock file holds the transitions it recorded but has not committed yet
+    /// (see `RunLock`, `JournalRecorder`). Every `flow` that opens the journal calls this
+    /// first, so `runs`, `show`, `logs`, `resume` and `undo` see a killed run exactly as far
+    /// as it got. A file is taken only when nobody holds its lock and its run is in the
+    /// database (a run whose process created the file but died, or has not yet begun, before
+    /// recording itself is left alone). Lines whose `seq` the database already has are
+    /// skipped, so a run killed between a commit and emptying its file, or two `flow`s
+    /// recovering at once, add nothing twice. Failures (a read-only state dir) leave the
+    /// file for a later `flow`.
+    func recover() {
+        let directory = stateDir + "/locks"
+        guard let handle = opendir(directory) else { return }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasSuffix(".lock") { names.append(name) }
+        }
+        closedir(handle)
+        for name in names {
+            let path = directory + "/" + name
+            let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }  // its run is live
+            let runID = String(name.dropLast(".lock".count))
+            guard let bytes = RunLock.readAll(fd),
+                  (try? fold(TransitionRecord.parseLines(bytes), runID: runID)) == true
+            else { continue }
+            unlink(path)
+        }
+    }
+
+    /// Inserts `records` of `runID` that the database lacks, in order and without gaps; false
+    /// if the run is not in the database.
+    private func fold(_ records: [TransitionRecord], runID: String) throws -> Bool {
+        try write { db in
+            guard let state = try String.fetchOne(db, sql: "SELECT state FROM runs WHERE id = ?", arguments: [runID]) else {
+                return false
+            }
+            guard state == "running", !records.isEmpty else { return true }
+            var next = try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM transitions WHERE run_id = ?", arguments: [runID]) ?? 0
+            next += 1
+            let statements = try JournalStatements(db)
+            for record in records where record.seq >= next {
+                guard record.seq == next else { break }
+                try statements.insert(record, runID: runID)
+                next += 1
+            }
+            return true
+        }
+    }
+}

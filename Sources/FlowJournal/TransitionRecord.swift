@@ -1,0 +1,102 @@
+import FlowKit
+import Foundation
+
+/// One step transition as the journal stores it: a `transitions` row, plus the outputs of a
+/// step that succeeded.
+///
+/// The same record is a line of JSON in a live run's lock file (see `RunLock`): the recorder
+/// appends transitions there before flow acts on them, and `Journal.recover` folds a dead
+/// run's lines into the database. One type, so both ways write identical rows.
+struct TransitionRecord: Equatable {
+    /// Order in the run, from 1, without gaps.
+    var seq: Int
+    var path: String
+    var from: String
+    var to: String
+    var attempt: Int
+    var time: Double
+    var reason: String?
+    var exitCode: Int?
+    var signal: Int?
+    /// Sorted by key.
+    var outputs: [(key: String, value: String)] = []
+
+    init(seq: Int, path: String, from: String, to: String, attempt: Int, time: Double, reason: String? = nil,
+         exitCode: Int? = nil, signal: Int? = nil, outputs: [(key: String, value: String)] = []) {
+        self.seq = seq
+        self.path = path
+        self.from = from
+        self.to = to
+        self.attempt = attempt
+        self.time = time
+        self.reason = reason
+        self.exitCode = exitCode
+        self.signal = signal
+        self.outputs = outputs
+    }
+
+    init(seq: Int, _ t: StepTransition) {
+        self.init(seq: seq, path: t.step.path, from: t.from.rawValue, to: t.to.rawValue, attempt: t.attempt,
+                  time: t.time.unix, reason: t.reason, exitCode: t.exitCode.map(Int.init), signal: t.signal.map(Int.init),
+                  outputs: (t.outputs ?? [:]).sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
+    }
+
+    static func == (a: TransitionRecord, b: TransitionRecord) -> Bool {
+        a.seq == b.seq && a.path == b.path && a.from == b.from && a.to == b.to && a.attempt == b.attempt
+            && a.time == b.time && a.reason == b.reason && a.exitCode == b.exitCode && a.signal == b.signal
+            && a.outputs.map(\.key) == b.outputs.map(\.key) && a.outputs.map(\.value) == b.outputs.map(\.value)
+    }
+
+    /// Appends the record as one line of JSON, ending in `\n`.
+    func appendLine(to out: inout String) {
+        out += "{\"seq\":\(seq),\"path\":"
+        JSONValue.appendQuoted(path, to: &out)
+        out += ",\"from\":\"\(from)\",\"to\":\"\(to)\",\"attempt\":\(attempt),\"time\":\(time)"
+        if let reason {
+            out += ",\"reason\":"
+            JSONValue.appendQuoted(reason, to: &out)
+        }
+        if let exitCode { out += ",\"exit_code\":\(exitCode)" }
+        if let signal { out += ",\"signal\":\(signal)" }
+        if !outputs.isEmpty {
+            out += ",\"outputs\":{"
+            for (index, output) in outputs.enumerated() {
+                if index > 0 { out += "," }
+                JSONValue.appendQuoted(output.key, to: &out)
+                out += ":"
+                JSONValue.appendQuoted(output.value, to: &out)
+            }
+            out += "}"
+        }
+        out += "}\n"
+    }
+
+    /// The records of a lock file's text, in order, up to the first line that is not a
+    /// whole record (a write cut short by a crash of the machine; a killed process cannot
+    /// leave one, its writes are whole or absent).
+    static func parseLines(_ bytes: [UInt8]) -> [TransitionRecord] {
+        var records: [TransitionRecord] = []
+        var start = 0
+        while let end = bytes[start...].firstIndex(of: 0x0A) {
+            guard let record = parse(Data(bytes[start..<end])) else { break }
+            records.append(record)
+            start = end + 1
+        }
+        return records
+    }
+
+    static func parse(_ line: Data) -> TransitionRecord? {
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { return nil }
+        func int(_ key: String) -> Int? { (object[key] as? NSNumber)?.intValue }
+        guard let seq = int("seq"), let path = object["path"] as? String, let from = object["from"] as? String,
+              let to = object["to"] as? String, let attempt = int("attempt"),
+              let time = (object["time"] as? NSNumber)?.doubleValue
+        else { return nil }
+        let outputs = ((object["outputs"] as? [String: Any]) ?? [:]).compactMap { key, value in
+            (value as? String).map { (key: key, value: $0) }
+        }.sorted { $0.key < $1.key }
+        return TransitionRecord(seq: seq, path: path, from: from, to: to, attempt: attempt, time: time,
+                                reason: object["reason"] as? String, exitCode: int("exit_code"), signal: int("signal"),
+                                outputs: outputs)
+    }
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import GRDB
+import Testing
+@testable import FlowJournal
+
+/// A run's lock file as its intent log: the line format, reading a live run through it, and
+/// folding a dead run's file into the database.
+@Suite struct RunLockLogTests {
+    static func text(_ records: [TransitionRecord]) -> String {
+        var text = ""
+        for record in records { record.appendLine(to: &text) }
+        return text
+    }
+
+    static func write(_ text: String, to path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = text.utf8CString.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
+        close(fd)
+    }
+
+    static func seqs(_ journal: Journal, _ run: String) throws -> [Int] {
+        try journal.queue.read { db in
+            try Int.fetchAll(db, sql: "SELECT seq FROM transitions WHERE run_id = ? ORDER BY seq", arguments: [run])
+        }
+    }
+
+    @Test func recordsRoundTripThroughLinesAndATornLineEndsThem() {
+        let records = [
+            TransitionRecord(seq: 1, path: "1.2", from: "pending", to: "running", attempt: 1, time: 1_763_780_000.123456),
+            TransitionRecord(seq: 2, path: "1.2", from: "running", to: "failed", attempt: 2, time: 0.5,
+                             reason: "said \"no\"\n\tand \u{1} ✓", exitCode: -1, signal: 9),
+            TransitionRecord(seq: 3, path: "3", from: "running", to: "succeeded", attempt: 1, time: 2, exitCode: 0,
+                             outputs: [(key: "a", value: "x=y\nz"), (key: "b", value: "")]),
+        ]
+        let whole = Array(Self.text(records).utf8)
+        #expect(TransitionRecord.parseLines(whole) == records)
+        // A crash of the machine can cut the last write short: what precedes it stands.
+        let torn = Array(Self.text(records).dropLast(7).utf8)
+        #expect(TransitionRecord.parseLines(torn) == Array(records.prefix(2)))
+        #expect(TransitionRecord.parseLines(Array("{\"seq\":1}\n".utf8) + whole).isEmpty, "not a record: nothing after it is trusted")
+    }
+
+    @Test func aDeadRunsFileIsFoldedInOnceWithoutGapsAndRemoved() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.queue.write { (db: Database) throws in
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r1", transitions: [
+                ("1", "pending", "running", 1, nil), ("1", "running", "succeeded", 1, 0),
+            ])
+        }
+        let lines = Self.text([
+            TransitionRecord(seq: 2, path: "1", from: "running", to: "succeeded", attempt: 1, time: 2, exitCode: 0),
+            TransitionRecord(seq: 3, path: "2", from: "pending", to: "running", attempt: 1, time: 3),
+            TransitionRecord(seq: 4, path: "2", from: "running", to: "succeeded", attempt: 1, time: 4, exitCode: 0,
+                             outputs: [(key: "token", value: "abc")]),
+            TransitionRecord(seq: 6, path: "3", from: "pending", to: "running", attempt: 1, time: 6),
+        ])
+        Self.write(lines, to: dir + "/locks/r1.lock")
+        // A file whose run is not recorded (its process has not got that far) is left alone.
+        Self.write(lines, to: dir + "/locks/r9.lock")
+
+        let reopened = try Journal.open(stateDir: dir, create: false)
+        #expect(try Self.seqs(reopened, "r1") == [1, 2, 3, 4], "seq 2 was there already; 6 follows a gap")
+        #expect(access(dir + "/locks/r1.lock", F_OK) != 0, "folded in, then removed")
+        #expect(access(dir + "/locks/r9.lock", F_OK) == 0)
+        let steps = try reopened.steps("r1")
+        #expect(steps.map(\.state) == ["succeeded", "succeeded", "pending"])
+        #expect(steps[1].outputs == ["token": "abc"])
+        #expect(try reopened.runs(limit: nil).first?.state == "interrupted")
+
+        // Opening again adds nothing.
+        _ = try Journal.open(stateDir: dir, create: false)
+        #expect(try Self.seqs(reopened, "r1") == [1, 2, 3, 4])
+    }
+
+    @Test func aLiveRunsFileIsReadButNotTaken() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.queue.write { (db: Database) throws in
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r2", transitions: [("1", "pending", "running", 1, nil)])
+        }
+        let lock = try #require(RunLock(stateDir: dir, runID: "r2"))
+        #expect(lock.append(Self.text([
+            TransitionRecord(seq: 2, path: "1", from: "running", to: "succeeded", attempt: 1, time: 2, exitCode: 0,
+                             outputs: [(key: "k", value: "v")]),
+        ])))
+        let reopened = try Journal.open(stateDir: dir, create: false)
+        #expect(try Self.seqs(reopened, "r2") == [1], "a live run's file is its own")
+        let steps = try reopened.steps("r2")
+        #expect(steps.map(\.state) == ["succeeded", "pending", "pending"], "but readers see it")
+        #expect(steps[0].outputs == ["k": "v"])
+        #expect(try reopened.runs(limit: nil).first?.state == "running")
+
+        lock.clear()
+        #expect(RunLock.records(stateDir: dir, runID: "r2").isEmpty)
+        lock.release(stateDir: dir, runID: "r2")
+    }
+}
