@@ -73,6 +73,13 @@ public struct Validator {
     /// Records every named step of a list (recursively), reporting duplicates.
     mutating func collectNames(_ steps: [Step], base: StepPath, list: StepPath.List) {
         for (index, step) in steps.enumerated() {
+            // Only names and what is inside a step need its path: most steps have neither.
+            let hasChildren: Bool
+            switch step.kind {
+            case .sequential, .concurrent: hasChildren = true
+            default: hasChildren = step.undo != nil
+            }
+            guard step.name != nil || hasChildren else { continue }
             let path = base.appending(list, index)
             if let name = step.name {
                 if let first = scope.steps[name.value] {
