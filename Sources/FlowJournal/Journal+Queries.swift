@@ -145,8 +145,9 @@ extension Journal {
 
     /// Output lines of a run (or of one step and the steps inside it), after line `after`.
     public func lines(_ runID: String, path: String?, after: Int64 = 0) throws(JournalError) -> [LineRecord] {
-        try read { db in
-            var sql = "SELECT id, path, stream, time, line FROM output_lines WHERE run_id = ? AND id > ?"
+        let file = RunOutputFile(path: outputPath(runID))
+        return try read { db in
+            var sql = "SELECT id, path, stream, time, line, file_offset, file_length FROM output_lines WHERE run_id = ? AND id > ?"
             var arguments: StatementArguments = [runID, after]
             if let path {
                 sql += " AND (path = ? OR path LIKE ?)"
@@ -157,7 +158,12 @@ extension Journal {
             // v1 journals: newline-separated, without the last one).
             var records: [LineRecord] = []
             for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                var bytes = [UInt8](row["line"] as Data)
+                var bytes: [UInt8]
+                if let offset = row["file_offset"] as Int64?, let length = row["file_length"] as Int? {
+                    bytes = try file.read(offset: offset, length: length)
+                } else {
+                    bytes = [UInt8](row["line"] as Data)  // a row from before v3
+                }
                 if bytes.last == 0x0A { bytes.removeLast() }
                 let (id, path, stream, time): (Int64, String, String, Double) = (row["id"], row["path"], row["stream"], row["time"])
                 for piece in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
@@ -195,6 +201,9 @@ extension Journal {
                 }
             }
         }
+        // After the rows: a crash in between leaves a file nothing points to, never a row
+        // pointing nowhere.
+        for id in doomed { unlink(outputPath(id)) }
         return doomed.count
     }
 }

@@ -30,6 +30,7 @@ public final class Journal: Sendable {
         if create {
             try makeDirectory(stateDir)
             try makeDirectory(stateDir + "/locks")
+            try makeDirectory(stateDir + "/output")
         }
         // Two first runs at once would both create the tables: serialise opening and
         // migrating with a lock file beside the database.
@@ -103,6 +104,11 @@ public final class Journal: Sendable {
                 throw JournalError("cannot create the state dir \(path): \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    /// The file holding the output of `runID` (see `JournalSchema.outputLines`).
+    public func outputPath(_ runID: String) -> String {
+        "\(stateDir)/output/\(runID).log"
     }
 
     /// Keeps the connection open until the process exits.

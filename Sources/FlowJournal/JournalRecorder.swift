@@ -16,16 +16,17 @@ import Synchronization
 ///   include a step's end: so no process follows from a finished step before that end is
 ///   recorded. One `write` of a JSON line per sequential step, where a SQLite commit costs
 ///   about 60 µs of locks, page writes and B-tree work (measured: journal overhead on 1,000
-///   sequential steps 9–12% with a commit per step, 3–4% this way). The file is emptied
+///   sequential steps 9–12% with a commit per step, 3–5% this way). The file is emptied
 ///   after each commit; if flow dies, the next `flow` to open the journal folds it in
 ///   (`Journal.recover`). Both survive a killed process and neither is synced, as with
 ///   SQLite's `synchronous = NORMAL`.
 ///
 /// A start (`→ running`) alone is not written before its spawn: a SIGKILL just then leaves
 /// that step `pending` rather than `running`, which `resume` treats alike (the step runs
-/// again), and nothing recorded did not happen. Output lines go with the next commit,
-/// consecutive lines of a step in one row; a crash loses at most the last ones, which the
-/// terminal has already shown.
+/// again), and nothing recorded did not happen. Output lines go with the next commit:
+/// appended to the run's output file first, then a row per run of consecutive lines of a
+/// step says where they are; a crash loses at most the last ones, which the terminal has
+/// already shown.
 public final class JournalRecorder: RunObserver, @unchecked Sendable {
     struct Line {
         var path: String
@@ -41,6 +42,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     var lines: [Line] = []
     /// Bytes in `lines`.
     var bufferedBytes = 0
+    /// The run's output file (see `Journal.outputPath`), opened on the first output.
+    var outputFD: Int32 = -1
+    /// Bytes written to it so far.
+    var outputSize: Int64 = 0
     /// Transitions not yet committed, oldest first.
     var pending: [TransitionRecord] = []
     /// How many of `pending` (from the start) are in the lock file.
@@ -200,12 +205,14 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// on failure, warns once and stops recording (the run itself goes on).
     func guarded(_ body: (Database, JournalStatements) throws -> Void = { _, _ in }) {
         do {
+            let offsets = try writeOutput()
             try journal.access { db in
                 let s = try statements ?? JournalStatements(db)
                 statements = s
                 try s.transaction {
-                    for line in lines {
-                        try s.run(s.insertLines, .text(metadata.id), .text(line.path), .text(line.stream), .double(line.time), .blob(line.bytes))
+                    for (line, offset) in zip(lines, offsets) {
+                        try s.run(s.insertLines, .text(metadata.id), .text(line.path), .text(line.stream), .double(line.time),
+                                  .int(offset), .int(Int64(line.bytes.count)))
                     }
                     for record in pending { try write(record, s) }
                     try body(db, s)
@@ -221,6 +228,27 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             disabled = true
             warn("flow: the journal stopped recording this run: \(error)")
         }
+    }
+
+    /// Appends the buffered lines to the run's output file, before the rows that point into
+    /// it are committed; returns where each went.
+    func writeOutput() throws(JournalError) -> [Int64] {
+        guard !lines.isEmpty else { return [] }
+        let path = journal.outputPath(metadata.id)
+        if outputFD < 0 {
+            outputFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard outputFD >= 0 else { throw JournalError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        }
+        var offsets: [Int64] = []
+        offsets.reserveCapacity(lines.count)
+        for line in lines {
+            offsets.append(outputSize)
+            guard line.bytes.withUnsafeBytes({ writeAll(outputFD, $0) }) else {
+                throw JournalError("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            outputSize += Int64(line.bytes.count)
+        }
+        return offsets
     }
 
     /// Writes one transition's rows inside the caller's transaction, and applies it to the
@@ -257,5 +285,9 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         try? journal.access { _ in statements = nil }
         lock?.release(stateDir: journal.stateDir, runID: id)
         lock = nil
+        if outputFD >= 0 {
+            close(outputFD)
+            outputFD = -1
+        }
     }
 }

@@ -92,22 +92,26 @@ enum JournalSchema {
         """
     }
 
-    /// `output_lines` since v2 (without its index), named `name`.
-    static func outputLines(_ name: String) -> String {
-        """
-        CREATE TABLE \(name) (
-            id INTEGER PRIMARY KEY,
-            run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-            path TEXT NOT NULL,
-            stream TEXT NOT NULL,             -- stdout | stderr
-            time REAL NOT NULL,
-            line BLOB NOT NULL                 -- one or more consecutive lines, newline-separated
-        );
-        """
+    /// `output_lines` (without its index), named `name`: as v2 made it, or with v3's columns.
+    /// `line` holds consecutive lines of one step and stream, each ending in a newline; since
+    /// v3 it is empty and `file_offset`/`file_length` say where they are in
+    /// `output/<run_id>.log`.
+    static func outputLines(_ name: String, v3: Bool = true) -> String {
+        let fileColumns = v3 ? ",\n    file_offset INTEGER,\n    file_length INTEGER" : ""
+        return """
+            CREATE TABLE \(name) (
+                id INTEGER PRIMARY KEY,
+                run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                path TEXT NOT NULL,
+                stream TEXT NOT NULL,             -- stdout | stderr
+                time REAL NOT NULL,
+                line BLOB NOT NULL\(fileColumns)
+            );
+            """
     }
 
     /// Every migration below, for a journal that has none of them yet.
-    static let identifiers = ["v1", "v2"]
+    static let identifiers = ["v1", "v2", "v3"]
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -142,7 +146,7 @@ enum JournalSchema {
             // output_lines loses v1's AUTOINCREMENT, which made every insert also update
             // `sqlite_sequence`; its row ids stay increasing without it (rows are only ever
             // deleted a whole old run at a time, never the newest).
-            try db.execute(sql: transitions("transitions_v2") + outputLines("output_lines_v2") + """
+            try db.execute(sql: transitions("transitions_v2") + outputLines("output_lines_v2", v3: false) + """
                 INSERT INTO transitions_v2 (run_id, seq, path, from_state, to_state, attempt, time, reason)
                     SELECT run_id, id, path, from_state, to_state, attempt, time, reason FROM transitions;
                 DROP TABLE transitions;
@@ -151,6 +155,17 @@ enum JournalSchema {
                 DROP TABLE output_lines;
                 ALTER TABLE output_lines_v2 RENAME TO output_lines;
                 CREATE INDEX output_lines_run ON output_lines(run_id, id);
+                """)
+        }
+        migrator.registerMigration("v3") { db in
+            // Output moves out of the database into one append-only file per run: storing
+            // 200 MB of output as blobs wrote every page twice (log, then checkpoint) with
+            // two system calls per 4 KiB page, four times the time of the run that printed it.
+            // Rows keep the step, stream and time, and point into the file; older rows keep
+            // their bytes in `line`.
+            try db.execute(sql: """
+                ALTER TABLE output_lines ADD COLUMN file_offset INTEGER;
+                ALTER TABLE output_lines ADD COLUMN file_length INTEGER;
                 """)
         }
         return migrator

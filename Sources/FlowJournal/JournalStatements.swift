@@ -64,7 +64,9 @@ final class JournalStatements {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         insertOutput = try prepare("INSERT OR REPLACE INTO outputs (run_id, path, key, value) VALUES (?, ?, ?, ?)")
-        insertLines = try prepare("INSERT INTO output_lines (run_id, path, stream, time, line) VALUES (?, ?, ?, ?, ?)")
+        insertLines = try prepare("""
+            INSERT INTO output_lines (run_id, path, stream, time, line, file_offset, file_length) VALUES (?, ?, ?, ?, x'', ?, ?)
+            """)
         self.prepared = prepared
         complete = true
     }

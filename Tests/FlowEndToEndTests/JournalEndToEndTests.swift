@@ -145,6 +145,22 @@ import Glibc
         #expect(one.stdout == "1 test failed\n", "\(one)")
     }
 
+    /// Output is kept in one file per run beside the database; rows point into it. A file
+    /// that went missing is named in a clear error, not a crash or an empty log.
+    @Test func outputLivesInTheRunsFileAndAMissingFileIsNamed() throws {
+        let box = try RunSandbox()
+        try box.write("demo.yaml", Self.demo)
+        #expect(try box.run(["run", "demo.yaml", "--output", "prefixed"]).status == 1)
+        let id = try #require(try Self.runs(box).first?["id"] as? String)
+        let file = box.state.appendingPathComponent("output/\(id).log").path
+        let stored = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(stored.contains("building\n") && stored.contains("1 test failed\n"), "\(stored)")
+        unlink(file)
+        let logs = try box.run(["logs", "last"])
+        #expect(logs.status != 0, "\(logs)")
+        #expect(logs.stderr.contains(file), "\(logs)")
+    }
+
     static let resumable = """
         name: resumable
         steps:
@@ -450,7 +466,7 @@ import Glibc
     @Test func pruneKeepsTheNewest() throws {
         let box = try RunSandbox()
         for i in 1...3 {
-            try box.write("w\(i).yaml", "name: w\(i)\nsteps:\n  - shell: \"true\"\n")
+            try box.write("w\(i).yaml", "name: w\(i)\nsteps:\n  - shell: echo \(i)\n")
             #expect(try box.run(["run", "w\(i).yaml", "--output", "prefixed"]).status == 0)
         }
         let prune = try box.run(["runs", "--prune", "1"])
@@ -459,6 +475,8 @@ import Glibc
         let runs = try Self.runs(box)
         #expect(runs.count == 1)
         #expect(runs.first?["workflow"] as? String == "w3")
+        let files = try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("output").path)
+        #expect(files == ["\(runs.first?["id"] as? String ?? "?").log"], "the pruned runs' output files are gone: \(files)")
         let logs = try box.run(["show", "last"])
         #expect(logs.status == 0)
     }
