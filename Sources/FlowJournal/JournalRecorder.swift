@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// The journal is always a prefix of the run's transitions, in order. Two places hold it:
 /// - the database, written in batches: every 250 ms (at the hub's next idle moment: a child
-///   running, a delay waiting), every 4 MiB of output or 8,192 transitions, and at the end;
+///   running, a delay waiting), every 8,192 transitions or output rows, and at the end;
 /// - the run's lock file (`RunLock`), which gets the transitions not yet in the database
 ///   before flow acts outside itself (`settle`: a spawn, a fail-fast signal) whenever they
 ///   include a step's end: so no process follows from a finished step before that end is
@@ -23,16 +23,19 @@ import Synchronization
 ///
 /// A start (`→ running`) alone is not written before its spawn: a SIGKILL just then leaves
 /// that step `pending` rather than `running`, which `resume` treats alike (the step runs
-/// again), and nothing recorded did not happen. Output lines go with the next commit:
-/// appended to the run's output file first, then a row per run of consecutive lines of a
-/// step says where they are; a crash loses at most the last ones, which the terminal has
-/// already shown.
+/// again), and nothing recorded did not happen. Output is appended to the run's output
+/// file as it is read (through one reused buffer); a row per run of consecutive lines of a
+/// step, saying where they are, goes with the next commit, after the buffer is written. A
+/// crash loses at most the last ones, which the terminal has already shown.
 public final class JournalRecorder: RunObserver, @unchecked Sendable {
+    /// An `output_lines` row not yet committed: consecutive output of one step and stream,
+    /// at `offset` in the run's output file (or still in `outputBuffer`).
     struct Line {
         var path: String
         var stream: String
         var time: Double
-        var bytes: [UInt8]
+        var offset: Int64
+        var length: Int
     }
 
     let journal: Journal
@@ -40,12 +43,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     let plan: Plan
     var lock: RunLock?
     var lines: [Line] = []
-    /// Bytes in `lines`.
-    var bufferedBytes = 0
     /// The run's output file (see `Journal.outputPath`), opened on the first output.
     var outputFD: Int32 = -1
     /// Bytes written to it so far.
     var outputSize: Int64 = 0
+    /// Output not yet written to the file: one copy of each byte, in one reused buffer,
+    /// written in large pieces.
+    var outputBuffer: [UInt8] = []
     /// Transitions not yet committed, oldest first.
     var pending: [TransitionRecord] = []
     /// How many of `pending` (from the start) are in the lock file.
@@ -148,15 +152,23 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             guard !disabled else { return }
             let name = stream == .stdout ? "stdout" : "stderr"
             if let last = lines.indices.last, lines[last].path == step.path, lines[last].stream == name,
-               lines[last].bytes.count < Self.rowBytes {
-                lines[last].bytes.append(contentsOf: bytes)
+               lines[last].length < Self.rowBytes {
+                lines[last].length += bytes.count
             } else {
-                lines.append(Line(path: step.path, stream: name, time: Timestamp.now().unix, bytes: Array(bytes)))
+                lines.append(Line(path: step.path, stream: name, time: Timestamp.now().unix,
+                                  offset: outputSize + Int64(outputBuffer.count), length: bytes.count))
             }
-            bufferedBytes += bytes.count
-            // Bounded memory, and big transactions (a commit per line would cost more than
-            // the lines): written with the next transition, every 250 ms, or per 4 MiB.
-            if bufferedBytes >= 4 << 20 { commit() }
+            if outputBuffer.count + bytes.count > Self.outputBufferBytes {
+                do { try flushOutput() } catch { return fail(error) }
+            }
+            if bytes.count > Self.outputBufferBytes {
+                do { try writeOutput(bytes) } catch { return fail(error) }
+            } else {
+                outputBuffer.append(contentsOf: bytes)
+            }
+            // The rows go with the next transition or every 250 ms; a flood of short
+            // alternating rows is committed sooner (bounded memory).
+            if lines.count >= Self.maxPending { commit() }
         }
     }
 
@@ -195,6 +207,36 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         }
     }
 
+    static let outputBufferBytes = 256 << 10
+
+    /// Writes `outputBuffer` to the run's output file (made on first use).
+    func flushOutput() throws(JournalError) {
+        guard !outputBuffer.isEmpty else { return }
+        var failure: JournalError?
+        outputBuffer.withUnsafeBytes { raw in
+            do throws(JournalError) { try writeOutput(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        outputBuffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Appends `bytes` to the run's output file.
+    func writeOutput(_ bytes: UnsafeRawBufferPointer) throws(JournalError) {
+        let path = journal.outputPath(metadata.id)
+        if outputFD < 0 {
+            outputFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard outputFD >= 0 else { throw JournalError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        }
+        guard writeAll(outputFD, bytes) else { throw JournalError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        outputSize += Int64(bytes.count)
+    }
+
+    /// Stops recording after a failure, warning once (the run itself goes on).
+    func fail(_ error: any Error) {
+        disabled = true
+        warn("flow: the journal stopped recording this run: \(error)")
+    }
+
     /// Writes the buffered lines and queued transitions (if any) in one transaction.
     func commit() {
         guard !disabled, !lines.isEmpty || !pending.isEmpty else { return }
@@ -205,50 +247,28 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// on failure, warns once and stops recording (the run itself goes on).
     func guarded(_ body: (Database, JournalStatements) throws -> Void = { _, _ in }) {
         do {
-            let offsets = try writeOutput()
+            // The bytes first: a committed row never points past the end of the file.
+            try flushOutput()
             try journal.access { db in
                 let s = try statements ?? JournalStatements(db)
                 statements = s
                 try s.transaction {
-                    for (line, offset) in zip(lines, offsets) {
+                    for line in lines {
                         try s.run(s.insertLines, .text(metadata.id), .text(line.path), .text(line.stream), .double(line.time),
-                                  .int(offset), .int(Int64(line.bytes.count)))
+                                  .int(line.offset), .int(Int64(line.length)))
                     }
                     for record in pending { try write(record, s) }
                     try body(db, s)
                 }
                 lines.removeAll(keepingCapacity: true)
-                bufferedBytes = 0
                 pending.removeAll(keepingCapacity: true)
                 unloggedEnd = false
                 if logged > 0 { lock?.clear() }
                 logged = 0
             }
         } catch {
-            disabled = true
-            warn("flow: the journal stopped recording this run: \(error)")
+            fail(error)
         }
-    }
-
-    /// Appends the buffered lines to the run's output file, before the rows that point into
-    /// it are committed; returns where each went.
-    func writeOutput() throws(JournalError) -> [Int64] {
-        guard !lines.isEmpty else { return [] }
-        let path = journal.outputPath(metadata.id)
-        if outputFD < 0 {
-            outputFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard outputFD >= 0 else { throw JournalError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        }
-        var offsets: [Int64] = []
-        offsets.reserveCapacity(lines.count)
-        for line in lines {
-            offsets.append(outputSize)
-            guard line.bytes.withUnsafeBytes({ writeAll(outputFD, $0) }) else {
-                throw JournalError("cannot write \(path): \(String(cString: strerror(errno)))")
-            }
-            outputSize += Int64(line.bytes.count)
-        }
-        return offsets
     }
 
     /// Writes one transition's rows inside the caller's transaction, and applies it to the
