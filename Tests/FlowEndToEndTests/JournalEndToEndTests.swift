@@ -63,7 +63,7 @@ import Glibc
         #expect(table.stdout.contains("failed") && table.stdout.contains("succeeded"), "\(table)")
     }
 
-    /// The rule the journal keeps: a step's end is committed before the next step starts.
+    /// The rule the journal keeps: a step's end is recorded before the next step starts.
     /// The second step reads the live run through another `flow` process.
     @Test func aStepSeesThePreviousStepsEndInTheJournal() throws {
         let box = try RunSandbox()
