@@ -60,7 +60,10 @@ extension Validator {
         func walk(_ steps: [Step]) {
             for step in steps where !reported {
                 running += 1
-                if case .use(let use) = step.kind {
+                // One look at the kind per step (it is a large enum: each `children` or
+                // `finallySteps` copies it), on the 100,000-step validate path.
+                switch step.kind {
+                case .use(let use):
                     let added = size(ofAction: use.action.value)
                     running = min(running &+ added, Int.max / 4)
                     if running > Self.maxExpandedSteps {
@@ -70,10 +73,12 @@ extension Validator {
                                   at: use.action.span, help: "actions that use each other several times multiply; use fewer or flatter actions")
                         return
                     }
+                case .sequential(let group), .concurrent(let group):
+                    walk(group.steps)
+                    walk(group.finally)
+                default: break
                 }
-                walk(step.children)
-                walk(step.finallySteps)
-                walk(step.undo ?? [])
+                if let undo = step.undo { walk(undo) }
             }
         }
         walk(workflow.steps)
