@@ -34,6 +34,12 @@ void cflow_set_thread_name(const char *name) {
    only raw system calls, no allocation, no return. Reports a failure's errno through
    `*error` (shared memory) and exits 127. */
 static void spawn_child(const struct cflow_spawn_request *r, volatile int *error) {
+    if (r->die_with_parent != 0) {
+        /* A SIGKILLed flow cannot pass anything on: the kernel kills the step for it. If
+           flow died before this line, the child was already handed to another parent. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) goto fail;
+        if (getppid() != r->die_with_parent) _exit(127);
+    }
     if (setpgid(0, 0) != 0) goto fail;
     /* Signals are blocked, so this background group's tcsetpgrp raises no SIGTTOU. */
     if (r->tty_fd >= 0) (void)tcsetpgrp(r->tty_fd, getpid());

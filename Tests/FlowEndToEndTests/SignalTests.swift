@@ -129,6 +129,30 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// SIGKILL cannot be caught or passed on: the kernel kills a step's process when flow
+    /// dies (its parent-death signal), for a step flow execs itself (no shell syntax). A
+    /// step run through `sh -c` loses only the shell (dash forks even a lone command), and
+    /// what the shell started outlives flow: a known limit, in docs/cli.md.
+    @Test func aSigkilledFlowTakesTheProcessesItExecsWithIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: direct
+                    shell: \(RunSandbox.childPath) --stderr ready --sleep 60
+                  - name: viashell
+                    shell: $CHILD --stderr ready --sleep 61
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+        #expect(flow.waitForLine("direct | ready"), "\(flow.stderr)")
+        #expect(flow.waitForLine("viashell | ready"), "\(flow.stderr)")
+        flow.signal(SIGKILL)
+        #expect(flow.waitExit(timeout: 10) == 128 + SIGKILL)
+        let left = box.leftoverProcesses(within: 2)
+        #expect(!left.contains { $0.contains("--sleep 60") }, "the exec'd step died with flow: \(left)")
+        box.killLeftovers()
+    }
+
     @Test func backgroundGrandchildDoesNotSurviveASuccess() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

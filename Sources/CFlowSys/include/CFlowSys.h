@@ -37,6 +37,11 @@ struct cflow_spawn_request {
     /// A terminal whose foreground the child takes after joining its new process group
     /// and before exec, or -1.
     int tty_fd;
+    /// If not 0: flow's pid. The child is SIGKILLed when the calling thread dies (Linux's
+    /// parent-death signal; also if flow is already gone when the child checks). Only for
+    /// a caller thread that lives as long as flow: the signal follows the thread, not the
+    /// process.
+    pid_t die_with_parent;
 };
 
 /// Starts `request->path` as the leader of a new process group, with default signal
