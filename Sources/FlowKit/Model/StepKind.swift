@@ -22,15 +22,27 @@ public enum StepKind: Sendable {
     /// Every kind key, in the order docs and messages list them.
     public static let keywords = ["print", "delay", "shell", "sequential", "concurrent", "use"]
 
-    /// Options valid only on steps of the given kind.
-    public static let kindOptions: [String: [String]] = [
-        "print": ["stream"],
-        "delay": [],
-        "shell": ["dir", "stdin", "interactive"],
-        "sequential": ["finally"],
-        "concurrent": ["max_parallel", "fail_fast", "finally"],
-        "use": ["with"],
-    ]
+    /// Options valid only on steps of the given kind (see `options(of:)`).
+    public static let kindOptions = Dictionary(uniqueKeysWithValues: keywords.map { ($0, options(of: $0)) })
+
+    /// The options valid only on steps of `kind`: asked once per step of every workflow
+    /// parsed, so a switch rather than a hashed lookup.
+    public static func options(of kind: String) -> [String] {
+        switch kind {
+        case "print": ["stream"]
+        case "shell": ["dir", "stdin", "interactive"]
+        case "sequential": ["finally"]
+        case "concurrent": ["max_parallel", "fail_fast", "finally"]
+        case "use": ["with"]
+        default: []
+        }
+    }
+
+    /// Whether `kind` is a group kind (`sequential`, `concurrent`, `use`): one that takes
+    /// the group options.
+    public static func isGroup(_ kind: String) -> Bool {
+        kind == "sequential" || kind == "concurrent" || kind == "use"
+    }
 
     /// Options valid on every step.
     public static let commonOptions = [

@@ -72,7 +72,7 @@ public enum WorkflowSchema {
             var properties: [(String, JSONValue)] = [(kind, kindValue(kind))]
             properties += commonProperties.filter { $0.0 != "outputs" || kind == "shell" }
             for option in StepKind.kindOptions[kind] ?? [] { properties.append((option, kindOption(option))) }
-            if ["sequential", "concurrent", "use"].contains(kind) {
+            if StepKind.isGroup(kind) {
                 properties.append(("shell", .object([("$ref", .string("#/$defs/shellProgram")),
                                                       ("description", .string("Shell for the shell steps inside this group."))])))
             }
