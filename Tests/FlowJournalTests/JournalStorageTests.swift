@@ -49,6 +49,25 @@ import Testing
         #expect(run.counts == ["succeeded": 1, "running": 1, "pending": 1])
     }
 
+    /// The recorder's statements bind text and blobs in place: empty values stay empty (not
+    /// NULL), and non-ASCII text arrives byte for byte.
+    @Test func boundValuesArriveIntact() throws {
+        let journal = try Journal.open(stateDir: Self.stateDir(), create: true)
+        let texts = ["", "✓ é ünïcödé", String(repeating: "long ", count: 200), "tab\tnew\nline"]
+        try journal.access { db in
+            let statements = try JournalStatements(db)
+            for (index, text) in texts.enumerated() {
+                try statements.run(statements.insertOutput, .text("r"), .text("\(index)"), .text(text), .text(text))
+            }
+        }
+        let stored = try journal.queue.read { (db: Database) throws in
+            try Row.fetchAll(db, sql: "SELECT key, value, typeof(value) FROM outputs WHERE run_id = 'r' ORDER BY CAST(path AS INTEGER)")
+        }
+        #expect(stored.map { $0[0] as String } == texts)
+        #expect(stored.map { $0[1] as String } == texts)
+        #expect(stored.allSatisfy { $0[2] as String == "text" })
+    }
+
     @Test func pruneDeletesEveryRowOfTheRunsItDrops() throws {
         let dir = Self.stateDir()
         let journal = try Journal.open(stateDir: dir, create: true)
