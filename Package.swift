@@ -22,6 +22,8 @@ let package = Package(
         // All logic: load, parse, validate, plan, execute, report.
         // C shims for what Swift's Glibc import lacks (spawn file actions, pidfd, siginfo).
         .target(name: "CFlowSys"),
+        // SQLite's process-wide options (a C shim: sqlite3_config is variadic).
+        .target(name: "CFlowSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         // Release builds skip dynamic exclusivity checks: the parser and validator touch
         // class properties of 100,000-step trees millions of times (measured: 7-8% of the
         // instructions of `flow validate` on bench/out/static100k). Debug builds and tests
@@ -37,6 +39,7 @@ let package = Package(
             name: "FlowJournal",
             dependencies: [
                 "FlowKit",
+                "CFlowSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFlowSQLite
 import FlowKit
 import GRDB
 import Synchronization
@@ -21,8 +22,12 @@ public final class Journal: Sendable {
         return ".flow"
     }
 
+    /// SQLite's process-wide options, set once before the first connection.
+    private static let configured: Bool = cflow_sqlite_configure() == 0
+
     /// Opens (and with `create`, makes) the journal of `stateDir`.
     public static func open(stateDir: String, create: Bool) throws(JournalError) -> Journal {
+        _ = configured
         let path = stateDir + "/journal.sqlite"
         if !create, Glibc.access(path, F_OK) != 0 {
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")

@@ -56,8 +56,8 @@ enum FlowBinary {
         defer { try? fileManager.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("stdout")
         let errURL = scratch.appendingPathComponent("stderr")
-        fileManager.createFile(atPath: outURL.path, contents: nil)
-        fileManager.createFile(atPath: errURL.path, contents: nil)
+        _ = fileManager.createFile(atPath: outURL.path, contents: nil)
+        _ = fileManager.createFile(atPath: errURL.path, contents: nil)
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
 
