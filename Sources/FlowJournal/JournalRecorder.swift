@@ -166,14 +166,15 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             } else {
                 outputBuffer.append(contentsOf: bytes)
             }
-            // The rows go with the next transition or every 250 ms; a flood of short
+            // The rows go with the next commit (at most 250 ms away); a flood of short
             // alternating rows is committed sooner (bounded memory).
             if lines.count >= Self.maxPending { commit() }
         }
     }
 
     static let rowBytes = 1 << 20
-    /// Transitions held before a commit is due regardless of the clock (bounded memory).
+    /// Transitions (or output rows) held before a commit is due regardless of the clock
+    /// (bounded memory).
     static let maxPending = 8192
 
     /// Called before flow acts outside itself: records the step ends it has been told of,
