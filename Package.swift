@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // libyaml itself, read through its event API (see docs/architecture.md).
@@ -40,8 +39,6 @@ let package = Package(
             dependencies: [
                 "FlowKit",
                 "CFlowSQLite",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The thin command-line front end. Release builds link with lld (shipped with the
@@ -64,7 +61,7 @@ let package = Package(
         .executableTarget(name: "flow-proc-bench", dependencies: ["FlowKit"]),
         .testTarget(name: "ProcessTests", dependencies: ["FlowKit", "flow-test-child", "flow-proc-bench"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
-        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "CFlowSQLite"]),
         .testTarget(
             name: "FlowEndToEndTests",
             dependencies: ["flow", "flow-test-child"],

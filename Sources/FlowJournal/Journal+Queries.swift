@@ -1,6 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowKit
-import Foundation
-import GRDB
 
 /// Reading the journal: history, one run, its steps and output; pruning.
 extension Journal {
@@ -9,26 +10,26 @@ extension Journal {
         exit_status, pid, host, total_steps
         """
 
-    func runRecord(_ row: Row, content: [UInt8] = []) -> RunRecord {
-        let id: String = row["id"]
-        var state: String = row["state"]
+    func runRecord(_ row: SQLiteRow, content: [UInt8] = []) -> RunRecord {
+        let id: String = row["id"] ?? ""
+        var state: String = row["state"] ?? ""
         if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = "interrupted" }
         return RunRecord(
-            id: id, kind: row["kind"], parentID: row["parent_id"], workflowPath: row["workflow_path"],
-            workflowName: row["workflow_name"], contentHash: row["content_hash"], content: content,
-            args: RunArguments.decode(row["args"]) ?? RunArguments(PlanOptions()), cwd: row["cwd"],
-            startedAt: row["started_at"], endedAt: row["ended_at"], state: state, exitStatus: row["exit_status"],
-            pid: row["pid"], host: row["host"], totalSteps: row["total_steps"])
+            id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
+            workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
+            args: (row["args"] as String?).flatMap(RunArguments.decode) ?? RunArguments(PlanOptions()), cwd: row["cwd"] ?? "",
+            startedAt: row["started_at"] ?? 0, endedAt: row["ended_at"], state: state, exitStatus: row["exit_status"],
+            pid: row["pid"] ?? 0, host: row["host"] ?? "", totalSteps: row["total_steps"] ?? 0)
     }
 
     /// `last`, a full id, or a unique prefix of one.
     public func resolve(_ reference: String) throws(JournalError) -> String {
         let ids: [String] = try read { db in
             if reference == "last" {
-                return try String.fetchAll(db, sql: "SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")
+                return try db.values("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")
             }
-            return try String.fetchAll(db, sql: "SELECT id FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY started_at DESC",
-                                       arguments: [reference, reference.replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"])
+            return try db.values("SELECT id FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY started_at DESC",
+                                 [reference, reference.replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"])
         }
         if ids.contains(reference) { return reference }
         switch ids.count {
@@ -42,21 +43,21 @@ extension Journal {
 
     /// Runs, newest first, with their step counts.
     public func runs(limit: Int?) throws(JournalError) -> [RunRecord] {
-        let rows: [Row] = try read { db in
+        let rows: [SQLiteRow] = try read { db in
             var sql = "SELECT \(Self.runColumns) FROM runs ORDER BY started_at DESC, rowid DESC"
             if let limit { sql += " LIMIT \(max(limit, 0))" }
-            return try Row.fetchAll(db, sql: sql)
+            return try db.rows(sql)
         }
         var records = rows.map { runRecord($0) }
-        let counts: [Row] = try read { db in
-            try Row.fetchAll(db, sql: """
+        let counts: [SQLiteRow] = try read { db in
+            try db.rows("""
                 SELECT run_id, state, COUNT(*) AS n FROM steps WHERE kind IN ('print', 'delay', 'shell')
                 AND path NOT LIKE '%u%' GROUP BY run_id, state
                 """)
         }
         var byRun: [String: [String: Int]] = [:]
         for row in counts {
-            byRun[row["run_id"] as String, default: [:]][row["state"] as String] = row["n"]
+            byRun[row["run_id"] ?? "", default: [:]][row["state"] ?? ""] = row["n"]
         }
         for i in records.indices {
             if records[i].isUnfinished {
@@ -75,14 +76,11 @@ extension Journal {
 
     /// One run, with its stored workflow content.
     public func run(_ id: String) throws(JournalError) -> RunRecord {
-        let found: (Row, Data)? = try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT \(Self.runColumns), content FROM runs WHERE id = ?", arguments: [id]) else {
-                return nil
-            }
-            return (row, row["content"] as Data)
+        let found: SQLiteRow? = try read { db in
+            try db.rows("SELECT \(Self.runColumns), content FROM runs WHERE id = ?", [id]).first
         }
-        guard let (row, content) = found else { throw JournalError("no run `\(id)`") }
-        var record = runRecord(row, content: [UInt8](content))
+        guard let row = found else { throw JournalError("no run `\(id)`") }
+        var record = runRecord(row, content: row["content"] ?? [])
         if let summary = try runs(limit: nil).first(where: { $0.id == id }) { record.counts = summary.counts }
         return record
     }
@@ -95,31 +93,32 @@ extension Journal {
         // misses, the database read that follows has.
         let uncommitted = RunLock.records(stateDir: stateDir, runID: runID)
         return try read { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try db.rows("""
                 SELECT path, position, depth, name, kind, label, state, attempts, exit_code, started_at, ended_at, completed_seq
                 FROM steps WHERE run_id = ? ORDER BY position
-                """, arguments: [runID])
+                """, [runID])
             var outputs: [String: [String: String]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT path, key, value FROM outputs WHERE run_id = ?", arguments: [runID]) {
-                outputs[row["path"] as String, default: [:]][row["key"] as String] = row["value"]
+            for row in try db.rows("SELECT path, key, value FROM outputs WHERE run_id = ?", [runID]) {
+                outputs[row["path"] ?? "", default: [:]][row["key"] ?? ""] = row["value"]
             }
             var records = rows.map { row in
-                let path: String = row["path"]
-                return StepRecord(path: path, position: row["position"], depth: row["depth"], name: row["name"], kind: row["kind"],
-                                  label: row["label"], state: row["state"], attempts: row["attempts"], exitCode: row["exit_code"],
-                                  startedAt: row["started_at"], endedAt: row["ended_at"], completedSeq: row["completed_seq"],
-                                  outputs: outputs[path] ?? [:])
+                let path: String = row["path"] ?? ""
+                return StepRecord(path: path, position: row["position"] ?? 0, depth: row["depth"] ?? 0, name: row["name"],
+                                  kind: row["kind"] ?? "", label: row["label"] ?? "", state: row["state"] ?? "",
+                                  attempts: row["attempts"] ?? 0, exitCode: row["exit_code"], startedAt: row["started_at"],
+                                  endedAt: row["ended_at"], completedSeq: row["completed_seq"], outputs: outputs[path] ?? [:])
             }
-            let state = try String.fetchOne(db, sql: "SELECT state FROM runs WHERE id = ?", arguments: [runID])
+            let state: String? = try db.value("SELECT state FROM runs WHERE id = ?", [runID])
             guard state == "running" else { return records }
             var ledger = StepLedger()
-            let transitions = try Row.fetchCursor(db, sql: """
+            let transitions = try db.rows("""
                 SELECT path, to_state, attempt, time, exit_code, signal, seq FROM transitions WHERE run_id = ? ORDER BY seq
-                """, arguments: [runID])
+                """, [runID])
             var next = 1
-            while let row = try transitions.next() {
-                ledger.apply(path: row[0], to: row[1], attempt: row[2], time: row[3], exitCode: row[4], signal: row[5])
-                next = row[6] as Int + 1
+            for row in transitions {
+                ledger.apply(path: row[0] ?? "", to: row[1] ?? "", attempt: row[2] ?? 0, time: row[3] ?? 0, exitCode: row[4],
+                             signal: row[5])
+                next = (row[6] ?? 0) + 1
             }
             for record in uncommitted where record.seq >= next {
                 guard record.seq == next else { break }
@@ -148,24 +147,25 @@ extension Journal {
         let file = RunOutputFile(path: outputPath(runID))
         return try read { db in
             var sql = "SELECT id, path, stream, time, line, file_offset, file_length FROM output_lines WHERE run_id = ? AND id > ?"
-            var arguments: StatementArguments = [runID, after]
+            var arguments: [any SQLiteBindable] = [runID, after]
             if let path {
                 sql += " AND (path = ? OR path LIKE ?)"
-                _ = arguments.append(contentsOf: [path, path + ".%"])
+                arguments += [path, path + ".%"]
             }
             sql += " ORDER BY id"
             // A row holds one or more consecutive lines, each ending in a newline (rows of
             // v1 journals: newline-separated, without the last one).
             var records: [LineRecord] = []
-            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+            for row in try db.rows(sql, arguments) {
                 var bytes: [UInt8]
                 if let offset = row["file_offset"] as Int64?, let length = row["file_length"] as Int? {
                     bytes = try file.read(offset: offset, length: length)
                 } else {
-                    bytes = [UInt8](row["line"] as Data)  // a row from before v3
+                    bytes = row["line"] ?? []  // a row from before v3
                 }
                 if bytes.last == 0x0A { bytes.removeLast() }
-                let (id, path, stream, time): (Int64, String, String, Double) = (row["id"], row["path"], row["stream"], row["time"])
+                let (id, path, stream, time): (Int64, String, String, Double) =
+                    (row["id"] ?? 0, row["path"] ?? "", row["stream"] ?? "", row["time"] ?? 0)
                 for piece in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
                     var line = Array(piece)
                     if line.last == 0x0D { line.removeLast() }  // stored as printed; shown as lines
@@ -178,7 +178,7 @@ extension Journal {
 
     /// Whether the run is still being written by a live process.
     public func isLive(_ runID: String) throws(JournalError) -> Bool {
-        let state: String? = try read { db in try String.fetchOne(db, sql: "SELECT state FROM runs WHERE id = ?", arguments: [runID]) }
+        let state: String? = try read { db in try db.value("SELECT state FROM runs WHERE id = ?", [runID]) }
         return state == "running" && RunLock.isHeld(stateDir: stateDir, runID: runID)
     }
 
@@ -197,7 +197,7 @@ extension Journal {
             // children ourselves, in the same transaction.
             for id in doomed {
                 for table in ["output_lines", "outputs", "transitions", "attempts", "steps", "runs"] {
-                    try db.execute(sql: "DELETE FROM \(table) WHERE \(table == "runs" ? "id" : "run_id") = ?", arguments: [id])
+                    try db.execute("DELETE FROM \(table) WHERE \(table == "runs" ? "id" : "run_id") = ?", [id])
                 }
             }
         }

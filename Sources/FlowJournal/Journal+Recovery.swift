@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import GRDB
 
 extension Journal {
     /// Folds the lock files of runs whose process died into the database, then removes them.
@@ -44,11 +43,11 @@ extension Journal {
     /// if the run is not in the database.
     private func fold(_ records: [TransitionRecord], runID: String) throws -> Bool {
         try write { db in
-            guard let state = try String.fetchOne(db, sql: "SELECT state FROM runs WHERE id = ?", arguments: [runID]) else {
+            guard let state: String = try db.value("SELECT state FROM runs WHERE id = ?", [runID]) else {
                 return false
             }
             guard state == "running", !records.isEmpty else { return true }
-            var next = try Int.fetchOne(db, sql: "SELECT MAX(seq) FROM transitions WHERE run_id = ?", arguments: [runID]) ?? 0
+            var next: Int = try db.value("SELECT MAX(seq) FROM transitions WHERE run_id = ?", [runID]) ?? 0
             next += 1
             let statements = try JournalStatements(db)
             for record in records where record.seq >= next {

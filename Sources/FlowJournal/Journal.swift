@@ -3,17 +3,19 @@ import Glibc
 #endif
 import CFlowSQLite
 import FlowKit
-import GRDB
 import Synchronization
 
 /// The run journal: one SQLite database (WAL mode) under the state dir.
 ///
 /// Several `flow` processes may use one state dir at once: writes are short transactions,
-/// and a busy database is waited for (up to 10 s) rather than failed.
-public final class Journal: Sendable {
+/// and a busy database is waited for (up to 10 s) rather than failed. Within a process,
+/// the one connection is used by one thread at a time (`serial`), which is what makes the
+/// unchecked `Sendable` sound: `connection` is touched only inside `serial`.
+public final class Journal: @unchecked Sendable {
     public let stateDir: String
     public let path: String
-    let queue: DatabaseQueue
+    private let connection: SQLiteConnection
+    private let serial = Mutex(())
 
     /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
     public static func stateDir(option: String?) -> String {
@@ -48,56 +50,49 @@ public final class Journal: Sendable {
             }
         }
         do {
-            var config = Configuration()
-            config.busyMode = .timeout(10)
+            let fresh = Glibc.access(path, F_OK) != 0
+            let connection = try SQLiteConnection(path: path)
             // Not enforced: every row of a run is written by the one recorder that inserted
             // the run first, and checking the parent on each of a run's thousands of inserts
             // was a tenth of a transition's cost. Pruning deletes the children itself.
-            config.foreignKeysEnabled = false
-            config.label = "flow journal"
-            config.prepareDatabase { db in
-                // The WAL is not deleted at close (see `keepOpenUntilExit`); past 64 MiB it is
-                // truncated when it restarts, so one run's burst of output does not stay.
-                try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864")
-            }
-            let fresh = Glibc.access(path, F_OK) != 0
-            let queue = try DatabaseQueue(path: path, configuration: config)
-            try queue.writeWithoutTransaction { db in
-                // A brand-new file is made without syncs (switching it to WAL and creating
-                // the tables cost five fdatasyncs, a third of a first run's journal time):
-                // a power cut now can only damage an empty journal, which flow then reports.
-                if fresh { try db.execute(sql: "PRAGMA synchronous = OFF") }
-                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            }
-            let created = try queue.write { db in try JournalSchema.createLatestIfEmpty(db) }
-            if fresh { try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") } }
-            if !created { try JournalSchema.migrator.migrate(queue) }
-            let journal = Journal(stateDir: stateDir, path: path, queue: queue)
+            // The WAL is not deleted at close (see `keepOpenUntilExit`); past 64 MiB it is
+            // truncated when it restarts, so one run's burst of output does not stay.
+            // A brand-new file is made without syncs (switching it to WAL and creating the
+            // tables cost five fdatasyncs, a third of a first run's journal time): a power
+            // cut now can only damage an empty journal, which flow then reports.
+            try connection.execute("""
+                PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864;
+                PRAGMA synchronous = \(fresh ? "OFF" : "NORMAL"); PRAGMA journal_mode = WAL
+                """)
+            let created = try connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }
+            if fresh { try connection.execute("PRAGMA synchronous = NORMAL") }
+            if !created { try JournalSchema.migrate(connection) }
+            let journal = Journal(stateDir: stateDir, path: path, connection: connection)
             journal.recover()
             return journal
-        } catch let error as DatabaseError {
+        } catch let error as SQLiteError {
             throw JournalError(describe(error, path: path))
         } catch {
             throw JournalError("cannot open the journal \(path): \(error)")
         }
     }
 
-    init(stateDir: String, path: String, queue: DatabaseQueue) {
+    init(stateDir: String, path: String, connection: SQLiteConnection) {
         self.stateDir = stateDir
         self.path = path
-        self.queue = queue
+        self.connection = connection
     }
 
-    static func describe(_ error: DatabaseError, path: String) -> String {
-        switch error.resultCode {
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            return "the journal \(path) is damaged (\(error.message ?? "not a database")); move it away to start a new one"
-        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_IOERR:
-            return "cannot write the journal \(path) (\(error.message ?? "\(error.resultCode)")); check its permissions, or use --state-dir / --no-journal"
-        case .SQLITE_FULL:
+    static func describe(_ error: SQLiteError, path: String) -> String {
+        switch error.primaryCode {
+        case SQLITE_NOTADB, SQLITE_CORRUPT:
+            return "the journal \(path) is damaged (\(error.message)); move it away to start a new one"
+        case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_IOERR:
+            return "cannot write the journal \(path) (\(error.message)); check its permissions, or use --state-dir / --no-journal"
+        case SQLITE_FULL:
             return "the disk holding \(path) is full"
         default:
-            return "journal error in \(path): \(error.message ?? "\(error.resultCode)")"
+            return "journal error in \(path): \(error.message)"
         }
     }
 
@@ -140,32 +135,30 @@ public final class Journal: Sendable {
         return String(repeating: "0", count: 16 - s.count) + s
     }
 
-    func write<T>(_ body: (Database) throws -> T) throws(JournalError) -> T {
-        do {
-            return try queue.write(body)
-        } catch let error as DatabaseError {
-            throw JournalError(Self.describe(error, path: path))
-        } catch {
-            throw JournalError("journal error: \(error)")
-        }
+    /// Runs `body` in a write transaction (see `SQLiteConnection.transaction`).
+    func write<T>(_ body: (SQLiteConnection) throws -> T) throws(JournalError) -> T {
+        try withConnection { connection in try connection.transaction { try body(connection) } }
     }
 
     /// Runs `body` on the journal's connection, outside any transaction (the recorder's hot
     /// path manages its own; see `JournalStatements`).
-    func access(_ body: (Database) throws -> Void) throws(JournalError) {
-        do {
-            try queue.writeWithoutTransaction(body)
-        } catch let error as DatabaseError {
-            throw JournalError(Self.describe(error, path: path))
-        } catch {
-            throw JournalError("journal error: \(error)")
-        }
+    func access(_ body: (SQLiteConnection) throws -> Void) throws(JournalError) {
+        try withConnection(body)
     }
 
-    func read<T>(_ body: (Database) throws -> T) throws(JournalError) -> T {
+    /// Runs `body` in a read transaction: its queries see one snapshot of the journal.
+    func read<T>(_ body: (SQLiteConnection) throws -> T) throws(JournalError) -> T {
+        try withConnection { connection in try connection.transaction(write: false) { try body(connection) } }
+    }
+
+    /// Gives `body` the connection, to this thread alone, and describes what it throws.
+    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws(JournalError) -> T {
+        // Handed out through a local: the lock's closure may only return values it can send.
+        nonisolated(unsafe) var result: Result<T, any Error>?
+        serial.withLock { _ in result = Result { try body(connection) } }
         do {
-            return try queue.read(body)
-        } catch let error as DatabaseError {
+            return try result!.get()
+        } catch let error as SQLiteError {
             throw JournalError(Self.describe(error, path: path))
         } catch let error as JournalError {
             throw error

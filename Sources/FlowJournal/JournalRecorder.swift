@@ -2,8 +2,6 @@
 import Glibc
 #endif
 import FlowKit
-import Foundation
-import GRDB
 import Synchronization
 
 /// Records a run in the journal as it happens: one more observer of the event stream.
@@ -99,13 +97,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             let s = try JournalStatements(db)
             statements = s
             try s.transaction {
-                try db.execute(sql: """
+                try db.execute("""
                     INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd,
                                       started_at, state, pid, host, total_steps)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)
-                    """, arguments: [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
-                                     Journal.hash(m.content), Data(m.content), m.args.json, m.cwd,
-                                     Timestamp.now().unix, Int(getpid()), hostName, total])
+                    """, [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
+                          Journal.hash(m.content), m.content, m.args.json, m.cwd,
+                          Timestamp.now().unix, Int(getpid()), hostName, total])
                 for row in rows {
                     try s.run(s.insertStep, .text(m.id), .text(row.0), .int(Int64(row.1)), .int(Int64(row.2)),
                               row.3.map { .text($0) } ?? .null, .text(row.4), .text(row.5))
@@ -246,7 +244,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
 
     /// Writes the buffered lines and queued transitions, then `body`, in one transaction;
     /// on failure, warns once and stops recording (the run itself goes on).
-    func guarded(_ body: (Database, JournalStatements) throws -> Void = { _, _ in }) {
+    func guarded(_ body: (SQLiteConnection, JournalStatements) throws -> Void = { _, _ in }) {
         do {
             // The bytes first: a committed row never points past the end of the file.
             try flushOutput()
@@ -299,10 +297,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         let id = metadata.id
         guarded { db, statements in
             try writeLedger(statements)
-            try db.execute(sql: "UPDATE runs SET state = ?, exit_status = ?, ended_at = ? WHERE id = ?",
-                           arguments: [outcome.status.rawValue, Int(outcome.exitCode), outcome.time.unix, id])
+            try db.execute("UPDATE runs SET state = ?, exit_status = ?, ended_at = ? WHERE id = ?",
+                           [outcome.status.rawValue, Int(outcome.exitCode), outcome.time.unix, id])
         }
-        // Finalised on the connection's queue, before GRDB may close it.
+        // Finalised while the connection is ours, before it may close.
         try? journal.access { _ in statements = nil }
         lock?.release(stateDir: journal.stateDir, runID: id)
         lock = nil

@@ -1,5 +1,3 @@
-import GRDB
-
 /// The journal's tables, created and upgraded by numbered migrations.
 ///
 /// Paths are the plan's dotted step paths (`2.1`, `3.f1`), stable for the same workflow
@@ -110,80 +108,98 @@ enum JournalSchema {
             """
     }
 
-    /// Every migration below, for a journal that has none of them yet.
-    static let identifiers = ["v1", "v2", "v3"]
+    /// The migrations, in order: each identifier and its SQL.
+    static let migrations: [(identifier: String, sql: String)] = [
+        ("v1", runs + steps + attempts + outputs + """
+            CREATE TABLE transitions (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                path TEXT NOT NULL,
+                from_state TEXT NOT NULL,
+                to_state TEXT NOT NULL,
+                attempt INTEGER NOT NULL,
+                time REAL NOT NULL,
+                reason TEXT
+            );
+            CREATE TABLE output_lines (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                path TEXT NOT NULL,
+                stream TEXT NOT NULL,             -- stdout | stderr
+                time REAL NOT NULL,
+                line BLOB NOT NULL                 -- one or more consecutive lines, newline-separated
+            );
+            CREATE INDEX output_lines_run ON output_lines(run_id, id);
+            """),
+        // The hot path records transitions only (see `StepLedger`): keyed by run and order,
+        // so a run's rows are one range of one B-tree (a commit writes one page, a killed run
+        // is replayed without a scan), and carrying the exit code and signal; `steps` and
+        // `attempts` are filled in from them when the run ends. output_lines loses v1's
+        // AUTOINCREMENT, which made every insert also update `sqlite_sequence`; its row ids
+        // stay increasing without it (rows are only ever deleted a whole old run at a time,
+        // never the newest).
+        ("v2", transitions("transitions_v2") + outputLines("output_lines_v2", v3: false) + """
+            INSERT INTO transitions_v2 (run_id, seq, path, from_state, to_state, attempt, time, reason)
+                SELECT run_id, id, path, from_state, to_state, attempt, time, reason FROM transitions;
+            DROP TABLE transitions;
+            ALTER TABLE transitions_v2 RENAME TO transitions;
+            INSERT INTO output_lines_v2 SELECT * FROM output_lines;
+            DROP TABLE output_lines;
+            ALTER TABLE output_lines_v2 RENAME TO output_lines;
+            CREATE INDEX output_lines_run ON output_lines(run_id, id);
+            """),
+        // Output moves out of the database into one append-only file per run: storing 200 MB
+        // of output as blobs wrote every page twice (log, then checkpoint) with two system
+        // calls per 4 KiB page, four times the time of the run that printed it. Rows keep the
+        // step, stream and time, and point into the file; older rows keep their bytes in
+        // `line`.
+        ("v3", """
+            ALTER TABLE output_lines ADD COLUMN file_offset INTEGER;
+            ALTER TABLE output_lines ADD COLUMN file_length INTEGER;
+            """),
+    ]
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: runs + steps + attempts + outputs + """
-                CREATE TABLE transitions (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-                    path TEXT NOT NULL,
-                    from_state TEXT NOT NULL,
-                    to_state TEXT NOT NULL,
-                    attempt INTEGER NOT NULL,
-                    time REAL NOT NULL,
-                    reason TEXT
-                );
-                CREATE TABLE output_lines (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-                    path TEXT NOT NULL,
-                    stream TEXT NOT NULL,             -- stdout | stderr
-                    time REAL NOT NULL,
-                    line BLOB NOT NULL                 -- one or more consecutive lines, newline-separated
-                );
-                CREATE INDEX output_lines_run ON output_lines(run_id, id);
-                """)
-        }
-        migrator.registerMigration("v2") { db in
-            // The hot path records transitions only (see `StepLedger`): keyed by run and
-            // order, so a run's rows are one range of one B-tree (a commit writes one page,
-            // a killed run is replayed without a scan), and carrying the exit code and
-            // signal; `steps`/`attempts` are filled in from them when the run ends.
-            // output_lines loses v1's AUTOINCREMENT, which made every insert also update
-            // `sqlite_sequence`; its row ids stay increasing without it (rows are only ever
-            // deleted a whole old run at a time, never the newest).
-            try db.execute(sql: transitions("transitions_v2") + outputLines("output_lines_v2", v3: false) + """
-                INSERT INTO transitions_v2 (run_id, seq, path, from_state, to_state, attempt, time, reason)
-                    SELECT run_id, id, path, from_state, to_state, attempt, time, reason FROM transitions;
-                DROP TABLE transitions;
-                ALTER TABLE transitions_v2 RENAME TO transitions;
-                INSERT INTO output_lines_v2 SELECT * FROM output_lines;
-                DROP TABLE output_lines;
-                ALTER TABLE output_lines_v2 RENAME TO output_lines;
-                CREATE INDEX output_lines_run ON output_lines(run_id, id);
-                """)
-        }
-        migrator.registerMigration("v3") { db in
-            // Output moves out of the database into one append-only file per run: storing
-            // 200 MB of output as blobs wrote every page twice (log, then checkpoint) with
-            // two system calls per 4 KiB page, four times the time of the run that printed it.
-            // Rows keep the step, stream and time, and point into the file; older rows keep
-            // their bytes in `line`.
-            try db.execute(sql: """
-                ALTER TABLE output_lines ADD COLUMN file_offset INTEGER;
-                ALTER TABLE output_lines ADD COLUMN file_length INTEGER;
-                """)
-        }
-        return migrator
+    /// Every migration's identifier.
+    static var identifiers: [String] { migrations.map(\.identifier) }
+
+    /// The table recording which migrations a journal has had. Its name is GRDB's, whose
+    /// migrator made journals before flow had its own: those journals carry on from it.
+    static let migrationsTable = "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"
+
+    /// The identifiers of the migrations `db` has had.
+    static func appliedMigrations(_ db: SQLiteConnection) throws(SQLiteError) -> Set<String> {
+        let exists: Int? = try db.value("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'")
+        guard exists != nil else { return [] }
+        return Set(try db.values("SELECT identifier FROM grdb_migrations"))
     }
 
-    /// A new journal gets the latest schema in one transaction, marked as migrated the way
-    /// GRDB's migrator marks it (its `grdb_migrations` table): the same tables as v1 then
+    /// Applies the migrations `db` lacks, in order, each in its own transaction (up to and
+    /// including `last`, if given).
+    static func migrate(_ db: SQLiteConnection, upTo last: String? = nil) throws {
+        let applied = try appliedMigrations(db)
+        let count = last.flatMap { last in migrations.firstIndex { $0.identifier == last } }.map { $0 + 1 } ?? migrations.count
+        for migration in migrations.prefix(count) where !applied.contains(migration.identifier) {
+            try db.transaction {
+                try db.execute(migrationsTable)
+                try db.execute(migration.sql)
+                try db.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.identifier])
+            }
+        }
+    }
+
+    /// A new journal gets the latest schema in one transaction, marked as migrated (see
+    /// `migrationsTable`): the same tables as v1 then
     /// v2 give, in a third of the time (table rebuilds and renames are what a first `flow
     /// run` in a fresh checkout, as in CI, would otherwise pay for). Returns false, doing
     /// nothing, when the database already has tables.
-    static func createLatestIfEmpty(_ db: Database) throws -> Bool {
-        guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master")! == 0 else { return false }
-        try db.execute(sql: runs + steps + attempts + outputs + transitions("transitions") + outputLines("output_lines") + """
+    static func createLatestIfEmpty(_ db: SQLiteConnection) throws(SQLiteError) -> Bool {
+        let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
+        guard tables == 0 else { return false }
+        try db.execute(runs + steps + attempts + outputs + transitions("transitions") + outputLines("output_lines") + """
             CREATE INDEX output_lines_run ON output_lines(run_id, id);
-            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-            """)
+            """ + migrationsTable)
         for identifier in identifiers {
-            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
+            try db.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [identifier])
         }
         return true
     }

@@ -1,23 +1,11 @@
-import GRDB
-import GRDBSQLite
+import CFlowSQLite
 
 /// The statements a run's recorder runs for every transition, prepared once on its
-/// connection and stepped through SQLite's C API.
-///
-/// Why not GRDB's `Statement` here: each transition costs a handful of these, thousands of
-/// times a run, and GRDB's per-call work (looking the SQL up in its cache, boxing
-/// arguments, its statement bookkeeping) cost more than SQLite's own. GRDB still owns the
-/// connection, opens it, migrates it and serialises access to it: these handles are only
-/// used inside its `writeWithoutTransaction` closures.
+/// connection (`SQLITE_PREPARE_PERSISTENT`) and stepped again and again: each transition
+/// costs a handful of these, thousands of times a run. The handles are only used while the
+/// journal has handed its connection to the caller (`Journal.access`).
 final class JournalStatements {
-    /// A value bound to a parameter.
-    enum Value {
-        case text(String)
-        case int(Int64)
-        case double(Double)
-        case blob([UInt8])
-        case null
-    }
+    typealias Value = SQLiteValue
 
     private let connection: OpaquePointer
     private let prepared: [OpaquePointer]
@@ -31,18 +19,16 @@ final class JournalStatements {
     let insertOutput: OpaquePointer
     let insertLines: OpaquePointer
 
-    init(_ db: Database) throws {
-        let connection = db.sqliteConnection!
+    init(_ db: SQLiteConnection) throws(SQLiteError) {
+        let connection = db.handle
         self.connection = connection
         var prepared: [OpaquePointer] = []
         var complete = false
         defer { if !complete { for statement in prepared { sqlite3_finalize(statement) } } }
-        func prepare(_ sql: String) throws -> OpaquePointer {
+        func prepare(_ sql: String) throws(SQLiteError) -> OpaquePointer {
             var statement: OpaquePointer?
             let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-            guard code == SQLITE_OK, let statement else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
-            }
+            guard code == SQLITE_OK, let statement else { throw SQLiteError(code: code, connection: connection) }
             prepared.append(statement)
             return statement
         }
@@ -90,7 +76,7 @@ final class JournalStatements {
 
     /// Inserts one transition's row and, for a step that succeeded, its outputs (inside the
     /// caller's transaction).
-    func insert(_ r: TransitionRecord, runID: String) throws {
+    func insert(_ r: TransitionRecord, runID: String) throws(SQLiteError) {
         func optional(_ value: Int?) -> Value { value.map { .int(Int64($0)) } ?? .null }
         try run(insertTransition, .text(runID), .int(Int64(r.seq)), .text(r.path), .text(r.from), .text(r.to),
                 .int(Int64(r.attempt)), .double(r.time), r.reason.map { .text($0) } ?? .null, optional(r.exitCode),
@@ -101,50 +87,9 @@ final class JournalStatements {
     }
 
     /// Binds `values` to `statement` and runs it to completion.
-    func run(_ statement: OpaquePointer, _ values: Value...) throws {
-        let code = bindThenStep(statement, values, from: 0)
+    func run(_ statement: OpaquePointer, _ values: Value...) throws(SQLiteError) {
+        let code = SQLiteConnection.binding(statement, values) { sqlite3_step(statement) }
         sqlite3_reset(statement)
-        guard code == SQLITE_DONE || code == SQLITE_ROW else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
-        }
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw SQLiteError(code: code, connection: connection) }
     }
-
-    /// Binds `values[index...]`, then steps the statement. Text and blobs are bound in
-    /// place (SQLITE_STATIC), each inside the scope that keeps its bytes alive, with the
-    /// step innermost: copying them (SQLITE_TRANSIENT) cost a malloc, a copy and a free per
-    /// value, most of the binding's cost on runs of thousands of steps.
-    private func bindThenStep(_ statement: OpaquePointer, _ values: [Value], from index: Int) -> Int32 {
-        guard index < values.count else { return sqlite3_step(statement) }
-        let position = Int32(index + 1)
-        switch values[index] {
-        case .text(var text):
-            return text.withUTF8 { utf8 in
-                if let base = utf8.baseAddress {
-                    sqlite3_bind_text(statement, position, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
-                                      Int32(utf8.count), nil)
-                } else {
-                    sqlite3_bind_text(statement, position, "", 0, Self.transient)  // empty, not NULL
-                }
-                return bindThenStep(statement, values, from: index + 1)
-            }
-        case .int(let number):
-            sqlite3_bind_int64(statement, position, number)
-        case .double(let number):
-            sqlite3_bind_double(statement, position, number)
-        case .blob(let bytes):
-            return bytes.withUnsafeBytes { raw in
-                if let base = raw.baseAddress, raw.count > 0 {
-                    _ = sqlite3_bind_blob64(statement, position, base, sqlite3_uint64(raw.count), nil)
-                } else {
-                    _ = sqlite3_bind_zeroblob(statement, position, 0)  // empty, not NULL
-                }
-                return bindThenStep(statement, values, from: index + 1)
-            }
-        case .null:
-            sqlite3_bind_null(statement, position)
-        }
-        return bindThenStep(statement, values, from: index + 1)
-    }
-
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

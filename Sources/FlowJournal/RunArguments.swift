@@ -1,20 +1,14 @@
 import FlowKit
-import Foundation
 
 /// The command-line choices that shape a plan, stored (as JSON) so `resume` and `undo`
 /// plan the same tree.
-public struct RunArguments: Sendable, Equatable, Codable {
+public struct RunArguments: Sendable, Equatable {
     public var action: String?
     public var vars: [[String]] = []
     public var with: [[String]] = []
     public var tags: [String] = []
     public var skipTags: [String] = []
     public var only: String?
-
-    enum CodingKeys: String, CodingKey {
-        case action, vars, with, tags, only
-        case skipTags = "skip_tags"
-    }
 
     public init(_ options: PlanOptions) {
         action = options.action
@@ -36,13 +30,44 @@ public struct RunArguments: Sendable, Equatable, Codable {
         return options
     }
 
+    /// The arguments as a JSON object with sorted keys; absent choices are left out.
     var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        func strings(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }
+        var members: [(String, JSONValue)] = []
+        if let action { members.append(("action", .string(action))) }
+        if let only { members.append(("only", .string(only))) }
+        members.append(("skip_tags", strings(skipTags)))
+        members.append(("tags", strings(tags)))
+        members.append(("vars", .array(vars.map(strings))))
+        members.append(("with", .array(with.map(strings))))
+        return JSONValue.object(members).rendered()
     }
 
+    /// The arguments `json` wrote; nil if it is not such an object.
     static func decode(_ json: String) -> RunArguments? {
-        try? JSONDecoder().decode(RunArguments.self, from: Data(json.utf8))
+        guard let object = JSONParser.parse(json.utf8), case .object = object else { return nil }
+        func strings(_ value: JSONValue?) -> [String]? {
+            guard let value else { return [] }  // absent: none
+            guard let items = value.arrayValue else { return nil }
+            let texts = items.compactMap(\.stringValue)
+            return texts.count == items.count ? texts : nil
+        }
+        func pairs(_ value: JSONValue?) -> [[String]]? {
+            guard let value else { return [] }
+            guard let items = value.arrayValue else { return nil }
+            let lists = items.compactMap(strings)
+            return lists.count == items.count ? lists : nil
+        }
+        var arguments = RunArguments(PlanOptions())
+        arguments.action = object["action"]?.stringValue
+        arguments.only = object["only"]?.stringValue
+        guard let tags = strings(object["tags"]), let skipTags = strings(object["skip_tags"]),
+              let vars = pairs(object["vars"]), let with = pairs(object["with"])
+        else { return nil }
+        arguments.tags = tags
+        arguments.skipTags = skipTags
+        arguments.vars = vars
+        arguments.with = with
+        return arguments
     }
 }

@@ -1,5 +1,4 @@
 import FlowKit
-import Foundation
 
 /// One step transition as the journal stores it: a `transitions` row, plus the outputs of a
 /// step that succeeded.
@@ -78,25 +77,26 @@ struct TransitionRecord: Equatable {
         var records: [TransitionRecord] = []
         var start = 0
         while let end = bytes[start...].firstIndex(of: 0x0A) {
-            guard let record = parse(Data(bytes[start..<end])) else { break }
+            guard let record = parse(bytes[start..<end]) else { break }
             records.append(record)
             start = end + 1
         }
         return records
     }
 
-    static func parse(_ line: Data) -> TransitionRecord? {
-        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { return nil }
-        func int(_ key: String) -> Int? { (object[key] as? NSNumber)?.intValue }
-        guard let seq = int("seq"), let path = object["path"] as? String, let from = object["from"] as? String,
-              let to = object["to"] as? String, let attempt = int("attempt"),
-              let time = (object["time"] as? NSNumber)?.doubleValue
+    static func parse(_ line: ArraySlice<UInt8>) -> TransitionRecord? {
+        guard let object = JSONParser.parse(line) else { return nil }
+        guard let seq = object["seq"]?.intValue, let path = object["path"]?.stringValue,
+              let from = object["from"]?.stringValue, let to = object["to"]?.stringValue,
+              let attempt = object["attempt"]?.intValue, let time = object["time"]?.doubleValue
         else { return nil }
-        let outputs = ((object["outputs"] as? [String: Any]) ?? [:]).compactMap { key, value in
-            (value as? String).map { (key: key, value: $0) }
-        }.sorted { $0.key < $1.key }
+        var outputs: [(key: String, value: String)] = []
+        if case .object(let members)? = object["outputs"] {
+            outputs = members.compactMap { key, value in value.stringValue.map { (key: key, value: $0) } }
+                .sorted { $0.key < $1.key }
+        }
         return TransitionRecord(seq: seq, path: path, from: from, to: to, attempt: attempt, time: time,
-                                reason: object["reason"] as? String, exitCode: int("exit_code"), signal: int("signal"),
-                                outputs: outputs)
+                                reason: object["reason"]?.stringValue, exitCode: object["exit_code"]?.intValue,
+                                signal: object["signal"]?.intValue, outputs: outputs)
     }
 }

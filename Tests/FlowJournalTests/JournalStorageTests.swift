@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import GRDB
 import Testing
 @testable import FlowJournal
 
@@ -15,27 +14,27 @@ import Testing
 
     /// A run of three shell steps as a v2 recorder leaves it mid-run: static `steps` rows,
     /// `state = running`, and its transitions so far.
-    static func insertUnfinishedRun(_ db: Database, id: String, transitions: [(String, String, String, Int, Int?)]) throws {
-        try db.execute(sql: """
+    static func insertUnfinishedRun(_ db: SQLiteConnection, id: String, transitions: [(String, String, String, Int, Int?)]) throws {
+        try db.execute("""
             INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
             VALUES (?, 'run', 'w.yml', 'w', 'h', x'', '{}', '/', 1, 'running', 1, 'host')
-            """, arguments: [id])
+            """, [id])
         for (position, path) in ["1", "2", "3"].enumerated() {
-            try db.execute(sql: """
+            try db.execute("""
                 INSERT INTO steps (run_id, path, position, depth, kind, label, state) VALUES (?, ?, ?, 0, 'shell', 'shell', 'pending')
-                """, arguments: [id, path, position])
+                """, [id, path, position])
         }
         for (seq, t) in transitions.enumerated() {
-            try db.execute(sql: """
+            try db.execute("""
                 INSERT INTO transitions (run_id, seq, path, from_state, to_state, attempt, time, exit_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, seq + 1, t.0, t.1, t.2, t.3, Double(seq + 1), t.4])
+                """, [id, seq + 1, t.0, t.1, t.2, t.3, Double(seq + 1), t.4])
         }
     }
 
     @Test func aRunThatNeverFinishedIsReadFromItsTransitions() throws {
         let dir = Self.stateDir()
         let journal = try Journal.open(stateDir: dir, create: true)
-        try journal.queue.write { (db: Database) throws in
+        try journal.write { db in
             try Self.insertUnfinishedRun(db, id: "r1", transitions: [
                 ("1", "pending", "running", 1, nil), ("1", "running", "succeeded", 1, 0), ("2", "pending", "running", 1, nil),
             ])
@@ -60,36 +59,38 @@ import Testing
                 try statements.run(statements.insertOutput, .text("r"), .text("\(index)"), .text(text), .text(text))
             }
         }
-        let stored = try journal.queue.read { (db: Database) throws in
-            try Row.fetchAll(db, sql: "SELECT key, value, typeof(value) FROM outputs WHERE run_id = 'r' ORDER BY CAST(path AS INTEGER)")
+        let stored = try journal.read { db in
+            try db.rows("SELECT key, value, typeof(value) FROM outputs WHERE run_id = 'r' ORDER BY CAST(path AS INTEGER)")
         }
-        #expect(stored.map { $0[0] as String } == texts)
-        #expect(stored.map { $0[1] as String } == texts)
-        #expect(stored.allSatisfy { $0[2] as String == "text" })
+        #expect(stored.map { $0[0] as String? } == texts)
+        #expect(stored.map { $0[1] as String? } == texts)
+        #expect(stored.allSatisfy { $0[2] as String? == "text" })
     }
 
     @Test func pruneDeletesEveryRowOfTheRunsItDrops() throws {
         let dir = Self.stateDir()
         let journal = try Journal.open(stateDir: dir, create: true)
-        try journal.queue.write { (db: Database) throws in
+        try journal.write { db in
             for id in ["old", "new"] {
                 try Self.insertUnfinishedRun(db, id: id, transitions: [("1", "pending", "running", 1, nil), ("1", "running", "succeeded", 1, 0)])
-                try db.execute(sql: "UPDATE runs SET state = 'succeeded', started_at = ? WHERE id = ?", arguments: [id == "old" ? 1 : 2, id])
-                try db.execute(sql: "INSERT INTO outputs (run_id, path, key, value) VALUES (?, '1', 'k', 'v')", arguments: [id])
-                try db.execute(sql: "INSERT INTO output_lines (run_id, path, stream, time, line) VALUES (?, '1', 'stdout', 1, x'41')",
-                               arguments: [id])
-                try db.execute(sql: """
+                try db.execute("UPDATE runs SET state = 'succeeded', started_at = ? WHERE id = ?", [id == "old" ? 1 : 2, id])
+                try db.execute("INSERT INTO outputs (run_id, path, key, value) VALUES (?, '1', 'k', 'v')", [id])
+                try db.execute("INSERT INTO output_lines (run_id, path, stream, time, line) VALUES (?, '1', 'stdout', 1, x'41')",
+                               [id])
+                try db.execute("""
                     INSERT INTO attempts (run_id, path, number, started_at, ended_at, state) VALUES (?, '1', 1, 1, 2, 'succeeded')
-                    """, arguments: [id])
+                    """, [id])
             }
         }
         #expect(try journal.prune(keep: 1, before: nil) == 1)
-        try journal.queue.read { (db: Database) throws in
-            for table in ["runs", "steps", "attempts", "transitions", "outputs", "output_lines"] {
-                let column = table == "runs" ? "id" : "run_id"
-                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(column) = 'old'") == 0, "\(table)")
-                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(column) = 'new'")! > 0, "\(table)")
+        for table in ["runs", "steps", "attempts", "transitions", "outputs", "output_lines"] {
+            let column = table == "runs" ? "id" : "run_id"
+            let (old, new): (Int?, Int?) = try journal.read { db in
+                (try db.value("SELECT COUNT(*) FROM \(table) WHERE \(column) = 'old'"),
+                 try db.value("SELECT COUNT(*) FROM \(table) WHERE \(column) = 'new'"))
             }
+            #expect(old == 0, "\(table)")
+            #expect(new ?? 0 > 0, "\(table)")
         }
     }
 
@@ -98,10 +99,10 @@ import Testing
         mkdir(dir + "/locks", 0o755)
         // A journal as v1 left it: AUTOINCREMENT ids, transitions without exit codes.
         do {
-            let queue = try DatabaseQueue(path: dir + "/journal.sqlite")
-            try JournalSchema.migrator.migrate(queue, upTo: "v1")
-            try queue.write { db in
-                try db.execute(sql: """
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try JournalSchema.migrate(db, upTo: "v1")
+            try db.transaction {
+                try db.execute("""
                     INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
                     VALUES ('v1run', 'run', 'w.yml', 'w', 'h', x'', '{}', '/', 1, 'succeeded', 1, 'host');
                     INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code) VALUES ('v1run', '1', 0, 0, 'shell', 's', 'succeeded', 0);
@@ -114,35 +115,36 @@ import Testing
         let journal = try Journal.open(stateDir: dir, create: true)
         #expect(try journal.steps("v1run").map(\.state) == ["succeeded"])
         #expect(try journal.lines("v1run", path: nil).map { String(decoding: $0.bytes, as: UTF8.self) } == ["hi"])
-        try journal.queue.read { (db: Database) throws in
-            #expect(try String.fetchAll(db, sql: "SELECT to_state FROM transitions WHERE run_id = 'v1run' ORDER BY seq") == ["running", "succeeded"])
-            #expect(try Bool.fetchOne(db, sql: "SELECT COUNT(*) > 0 FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'") == false)
+        let (states, autoincrement): ([String], Bool?) = try journal.read { db in
+            (try db.values("SELECT to_state FROM transitions WHERE run_id = 'v1run' ORDER BY seq"),
+             try db.value("SELECT COUNT(*) > 0 FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'"))
         }
+        #expect(states == ["running", "succeeded"])
+        #expect(autoincrement == false)
     }
 
     /// Every table's columns, primary key and rowid-ness, and every index, by name.
-    static func shape(_ queue: DatabaseQueue) throws -> [String] {
-        try queue.read { (db: Database) throws in
-            var shape: [String] = []
-            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") {
-                for row in try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", arguments: [table]) {
-                    shape.append("\(table).\(row[0] as String) \(row[1] as String) \(row[2] as Int) \(row[3] as Int)")
-                }
-                let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table]) ?? ""
-                shape.append("\(table) without rowid: \(sql.contains("WITHOUT ROWID"))")
+    static func shape(_ db: SQLiteConnection) throws -> [String] {
+        var shape: [String] = []
+        let tables: [String] = try db.values("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        for table in tables {
+            for row in try db.rows("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [table]) {
+                shape.append("\(table).\(row[0] ?? "") \(row[1] ?? "") \(row[2] ?? -1) \(row[3] ?? -1)")
             }
-            shape += try String.fetchAll(db, sql: "SELECT name || ' on ' || tbl_name FROM sqlite_master WHERE type = 'index' ORDER BY name")
-            return shape
+            let sql: String = try db.value("SELECT sql FROM sqlite_master WHERE name = ?", [table]) ?? ""
+            shape.append("\(table) without rowid: \(sql.contains("WITHOUT ROWID"))")
         }
+        shape += try db.values("SELECT name || ' on ' || tbl_name FROM sqlite_master WHERE type = 'index' ORDER BY name") as [String]
+        return shape
     }
 
     @Test func aNewJournalHasTheSchemaTheMigrationsBuild() throws {
         let fresh = try Journal.open(stateDir: Self.stateDir(), create: true)
-        let migrated = try DatabaseQueue(path: Self.stateDir() + "/journal.sqlite")
-        try JournalSchema.migrator.migrate(migrated)
-        let (new, old) = (try Self.shape(fresh.queue), try Self.shape(migrated))
+        let migrated = try SQLiteConnection(path: Self.stateDir() + "/journal.sqlite")
+        try JournalSchema.migrate(migrated)
+        let (new, old) = (try fresh.read { try Self.shape($0) }, try Self.shape(migrated))
         #expect(new == old, "only new: \(Set(new).subtracting(old).sorted()); only migrated: \(Set(old).subtracting(new).sorted())")
-        #expect(try fresh.queue.read { (db: Database) throws in try JournalSchema.migrator.hasCompletedMigrations(db) })
-        #expect(try fresh.queue.read { (db: Database) throws in try JournalSchema.migrator.appliedIdentifiers(db) } == Set(JournalSchema.identifiers))
+        #expect(try fresh.read { try JournalSchema.appliedMigrations($0) } == Set(JournalSchema.identifiers))
+        #expect(try JournalSchema.appliedMigrations(migrated) == Set(JournalSchema.identifiers))
     }
 }

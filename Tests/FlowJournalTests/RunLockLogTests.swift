@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import GRDB
 import Testing
 @testable import FlowJournal
 
@@ -21,8 +20,8 @@ import Testing
     }
 
     static func seqs(_ journal: Journal, _ run: String) throws -> [Int] {
-        try journal.queue.read { db in
-            try Int.fetchAll(db, sql: "SELECT seq FROM transitions WHERE run_id = ? ORDER BY seq", arguments: [run])
+        try journal.read { db in
+            try db.values("SELECT seq FROM transitions WHERE run_id = ? ORDER BY seq", [run])
         }
     }
 
@@ -45,7 +44,7 @@ import Testing
     @Test func aDeadRunsFileIsFoldedInOnceWithoutGapsAndRemoved() throws {
         let dir = JournalStorageTests.stateDir()
         let journal = try Journal.open(stateDir: dir, create: true)
-        try journal.queue.write { (db: Database) throws in
+        try journal.write { db in
             try JournalStorageTests.insertUnfinishedRun(db, id: "r1", transitions: [
                 ("1", "pending", "running", 1, nil), ("1", "running", "succeeded", 1, 0),
             ])
@@ -78,7 +77,7 @@ import Testing
     @Test func aLiveRunsFileIsReadButNotTaken() throws {
         let dir = JournalStorageTests.stateDir()
         let journal = try Journal.open(stateDir: dir, create: true)
-        try journal.queue.write { (db: Database) throws in
+        try journal.write { db in
             try JournalStorageTests.insertUnfinishedRun(db, id: "r2", transitions: [("1", "pending", "running", 1, nil)])
         }
         let lock = try #require(RunLock(stateDir: dir, runID: "r2"))

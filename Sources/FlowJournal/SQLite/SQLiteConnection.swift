@@ -1,0 +1,175 @@
+import CFlowSQLite
+
+/// One connection to a SQLite database, through SQLite's C API.
+///
+/// Not thread-safe by itself: `Journal` hands it to one thread at a time.
+///
+/// Why not GRDB (used until journal schema v3): GRDB imports Foundation, and on Linux
+/// linking Foundation adds 2,500 protocol conformance records (scanned on every uncached
+/// dynamic cast, which the argument parser makes dozens of) and CoreFoundation's
+/// initialisers to every start of `flow`, whatever the command: measured 2.6 ms (+37%)
+/// on a command-line program that only parses its arguments. The journal needs a handful
+/// of statements, a transaction, and rows by column name — this file.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+
+    /// Opens (creating if need be) the database at `path`; a busy database is waited for up
+    /// to `busyTimeout` milliseconds before a statement fails with `SQLITE_BUSY`.
+    init(path: String, busyTimeout: Int32 = 10_000) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: code, connection: handle)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeout)
+        // Reading the schema now makes a file that is not a database fail here, with
+        // SQLITE_NOTADB, rather than at some later statement.
+        try execute("SELECT 1 FROM sqlite_master LIMIT 1")
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more `;`-separated statements without parameters (schema, pragmas).
+    func execute(_ sql: String) throws(SQLiteError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle) }
+    }
+
+    /// Runs one statement with `arguments` bound to its `?` parameters, in order.
+    func execute(_ sql: String, _ arguments: [any SQLiteBindable]) throws(SQLiteError) {
+        try query(sql, arguments) { _ in }
+    }
+
+    /// The rows of one statement.
+    func rows(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> [SQLiteRow] {
+        var rows: [SQLiteRow] = []
+        try query(sql, arguments) { rows.append($0) }
+        return rows
+    }
+
+    /// The first column of the first row, if there is a row and it is a `T`.
+    func value<T: SQLiteColumn>(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> T? {
+        var found: T?
+        var first = true
+        try query(sql, arguments) { row in
+            if first { found = row[0] }
+            first = false
+        }
+        return found
+    }
+
+    /// The first column of every row that is a `T`.
+    func values<T: SQLiteColumn>(_ sql: String, _ arguments: [any SQLiteBindable] = []) throws(SQLiteError) -> [T] {
+        var found: [T] = []
+        try query(sql, arguments) { row in
+            if let value: T = row[0] { found.append(value) }
+        }
+        return found
+    }
+
+    /// Runs `body` in a transaction: `BEGIN IMMEDIATE` (the write lock taken at once, so a
+    /// busy database is waited for here rather than failing at the first write) or, for
+    /// `write: false`, `BEGIN DEFERRED` (reads see one snapshot). Rolled back if `body` throws.
+    func transaction<T>(write: Bool = true, _ body: () throws -> T) throws -> T {
+        try execute(write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    /// Prepares `sql`, binds `arguments`, and calls `body` with each row.
+    private func query(_ sql: String, _ arguments: [any SQLiteBindable], _ body: (SQLiteRow) -> Void) throws(SQLiteError) {
+        var prepared: OpaquePointer?
+        var code = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
+        guard code == SQLITE_OK, let statement = prepared else { throw SQLiteError(code: code, connection: handle) }
+        defer { sqlite3_finalize(statement) }
+        let values = arguments.map(\.sqliteValue)
+        let count = Int(sqlite3_column_count(statement))
+        var columns: [String: Int] = [:]
+        for position in 0..<count {
+            if let name = sqlite3_column_name(statement, Int32(position)) { columns[String(cString: name)] = position }
+        }
+        code = Self.binding(statement, values) {
+            var code = sqlite3_step(statement)
+            while code == SQLITE_ROW {
+                body(SQLiteRow(columns: columns, values: (0..<count).map { Self.column(statement, Int32($0)) }))
+                code = sqlite3_step(statement)
+            }
+            return code
+        }
+        guard code == SQLITE_DONE else { throw SQLiteError(code: code, connection: handle) }
+    }
+
+    private static func column(_ statement: OpaquePointer, _ position: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement, position) {
+        case SQLITE_INTEGER:
+            return .int(sqlite3_column_int64(statement, position))
+        case SQLITE_FLOAT:
+            return .double(sqlite3_column_double(statement, position))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(statement, position) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, position))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, position))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, position) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    /// Binds `values[index...]` to `statement`, then returns `body()` (which steps it).
+    ///
+    /// Text and blobs are bound in place (SQLITE_STATIC), each inside the scope that keeps
+    /// its bytes alive, with `body` innermost: SQLite may read a parameter at every step
+    /// (a `WHERE` evaluated row by row), and copying values instead (SQLITE_TRANSIENT) cost
+    /// a malloc, a copy and a free per value, most of the binding's cost on runs of
+    /// thousands of steps.
+    static func binding(_ statement: OpaquePointer, _ values: [SQLiteValue], from index: Int = 0,
+                        _ body: () -> Int32) -> Int32 {
+        guard index < values.count else { return body() }
+        let position = Int32(index + 1)
+        switch values[index] {
+        case .text(var text):
+            return text.withUTF8 { utf8 in
+                if let base = utf8.baseAddress {
+                    sqlite3_bind_text(statement, position, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
+                                      Int32(utf8.count), nil)
+                } else {
+                    sqlite3_bind_text(statement, position, "", 0, transient)  // empty, not NULL
+                }
+                return binding(statement, values, from: index + 1, body)
+            }
+        case .int(let number):
+            sqlite3_bind_int64(statement, position, number)
+        case .double(let number):
+            sqlite3_bind_double(statement, position, number)
+        case .blob(let bytes):
+            return bytes.withUnsafeBytes { raw in
+                if let base = raw.baseAddress, raw.count > 0 {
+                    _ = sqlite3_bind_blob64(statement, position, base, sqlite3_uint64(raw.count), nil)
+                } else {
+                    _ = sqlite3_bind_zeroblob(statement, position, 0)  // empty, not NULL
+                }
+                return binding(statement, values, from: index + 1, body)
+            }
+        case .null:
+            sqlite3_bind_null(statement, position)
+        }
+        return binding(statement, values, from: index + 1, body)
+    }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
