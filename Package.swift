@@ -42,9 +42,9 @@ let package = Package(
             ]
         ),
         // The thin command-line front end. Release builds link with lld (shipped with the
-        // toolchain) and packed relative relocations: the static Swift runtime and Foundation
-        // bring 82,000 of them, a 2 MB table the loader would read on every start (16 KB
-        // packed; glibc 2.36+ applies them).
+        // toolchain) and packed relative relocations: the static Swift runtime brings 40,000
+        // of them, a 1 MB table the loader would read on every start (8 KB packed; glibc
+        // 2.36+ applies them).
         .executableTarget(
             name: "flow",
             dependencies: [
