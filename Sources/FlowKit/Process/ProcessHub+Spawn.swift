@@ -70,7 +70,7 @@ extension ProcessHub {
                     tty_fd: terminal?.ttyFD ?? -1,
                     // The loop thread lives as long as flow; another caller's thread may
                     // not (a pool thread that ends would take its children with it).
-                    die_with_parent: pthread_equal(pthread_self(), executor.loopThread.load(ordering: .relaxed)) != 0 ? getpid() : 0)
+                    die_with_parent: pthread_equal(pthread_self(), executor.loopThread.load(ordering: .relaxed)) != 0 ? processID : 0)
                 return cflow_spawn(&request, &pid)
             }
         }

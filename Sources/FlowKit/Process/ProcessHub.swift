@@ -30,6 +30,9 @@ public final class ProcessHub: Sendable {
     let ttyFD: Int32
     let usesPidfd: Bool
     let drainNanoseconds: UInt64
+    /// flow's pid, for the children's parent-death check (flow never forks without exec;
+    /// glibc's getpid is a system call every time).
+    let processID = getpid()
 
     /// Runs tasks on this hub's thread (see `HubTaskExecutor` for when and why).
     public let executor: HubTaskExecutor
