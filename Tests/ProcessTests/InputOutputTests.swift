@@ -85,6 +85,18 @@ struct InputOutputTests {
         #expect(output.stdout.split(separator: "\n").count == 4, "\(output.stdout)")
     }
 
+    /// A descriptor flow got without close-on-exec (a test runner's, a jobserver's) is not
+    /// passed on either.
+    @Test func inheritedDescriptorsWithoutCloseOnExecDoNotReachTheChild() async throws {
+        let leaked = open("/dev/null", O_RDONLY)  // no O_CLOEXEC
+        #expect(leaked > 2)
+        defer { close(leaked) }
+        let spec = ChildSpec(executable: "ls", arguments: ["/proc/self/fd"], environment: TestSupport.environment)
+        let (_, output) = try await TestSupport.run(spec)
+        #expect(!output.stdout.split(separator: "\n").contains(Substring(String(leaked))), "\(output.stdout)")
+        #expect(output.stdout.split(separator: "\n").count == 4, "\(output.stdout)")
+    }
+
     /// Under a pseudo-terminal made by `script`, through flow-proc-bench (a test process
     /// cannot take a controlling terminal itself).
     @Test func interactiveChildOwnsTheTerminalWhileItRuns() async throws {
