@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FlowKit
+import Dispatch
 import Synchronization
 
 /// Records a run in the journal as it happens: one more observer of the event stream.
@@ -36,7 +37,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         var length: Int
     }
 
-    let journal: Journal
+    /// Set once, before `attached` turns true (see `opening`).
+    private(set) var journal: Journal!
     let metadata: RunMetadata
     let plan: Plan
     var lock: RunLock?
@@ -68,6 +70,12 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     var ticker: Task<Void, Never>?
     /// Called once if the journal stops working mid-run.
     let warn: @Sendable (String) -> Void
+    /// The journal is open and the run written (`journal`, `lock` and `statements` may be
+    /// read). Until then transitions and output rows only queue up.
+    let attached = Atomic<Bool>(false)
+    /// Signalled once the opening has ended, attached or not.
+    private let opened = DispatchSemaphore(value: 0)
+    private let openedFlag = Atomic<Bool>(false)
 
     public init(journal: Journal, metadata: RunMetadata, plan: Plan, hub: ProcessHub = .shared,
                 warn: @escaping @Sendable (String) -> Void) {
@@ -76,6 +84,57 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         self.metadata = metadata
         self.plan = plan
         self.warn = warn
+    }
+
+    private init(metadata: RunMetadata, plan: Plan, hub: ProcessHub, warn: @escaping @Sendable (String) -> Void) {
+        self.hub = hub
+        self.metadata = metadata
+        self.plan = plan
+        self.warn = warn
+    }
+
+    /// A recorder whose journal (under `stateDir`, made if need be) is opened, and the run
+    /// written, on a thread of its own while the run starts.
+    ///
+    /// Why: opening SQLite, reading or making the schema and writing the run takes 1–2 ms
+    /// (a new journal, as in a fresh checkout, most), a quarter of a one-step run; the
+    /// first steps need none of it. Transitions queue up meanwhile. The first time the
+    /// journal must hold something before flow goes on (a step's end before the next
+    /// spawn, the run's end) waits for the opening (`awaitOpening`); commits asked for
+    /// earlier are left for it. If the journal cannot be opened, `failed` gets the error and
+    /// the run goes on unrecorded.
+    public static func opening(stateDir: String, metadata: RunMetadata, plan: Plan, hub: ProcessHub = .shared,
+                               warn: @escaping @Sendable (String) -> Void,
+                               failed: @escaping @Sendable (JournalError) -> Void) -> JournalRecorder {
+        let recorder = JournalRecorder(metadata: metadata, plan: plan, hub: hub, warn: warn)
+        let open: @Sendable () -> Void = {
+            do throws(JournalError) {
+                let journal = try Journal.open(stateDir: stateDir, create: true)
+                journal.keepOpenUntilExit()
+                recorder.journal = journal
+                try recorder.begin()
+            } catch {
+                failed(error)
+            }
+            recorder.openedFlag.store(true, ordering: .releasing)
+            recorder.opened.signal()
+            // What queued up meanwhile goes in at the hub's next idle moment.
+            recorder.mutex.withLock { _ in recorder.queueCommit() }
+        }
+        if !BackgroundThread.start(open) { open() }
+        return recorder
+    }
+
+    /// Waits until the opening has ended; false (recording stops) if it failed.
+    func awaitOpening() -> Bool {
+        if attached.load(ordering: .acquiring) { return true }
+        if !openedFlag.load(ordering: .acquiring) {
+            opened.wait()
+            opened.signal()  // for the next one who waits
+        }
+        if attached.load(ordering: .acquiring) { return true }
+        disabled = true
+        return false
     }
 
     /// Writes the run and its (pending) steps, and takes the run's lock.
@@ -110,6 +169,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 }
             }
         }
+        attached.store(true, ordering: .releasing)
         ticker = Task.detached { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
@@ -179,7 +239,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// in the lock file (one `write`), or without one in the database.
     public func settle() {
         mutex.withLock { _ in
-            guard unloggedEnd, !disabled else { return }
+            guard unloggedEnd, !disabled, awaitOpening() else { return }
             unloggedEnd = false
             if let lock {
                 var text = ""
@@ -221,6 +281,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
 
     /// Appends `bytes` to the run's output file.
     func writeOutput(_ bytes: UnsafeRawBufferPointer) throws(JournalError) {
+        guard awaitOpening() else { return }
         let path = journal.outputPath(metadata.id)
         if outputFD < 0 {
             outputFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -239,6 +300,17 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// Writes the buffered lines and queued transitions (if any) in one transaction.
     func commit() {
         guard !disabled, !lines.isEmpty || !pending.isEmpty else { return }
+        guard attached.load(ordering: .acquiring) else {
+            // Still opening: the opening commits what queued up when it ends. Failed: nothing
+            // will be recorded, so nothing is kept.
+            if openedFlag.load(ordering: .acquiring) {
+                disabled = true
+                pending.removeAll()
+                lines.removeAll()
+                outputBuffer.removeAll()
+            }
+            return
+        }
         guarded()
     }
 
@@ -293,6 +365,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     }
 
     func finish(_ outcome: RunOutcome) {
+        guard awaitOpening() else { return }
         ticker?.cancel()
         let id = metadata.id
         guarded { db, statements in

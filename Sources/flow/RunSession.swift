@@ -50,20 +50,15 @@ struct RunSession {
         let junit = options.junit.map(JUnitReport.init(path:))
         if let junit { bus.add(junit) }
 
-        // The journal is one more observer. If it cannot be opened the run still goes on:
-        // its output is on the terminal either way.
+        // The journal is one more observer, opened while the run starts (see
+        // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
+        // output is on the terminal either way.
         if !options.noJournal {
-            do {
-                let journal = try Journal.open(stateDir: Journal.stateDir(option: options.journal.stateDir), create: true)
-                journal.keepOpenUntilExit()
-                let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan) { message in
-                    Console.stderr(message + "\n")
-                }
-                try recorder.begin()
-                bus.add(recorder)
-            } catch {
-                Console.stderr("error: \(error.description); this run is not recorded\n")
-            }
+            let recorder = JournalRecorder.opening(
+                stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan,
+                warn: { message in Console.stderr(message + "\n") },
+                failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
+            bus.add(recorder)
         }
 
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())

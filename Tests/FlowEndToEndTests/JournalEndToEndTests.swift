@@ -376,6 +376,28 @@ import Glibc
         }
     }
 
+    /// The journal opens beside the run (`JournalRecorder.opening`): a run that is over
+    /// before a new journal is made, and one that prints more than the recorder buffers
+    /// meanwhile, are still recorded whole, in order.
+    @Test func runsThatEndBeforeTheJournalIsOpenAreRecordedWhole() throws {
+        let box = try RunSandbox()
+        var text = "name: quick\nsteps:\n"
+        for i in 1...300 { text += "  - name: p\(i)\n    print: line \(i)\n" }
+        text += "  - name: big\n    shell: yes \(String(repeating: "x", count: 100)) | head -n 6000\n"
+        try box.write("quick.yaml", text)
+        let r = try box.run(["run", "quick.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(!r.stderr.contains("not recorded"), "\(r)")
+        let run = try Self.show(box)
+        let steps = try #require(run["steps"] as? [[String: Any]])
+        #expect(steps.count == 301)
+        #expect(steps.allSatisfy { $0["state"] as? String == "succeeded" }, "\(steps.prefix(3))")
+        let logs = try box.run(["logs", "last", "big"])
+        #expect(logs.stdout.utf8.count == 606_000, "6,000 lines of 101 bytes: \(logs.stdout.utf8.count)")
+        let first = try box.run(["logs", "last", "p1"])
+        #expect(first.stdout == "line 1\n", "\(first)")
+    }
+
     @Test func fourConcurrentRunsOnAnExistingJournal() throws {
         let box = try RunSandbox()
         try box.write("first.yaml", "name: first\nsteps:\n  - shell: \"true\"\n")

@@ -38,14 +38,10 @@ final class HubEventLoop {
     /// Starts the detached thread. It keeps the hub alive for the rest of the process.
     static func start(hub: ProcessHub) {
         let loop = HubEventLoop(hub: hub)
-        let context = Unmanaged.passRetained(loop).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<HubEventLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.run()
-        }, context)
-        precondition(rc == 0, "flow: cannot start the process event loop")
-        pthread_detach(thread)
+        // The loop's own (retained) reference keeps it alive: it never returns.
+        nonisolated(unsafe) let unsafeLoop = loop
+        let started = BackgroundThread.start { unsafeLoop.run() }
+        precondition(started, "flow: cannot start the process event loop")
     }
 
     private func run() -> Never {
