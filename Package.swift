@@ -8,9 +8,7 @@ let package = Package(
         .executable(name: "flow", targets: ["flow"]),
         .library(name: "FlowKit", targets: ["FlowKit"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    ],
+    dependencies: [],
     targets: [
         // libyaml itself, read through its event API (see docs/architecture.md).
         .systemLibrary(
@@ -41,6 +39,9 @@ let package = Package(
                 "CFlowSQLite",
             ]
         ),
+        // The command line as data: parsing, help, usage errors, completion scripts, with
+        // swift-argument-parser's conventions but no reflection (see `CommandSpec`).
+        .target(name: "FlowCommandLine", dependencies: ["FlowKit"]),
         // The thin command-line front end. Release builds link with lld (shipped with the
         // toolchain) and packed relative relocations: the static Swift runtime brings 40,000
         // of them, a 1 MB table the loader would read on every start (8 KB packed; glibc
@@ -50,7 +51,7 @@ let package = Package(
             dependencies: [
                 "FlowKit",
                 "FlowJournal",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FlowCommandLine",
             ],
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))]
         ),
@@ -61,6 +62,7 @@ let package = Package(
         .executableTarget(name: "flow-proc-bench", dependencies: ["FlowKit"]),
         .testTarget(name: "ProcessTests", dependencies: ["FlowKit", "flow-test-child", "flow-proc-bench"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
+        .testTarget(name: "FlowCommandLineTests", dependencies: ["FlowCommandLine"]),
         .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "CFlowSQLite"]),
         .testTarget(
             name: "FlowEndToEndTests",

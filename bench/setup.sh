@@ -75,7 +75,7 @@ build_c yaml_tree -lyaml
 build_c spawn
 
 # 4. flow, release mode, in its own scratch folder, built as the README's install step says:
-#    the Swift runtime and Foundation linked in statically, and metadata accessors instead
+#    the Swift runtime linked in statically, and metadata accessors instead
 #    of mangled-name lookups (see README, "A binary to install").
 if [ "$build_flow" = 1 ]; then
     release_build=(swift build -c release --static-swift-stdlib --scratch-path .build-release --product flow

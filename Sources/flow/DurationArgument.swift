@@ -1,14 +1,12 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// A duration on the command line (`--grace 10s`).
-struct DurationArgument: ExpressibleByArgument, Sendable {
+struct DurationArgument: ArgumentValue, Sendable {
     var value: Duration
 
     init?(argument: String) {
         guard let value = Duration.parse(argument) else { return nil }
         self.value = value
     }
-
-    var defaultValueDescription: String { value.compact }
 }

@@ -1,42 +1,55 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// Options of every command that runs steps: `run`, `resume`, `undo`.
-struct ExecutionOptions: ParsableArguments {
-    @Option(help: "How to show the run: auto (tty on a terminal, else prefixed), tty, prefixed, grouped, raw or json.")
+struct ExecutionOptions {
     var output: OutputMode = .auto
-
-    @Flag(help: "Print only failures and the summary.")
     var quiet = false
-
-    @Flag(name: .customLong("no-color"), help: "Disable color (also when NO_COLOR is set).")
     var noColor = false
-
-    @Option(help: ArgumentHelp("Time between the polite signal and SIGKILL on cancellation.", valueName: "duration"))
-    var grace: DurationArgument = DurationArgument(argument: "5s")!
-
-    @Option(name: .customLong("max-parallel"), help: ArgumentHelp("Cap on running shell steps across the run.", valueName: "n"))
+    var grace = DurationArgument(argument: "5s")!
     var maxParallel: Int?
-
-    @Flag(name: .customLong("no-rollback"), help: "Do not run undo steps when the run fails or is cancelled.")
     var noRollback = false
-
-    @Option(name: .customLong("junit"), help: ArgumentHelp("Write a JUnit XML report of the steps.", valueName: "file"))
     var junit: String?
-
-    @OptionGroup var journal: JournalOptions
-
-    @Flag(name: .customLong("no-journal"), help: "Record nothing in the journal.")
+    var journal: JournalOptions
     var noJournal = false
 
-    func validate() throws {
-        if let maxParallel, maxParallel < 1 { throw ValidationError("--max-parallel must be 1 or more") }
+    static let options: [OptionSpec] = [
+        .value("output", help: "How to show the run: auto (tty on a terminal, else prefixed), tty, prefixed, grouped, raw or json.",
+               choices: OutputMode.choices, defaultValue: "auto"),
+        .flag("quiet", help: "Print only failures and the summary."),
+        .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+        .value("grace", valueName: "duration", help: "Time between the polite signal and SIGKILL on cancellation.", defaultValue: "5s"),
+        .value("max-parallel", valueName: "n", help: "Cap on running shell steps across the run."),
+        .flag("no-rollback", help: "Do not run undo steps when the run fails or is cancelled."),
+        .value("junit", valueName: "file", help: "Write a JUnit XML report of the steps.", completion: .file(extensions: [])),
+    ] + JournalOptions.options + [
+        .flag("no-journal", help: "Record nothing in the journal."),
+    ]
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        output = try arguments.value("output", as: OutputMode.self) ?? .auto
+        quiet = arguments.flag("quiet")
+        noColor = arguments.flag("no-color")
+        if let grace = try arguments.value("grace", as: DurationArgument.self) { self.grace = grace }
+        maxParallel = try arguments.value("max-parallel", as: Int.self)
+        if let maxParallel, maxParallel < 1 { throw arguments.error("--max-parallel must be 1 or more") }
+        noRollback = arguments.flag("no-rollback")
+        junit = arguments.value("junit")
+        journal = JournalOptions(arguments)
+        noJournal = arguments.flag("no-journal")
     }
 }
 
 /// Where the journal lives.
-struct JournalOptions: ParsableArguments {
-    @Option(name: .customLong("state-dir"),
-            help: ArgumentHelp("The journal's directory (default: $FLOW_STATE_DIR, else .flow).", valueName: "dir"))
+struct JournalOptions {
     var stateDir: String?
+
+    static let options: [OptionSpec] = [
+        .value("state-dir", valueName: "dir", help: "The journal's directory (default: $FLOW_STATE_DIR, else .flow).",
+               completion: .directory),
+    ]
+
+    init(_ arguments: ParsedArguments) {
+        stateDir = arguments.value("state-dir")
+    }
 }

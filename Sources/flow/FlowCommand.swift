@@ -1,10 +1,18 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// The root command: `flow <subcommand>`.
-struct FlowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "flow",
+enum FlowCommand {
+    /// Every subcommand, in the order of `flow --help`.
+    static var commands: [any Command.Type] {
+        [
+            RunCommand.self, PlanCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self,
+            RunsCommand.self, ShowCommand.self, LogsCommand.self, ResumeCommand.self, UndoCommand.self,
+        ]
+    }
+
+    static let spec = CommandSpec(
+        name: "flow",
         abstract: "Run YAML workflows of shell steps, in sequence and concurrently.",
         discussion: """
             A workflow is a YAML file of steps (print, delay, shell, use) nested in sequential \
@@ -17,10 +25,16 @@ struct FlowCommand: AsyncParsableCommand {
               flow run workflows/build.yaml --dry-run
               flow graph workflows/build.yaml --format dot | dot -Tsvg > build.svg
             """,
-        version: FlowVersion.string,
-        subcommands: [
-            RunCommand.self, PlanCommand.self, ValidateCommand.self, GraphCommand.self, SchemaCommand.self,
-            RunsCommand.self, ShowCommand.self, LogsCommand.self, ResumeCommand.self, UndoCommand.self,
-        ]
+        subcommands: commands.map { $0.spec },
+        version: FlowVersion.string
     )
+
+    /// The subcommand `arguments` name, built from them.
+    static func command(_ arguments: ParsedArguments) throws(UsageError) -> any Command {
+        let name = arguments.command.name
+        guard let type = commands.first(where: { $0.spec.name == name }) else {
+            throw arguments.error("no command `\(name)`")
+        }
+        return try type.init(arguments)
+    }
 }

@@ -1,37 +1,45 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// `flow graph FILE`: the tree as Mermaid or Graphviz.
-struct GraphCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "graph",
+struct GraphCommand: Command {
+    static let spec = CommandSpec(
+        name: "graph",
         abstract: "Print the execution tree as a Mermaid flowchart or a Graphviz digraph.",
         discussion: """
             Examples:
               flow graph build.yaml > build.mmd                 # paste into a Markdown ```mermaid block
               flow graph build.yaml --format dot | dot -Tsvg > build.svg
-            """
+            """,
+        arguments: [
+            ArgumentSpec("file", help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("action", help: "Graph only this action of the workflow.", isOptional: true),
+        ],
+        options: SelectionOptions.options + [
+            .value("format", help: "Graph language: mermaid or dot.", choices: GraphExporter.Format.choices, defaultValue: "mermaid"),
+            .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+        ]
     )
 
-    @Argument(help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"]))
     var file: String
-
-    @Argument(help: "Graph only this action of the workflow.")
     var action: String?
+    var selection: SelectionOptions
+    var format: GraphExporter.Format
+    var noColor: Bool
 
-    @OptionGroup var selection: SelectionOptions
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        file = arguments.argument("file") ?? ""
+        action = arguments.argument("action")
+        selection = try SelectionOptions(arguments)
+        format = try arguments.value("format", as: GraphExporter.Format.self) ?? .mermaid
+        noColor = arguments.flag("no-color")
+    }
 
-    @Option(help: "Graph language: mermaid or dot.")
-    var format: GraphExporter.Format = .mermaid
-
-    @Flag(name: .customLong("no-color"), help: "Disable color (also when NO_COLOR is set).")
-    var noColor = false
-
-    func run() throws {
+    func run() async throws {
         let workflow = try WorkflowInput.loadValid(file, noColor: noColor)
         let plan = try WorkflowInput.plan(workflow, options: selection.planOptions(action: action))
         Console.stdout(GraphExporter.export(plan, format: format))
     }
 }
 
-extension GraphExporter.Format: ExpressibleByArgument {}
+extension GraphExporter.Format: ArgumentValue {}

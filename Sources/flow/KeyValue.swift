@@ -1,7 +1,7 @@
-import ArgumentParser
+import FlowCommandLine
 
 /// A `key=value` command-line argument (`--var`, `--with`).
-struct KeyValue: ExpressibleByArgument, Sendable {
+struct KeyValue: ArgumentValue, Sendable {
     var key: String
     var value: String
 
@@ -10,6 +10,4 @@ struct KeyValue: ExpressibleByArgument, Sendable {
         key = String(argument[..<equals])
         value = String(argument[argument.index(after: equals)...])
     }
-
-    static var defaultCompletionKind: CompletionKind { .default }
 }

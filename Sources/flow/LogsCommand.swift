@@ -1,33 +1,39 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ArgumentParser
+import FlowCommandLine
 import FlowJournal
 import FlowKit
 
 /// `flow logs RUN [STEP]`: what a run (or one step of it) printed.
-struct LogsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "logs",
-        abstract: "Print the output a run, or one of its steps, printed.",
+struct LogsCommand: Command {
+    static let spec = CommandSpec(
+        name: "logs",
+        abstract: "Print what a run, or one of its steps, printed.",
         discussion: """
             STEP is a step name or path (see `flow show`); a group's STEP includes the steps \
             inside it. With --follow, keeps printing while the run is live.
-            """
+            """,
+        arguments: [
+            ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`."),
+            ArgumentSpec("step", help: "Only this step (name or path).", isOptional: true),
+        ],
+        options: JournalOptions.options + [.flag("follow", short: "f", help: "Keep printing new lines while the run is live.")]
     )
 
-    @Argument(help: "The run: an id, a unique prefix, or `last`.")
     var runID: String
-
-    @Argument(help: "Only this step (name or path).")
     var step: String?
+    var journal: JournalOptions
+    var follow: Bool
 
-    @OptionGroup var journal: JournalOptions
+    init(_ arguments: ParsedArguments) {
+        runID = arguments.argument("run-id") ?? ""
+        step = arguments.argument("step")
+        journal = JournalOptions(arguments)
+        follow = arguments.flag("follow")
+    }
 
-    @Flag(name: [.short, .long], help: "Keep printing new lines while the run is live.")
-    var follow = false
-
-    func run() throws {
+    func run() async throws {
         let journal = try JournalInput.open(self.journal)
         let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }

@@ -1,6 +1,6 @@
-import ArgumentParser
+import FlowCommandLine
 
 /// `--output`: how a run shows itself.
-enum OutputMode: String, ExpressibleByArgument, CaseIterable {
+enum OutputMode: String, ArgumentValue, CaseIterable {
     case auto, tty, prefixed, grouped, raw, json
 }

@@ -1,40 +1,48 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// `flow plan FILE [ACTION]`: the resolved execution tree.
-struct PlanCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "plan",
+struct PlanCommand: Command {
+    static let spec = CommandSpec(
+        name: "plan",
         abstract: "Print the execution tree of a workflow; run nothing.",
         discussion: """
             Shows every step with its kind, name, command or message (static expressions \
             resolved), and options. Steps that --tags, --skip-tags or --only leave out are \
             marked "○ … (skipped: not selected)". The last line counts the steps and gives \
             the shortest wall time their delays imply.
-            """
+            """,
+        arguments: [
+            ArgumentSpec("file", help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("action", help: "Plan only this action of the workflow.", isOptional: true),
+        ],
+        options: SelectionOptions.options + [
+            .value("format", help: "Output format: text or json.", choices: Format.choices, defaultValue: "text"),
+            .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+        ]
     )
 
     /// The formats of a plan.
-    enum Format: String, ExpressibleByArgument, CaseIterable {
+    enum Format: String, ArgumentValue, CaseIterable {
         case text
         case json
     }
 
-    @Argument(help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"]))
     var file: String
-
-    @Argument(help: "Plan only this action of the workflow.")
     var action: String?
+    var selection: SelectionOptions
+    var format: Format
+    var noColor: Bool
 
-    @OptionGroup var selection: SelectionOptions
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        file = arguments.argument("file") ?? ""
+        action = arguments.argument("action")
+        selection = try SelectionOptions(arguments)
+        format = try arguments.value("format", as: Format.self) ?? .text
+        noColor = arguments.flag("no-color")
+    }
 
-    @Option(help: "Output format: text or json.")
-    var format: Format = .text
-
-    @Flag(name: .customLong("no-color"), help: "Disable color (also when NO_COLOR is set).")
-    var noColor = false
-
-    func run() throws {
+    func run() async throws {
         try Self.printPlan(file: file, action: action, selection: selection, json: format == .json, noColor: noColor)
     }
 

@@ -1,11 +1,11 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowJournal
 import FlowKit
 
 /// `flow resume RUN`: run a failed, cancelled or interrupted run again, skipping what succeeded.
-struct ResumeCommand: AsyncParsableCommand, AsyncExecutable {
-    static let configuration = CommandConfiguration(
-        commandName: "resume",
+struct ResumeCommand: Command {
+    static let spec = CommandSpec(
+        name: "resume",
         abstract: "Run a failed, cancelled or interrupted run again, skipping the steps that succeeded.",
         discussion: """
             Leaf steps that succeeded are not run again; their recorded outputs are reused. \
@@ -13,22 +13,23 @@ struct ResumeCommand: AsyncParsableCommand, AsyncExecutable {
             the workflow content and arguments recorded with it; if the file has changed since, \
             resume refuses unless --force, which uses the current file (steps match by position). \
             The new run is recorded as a run of its own.
-            """
+            """,
+        arguments: [ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")],
+        options: [.flag("force", help: "Resume even though the workflow file changed (with the current file).")]
+            + ExecutionOptions.options
     )
 
-    @Argument(help: "The run: an id, a unique prefix, or `last`.")
     var runID: String
+    var force: Bool
+    var execution: ExecutionOptions
 
-    @Flag(help: "Resume even though the workflow file changed (with the current file).")
-    var force = false
-
-    @OptionGroup var execution: ExecutionOptions
-
-    func run() async throws {
-        try await execute()
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        runID = arguments.argument("run-id") ?? ""
+        force = arguments.flag("force")
+        execution = try ExecutionOptions(arguments)
     }
 
-    func execute() async throws {
+    func run() async throws {
         let (journal, record) = try JournalInput.run(execution.journal, runID)
         let id = record.id
         switch record.state {

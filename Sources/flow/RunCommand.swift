@@ -1,11 +1,11 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowJournal
 import FlowKit
 
 /// `flow run FILE [ACTION]`: run a workflow (or print its plan with `--dry-run`).
-struct RunCommand: AsyncParsableCommand, AsyncExecutable {
-    static let configuration = CommandConfiguration(
-        commandName: "run",
+struct RunCommand: Command {
+    static let spec = CommandSpec(
+        name: "run",
         abstract: "Run a workflow, or only one of its actions.",
         discussion: """
             With --dry-run, prints the execution tree (as `flow plan` does) and runs nothing.
@@ -13,27 +13,30 @@ struct RunCommand: AsyncParsableCommand, AsyncExecutable {
             Exit status: 0 when every step succeeded (or was skipped, or failed with \
             continue_on_error); 1 when a step failed; 2 when the workflow is invalid or the \
             command line is wrong (nothing ran); 130 after SIGINT; 143 after SIGTERM.
-            """
+            """,
+        arguments: [
+            ArgumentSpec("file", help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("action", help: "Run only this action of the workflow (its params come from --with).", isOptional: true),
+        ],
+        options: SelectionOptions.options + [.flag("dry-run", help: "Print the execution tree and run nothing.")]
+            + ExecutionOptions.options
     )
 
-    @Argument(help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"]))
     var file: String
-
-    @Argument(help: "Run only this action of the workflow (its params come from --with).")
     var action: String?
+    var selection: SelectionOptions
+    var dryRun: Bool
+    var execution: ExecutionOptions
 
-    @OptionGroup var selection: SelectionOptions
-
-    @Flag(name: .customLong("dry-run"), help: "Print the execution tree and run nothing.")
-    var dryRun = false
-
-    @OptionGroup var execution: ExecutionOptions
-
-    func run() async throws {
-        try await execute()
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        file = arguments.argument("file") ?? ""
+        action = arguments.argument("action")
+        selection = try SelectionOptions(arguments)
+        dryRun = arguments.flag("dry-run")
+        execution = try ExecutionOptions(arguments)
     }
 
-    func execute() async throws {
+    func run() async throws {
         if dryRun {
             try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)
             return

@@ -1,11 +1,11 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowJournal
 import FlowKit
 
 /// `flow runs`: the history, newest first.
-struct RunsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "runs",
+struct RunsCommand: Command {
+    static let spec = CommandSpec(
+        name: "runs",
         abstract: "List recorded runs, newest first.",
         discussion: """
             A run whose flow process died (killed, crashed, machine lost) is shown as \
@@ -13,34 +13,40 @@ struct RunsCommand: ParsableCommand {
 
             Housekeeping: --prune KEEP deletes all but the newest KEEP runs; \
             --prune-older-than 7d deletes runs that started longer ago. Live runs are never deleted.
-            """
+            """,
+        options: JournalOptions.options + [
+            .value("limit", help: "Show at most this many runs."),
+            .flag("json", help: "Print the runs as JSON."),
+            .value("prune", valueName: "keep", help: "Delete all but the newest KEEP runs."),
+            .value("prune-older-than", valueName: "age", help: "Delete runs older than this (e.g. 12h, 7d)."),
+        ]
     )
 
-    @OptionGroup var journal: JournalOptions
-
-    @Option(help: "Show at most this many runs.")
+    var journal: JournalOptions
     var limit: Int?
-
-    @Flag(help: "Print the runs as JSON.")
-    var json = false
-
-    @Option(help: ArgumentHelp("Delete all but the newest KEEP runs.", valueName: "keep"))
+    var json: Bool
     var prune: Int?
-
-    @Option(name: .customLong("prune-older-than"), help: ArgumentHelp("Delete runs older than this (e.g. 12h, 7d).", valueName: "age"))
     var pruneOlderThan: String?
 
-    func run() throws {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        journal = JournalOptions(arguments)
+        limit = try arguments.value("limit", as: Int.self)
+        json = arguments.flag("json")
+        prune = try arguments.value("prune", as: Int.self)
+        pruneOlderThan = arguments.value("prune-older-than")
+        if let prune, prune < 0 { throw arguments.error("--prune takes 0 or more") }
+        if let age = pruneOlderThan, Self.age(age) == nil {
+            throw arguments.error("invalid age `\(age)` for --prune-older-than (e.g. 12h, 7d)")
+        }
+    }
+
+    func run() async throws {
         let journal = try JournalInput.open(self.journal)
         if prune != nil || pruneOlderThan != nil {
             var before: Double?
             if let age = pruneOlderThan {
-                guard let seconds = Self.age(age) else {
-                    throw ValidationError("invalid age `\(age)` for --prune-older-than (e.g. 12h, 7d)")
-                }
-                before = Timestamp.now().unix - seconds
+                before = Timestamp.now().unix - (Self.age(age) ?? 0)
             }
-            if let prune, prune < 0 { throw ValidationError("--prune takes 0 or more") }
             let removed = try JournalInput.attempt { () throws(JournalError) in try journal.prune(keep: prune, before: before) }
             Console.stdout("pruned \(removed) run\(removed == 1 ? "" : "s")\n")
             return

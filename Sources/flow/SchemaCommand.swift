@@ -1,10 +1,10 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// `flow schema`: the JSON Schema of the workflow format, for editors.
-struct SchemaCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "schema",
+struct SchemaCommand: Command {
+    static let spec = CommandSpec(
+        name: "schema",
         abstract: "Print the JSON Schema (draft 2020-12) of the workflow format.",
         discussion: """
             For completion and checks in editors through yaml-language-server:
@@ -15,7 +15,9 @@ struct SchemaCommand: ParsableCommand {
             """
     )
 
-    func run() throws {
+    init(_ arguments: ParsedArguments) {}
+
+    func run() async throws {
         Console.stdout(WorkflowSchema.json())
     }
 }

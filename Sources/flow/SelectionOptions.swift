@@ -1,22 +1,29 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// Options shared by `run` and `plan`: variables, action params and step selection.
-struct SelectionOptions: ParsableArguments {
-    @Option(name: .customLong("var"), help: ArgumentHelp("Override a workflow variable.", valueName: "key=value"))
+struct SelectionOptions {
     var vars: [KeyValue] = []
-
-    @Option(name: .customLong("with"), help: ArgumentHelp("Set a parameter of ACTION.", valueName: "key=value"))
     var with: [KeyValue] = []
-
-    @Option(help: ArgumentHelp("Run only steps with one of these tags (comma-separated).", valueName: "a,b"))
     var tags: String?
-
-    @Option(name: .customLong("skip-tags"), help: ArgumentHelp("Skip steps with one of these tags.", valueName: "a,b"))
     var skipTags: String?
-
-    @Option(help: ArgumentHelp("Run one named step (inside its groups) and nothing else.", valueName: "NAME"))
     var only: String?
+
+    static let options: [OptionSpec] = [
+        .value("var", valueName: "key=value", help: "Override a workflow variable.", repeats: true),
+        .value("with", valueName: "key=value", help: "Set a parameter of ACTION.", repeats: true),
+        .value("tags", valueName: "a,b", help: "Run only steps with one of these tags (comma-separated)."),
+        .value("skip-tags", valueName: "a,b", help: "Skip steps with one of these tags."),
+        .value("only", valueName: "NAME", help: "Run one named step (inside its groups) and nothing else."),
+    ]
+
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        vars = try arguments.values("var", as: KeyValue.self)
+        with = try arguments.values("with", as: KeyValue.self)
+        tags = arguments.value("tags")
+        skipTags = arguments.value("skip-tags")
+        only = arguments.value("only")
+    }
 
     func planOptions(action: String?) -> PlanOptions {
         var options = PlanOptions()

@@ -1,24 +1,28 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowJournal
 import FlowKit
 
 /// `flow show RUN`: one run's tree with each step's state, attempts, exit code, duration.
-struct ShowCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "show",
+struct ShowCommand: Command {
+    static let spec = CommandSpec(
+        name: "show",
         abstract: "Show one run: every step with its state, attempts, exit code and duration.",
-        discussion: "RUN is a run id, a unique prefix of one, or `last`."
+        discussion: "RUN is a run id, a unique prefix of one, or `last`.",
+        arguments: [ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")],
+        options: JournalOptions.options + [.flag("json", help: "Print the run as JSON.")]
     )
 
-    @Argument(help: "The run: an id, a unique prefix, or `last`.")
     var runID: String
+    var journal: JournalOptions
+    var json: Bool
 
-    @OptionGroup var journal: JournalOptions
+    init(_ arguments: ParsedArguments) {
+        runID = arguments.argument("run-id") ?? ""
+        journal = JournalOptions(arguments)
+        json = arguments.flag("json")
+    }
 
-    @Flag(help: "Print the run as JSON.")
-    var json = false
-
-    func run() throws {
+    func run() async throws {
         let (journal, record) = try JournalInput.run(self.journal, runID)
         let id = record.id
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }

@@ -1,33 +1,33 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowJournal
 import FlowKit
 
 /// `flow undo RUN`: roll back a finished run.
-struct UndoCommand: AsyncParsableCommand, AsyncExecutable {
-    static let configuration = CommandConfiguration(
-        commandName: "undo",
+struct UndoCommand: Command {
+    static let spec = CommandSpec(
+        name: "undo",
         abstract: "Roll back a finished run: the undo steps of its succeeded steps, latest first.",
         discussion: """
             Uses the workflow content and outputs recorded with the run, so undo steps see \
             `steps.<name>.outputs` as they were. Steps the run already rolled back are left \
             alone. The rollback is recorded as a run of its own; a run that was undone \
             before is refused unless --force.
-            """
+            """,
+        arguments: [ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")],
+        options: [.flag("force", help: "Undo again a run that was undone before.")] + ExecutionOptions.options
     )
 
-    @Argument(help: "The run: an id, a unique prefix, or `last`.")
     var runID: String
+    var force: Bool
+    var execution: ExecutionOptions
 
-    @Flag(help: "Undo again a run that was undone before.")
-    var force = false
-
-    @OptionGroup var execution: ExecutionOptions
-
-    func run() async throws {
-        try await execute()
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        runID = arguments.argument("run-id") ?? ""
+        force = arguments.flag("force")
+        execution = try ExecutionOptions(arguments)
     }
 
-    func execute() async throws {
+    func run() async throws {
         let (journal, record) = try JournalInput.run(execution.journal, runID)
         let id = record.id
         if record.state == "running" {

@@ -1,10 +1,10 @@
-import ArgumentParser
+import FlowCommandLine
 import FlowKit
 
 /// `flow validate FILE…`: every problem of every file, with locations.
-struct ValidateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "validate",
+struct ValidateCommand: Command {
+    static let spec = CommandSpec(
+        name: "validate",
         abstract: "Check workflow files and print every problem; run nothing.",
         discussion: """
             Each problem is printed as FILE:LINE:COLUMN: error|warning: message, with the \
@@ -13,26 +13,30 @@ struct ValidateCommand: ParsableCommand {
 
             In GitHub Actions, `--format github` turns problems into annotations:
               flow validate --format github workflows/*.yaml
-            """
+            """,
+        arguments: [
+            ArgumentSpec("files", help: "Workflow files to check.", repeats: true, completion: .file(extensions: ["yaml", "yml"])),
+        ],
+        options: [
+            .value("format", help: "Output format: text, json or github.", choices: DiagnosticFormat.choices, defaultValue: "text"),
+            .flag("strict", help: "Treat warnings as errors."),
+            .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+        ]
     )
 
-    @Argument(help: "Workflow files to check.", completion: .file(extensions: ["yaml", "yml"]))
     var files: [String]
+    var format: DiagnosticFormat
+    var strict: Bool
+    var noColor: Bool
 
-    @Option(help: "Output format: text, json or github.")
-    var format: DiagnosticFormat = .text
-
-    @Flag(help: "Treat warnings as errors.")
-    var strict = false
-
-    @Flag(name: .customLong("no-color"), help: "Disable color (also when NO_COLOR is set).")
-    var noColor = false
-
-    func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one workflow file") }
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        files = arguments.arguments("files")
+        format = try arguments.value("format", as: DiagnosticFormat.self) ?? .text
+        strict = arguments.flag("strict")
+        noColor = arguments.flag("no-color")
     }
 
-    func run() throws {
+    func run() async throws {
         var all: [Diagnostic] = []
         var failed = 0
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
@@ -75,4 +79,4 @@ struct ValidateCommand: ParsableCommand {
     }
 }
 
-extension DiagnosticFormat: ExpressibleByArgument {}
+extension DiagnosticFormat: ArgumentValue {}

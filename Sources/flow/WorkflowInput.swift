@@ -1,4 +1,3 @@
-import ArgumentParser
 import FlowKit
 
 /// Loading a workflow for commands that need a valid one (`plan`, `run`, `graph`).

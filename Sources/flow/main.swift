@@ -1,24 +1,27 @@
-import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import FlowCommandLine
 
-// Usage errors exit with 2 (the contract), not ArgumentParser's 64; help and --version exit 0.
+// Usage errors exit with 2 (the contract); help, --version and completion scripts exit 0.
 do {
-    var command = try FlowCommand.parseAsRoot()
-    if let asyncCommand = command as? AsyncExecutable {
-        try await asyncCommand.execute()
-    } else {
-        try command.run()
+    switch try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()), root: FlowCommand.spec) {
+    case .help(let path):
+        Console.stdout(HelpFormatter.help(path))
+    case .version(let version):
+        Console.stdout(version + "\n")
+    case .completionScript(let shell):
+        Console.stdout(CompletionScript.script(for: shell, root: FlowCommand.spec) ?? "")
+    case .command(let arguments):
+        try await FlowCommand.command(arguments).run()
     }
+    Glibc.exit(0)
+} catch let error as UsageError {
+    Console.stderr(HelpFormatter.error(error))
+    Glibc.exit(2)
 } catch let exit as ExitCode {
     Glibc.exit(exit.rawValue)
 } catch {
-    let code = FlowCommand.exitCode(for: error)
-    if code == .success {
-        FlowCommand.exit(withError: error)
-    }
-    Console.stderr(FlowCommand.fullMessage(for: error) + "\n")
-    if code == .validationFailure { Glibc.exit(2) }
-    Glibc.exit(code.rawValue == 0 ? 1 : code.rawValue)
+    Console.stderr("error: \(error)\n")
+    Glibc.exit(1)
 }

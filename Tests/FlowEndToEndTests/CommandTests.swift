@@ -61,6 +61,64 @@ import Testing
         #expect(result.stdout.contains("USAGE: flow plan"))
     }
 
+    /// Every subcommand's help, `flow help X` and `flow X --help` alike; the options of
+    /// `run` are all there.
+    @Test(arguments: ["run", "plan", "validate", "graph", "schema", "runs", "show", "logs", "resume", "undo"])
+    func everySubcommandHasHelp(_ name: String) throws {
+        let flag = try FlowBinary.run([name, "--help"], in: FlowBinary.packageRoot)
+        let word = try FlowBinary.run(["help", name], in: FlowBinary.packageRoot)
+        #expect(flag.status == 0 && word.status == 0)
+        #expect(flag.stdout == word.stdout)
+        #expect(flag.stdout.hasPrefix("OVERVIEW: "))
+        #expect(flag.stdout.contains("USAGE: flow \(name)"))
+        #expect(flag.stdout.split(separator: "\n").allSatisfy { $0.count <= 79 || !$0.contains(" ") || $0.hasPrefix("USAGE:") || $0.hasPrefix("  ") },
+                "lines wrap at 79 columns")
+        if name == "run" {
+            for option in ["--var", "--with", "--tags", "--skip-tags", "--only", "--dry-run", "--output", "--quiet", "--no-color",
+                           "--grace", "--max-parallel", "--no-rollback", "--junit", "--state-dir", "--no-journal"] {
+                #expect(flag.stdout.contains("  \(option)"), "\(option)")
+            }
+        }
+    }
+
+    @Test func misspeltNamesGetASuggestion() throws {
+        let command = try FlowBinary.run(["rnu"], in: FlowBinary.packageRoot)
+        #expect(command.status == 2)
+        #expect(command.stderr.hasPrefix("Error: Unknown subcommand 'rnu'. Did you mean 'run'?\n"), "\(command.stderr)")
+        let option = try FlowBinary.run(["validate", "--stirct", "x.yaml"], in: FlowBinary.packageRoot)
+        #expect(option.status == 2)
+        #expect(option.stderr.hasPrefix("Error: Unknown option '--stirct'. Did you mean '--strict'?\n"), "\(option.stderr)")
+    }
+
+    /// The completion scripts come from the command tree and are valid for their shell.
+    @Test func completionScripts() throws {
+        let bash = try FlowBinary.run(["--generate-completion-script", "bash"], in: FlowBinary.packageRoot)
+        #expect(bash.status == 0)
+        #expect(bash.stdout.contains("complete -F _flow flow"))
+        for name in ["run", "validate", "resume", "--max-parallel", "--prune-older-than"] {
+            #expect(bash.stdout.contains(name), "\(name)")
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("flow-completion-\(getpid()).bash")
+        try bash.stdout.write(to: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/bin/bash")
+        check.arguments = ["-c", "source \"$1\" && COMP_WORDS=(flow run --output ''); COMP_CWORD=3; _flow; echo \"${COMPREPLY[*]}\"", "_", path.path]
+        let pipe = Pipe()
+        check.standardOutput = pipe
+        try check.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0)
+        #expect(output == "auto tty prefixed grouped raw json\n", "\(output)")
+        for shell in ["zsh", "fish"] {
+            let result = try FlowBinary.run(["--generate-completion-script", shell], in: FlowBinary.packageRoot)
+            #expect(result.status == 0 && result.stdout.contains("flow"), "\(shell)")
+        }
+        let unknown = try FlowBinary.run(["--generate-completion-script", "tcsh"], in: FlowBinary.packageRoot)
+        #expect(unknown.status == 2)
+    }
+
     @Test func version() throws {
         let result = try FlowBinary.run(["--version"], in: FlowBinary.packageRoot)
         #expect(result.status == 0)

@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FlowKit
+
+/// Reads a command line against a command tree, with swift-argument-parser's conventions:
+/// subcommands first; `--name value`, `--name=value`, `-x`, grouped short flags (`-fq`);
+/// `--` ends the options; a value option's value may not look like an option; `-h`/`--help`
+/// anywhere (before `--`) asks for help and `--version` for the version; the root also
+/// takes `help [SUBCOMMAND]` and `--generate-completion-script [SHELL]`.
+public enum CommandLineParser {
+    /// What `arguments` (without the program name) ask of the tree under `root`.
+    public static func parse(_ arguments: [String], root: CommandSpec) throws(UsageError) -> CommandLineRequest {
+        var path = [root]
+        var index = 0
+        // Descend through subcommand names.
+        while !path[path.count - 1].subcommands.isEmpty {
+            let command = path[path.count - 1]
+            guard index < arguments.count else { return .help(path) }
+            let word = arguments[index]
+            if word == "--help" || word == "-h" { return .help(path) }
+            if word == "--version", let version = root.version { return .version(version) }
+            if path.count == 1, word == "--generate-completion-script" || word.hasPrefix("--generate-completion-script=") {
+                return try completionRequest(arguments, at: index, root: root)
+            }
+            if path.count == 1, word == "help" {
+                return try helpRequest(Array(arguments[(index + 1)...]), root: root)
+            }
+            if word.hasPrefix("-") {
+                throw UsageError("Unknown option '\(word)'", path: path)
+            }
+            guard let sub = command.subcommand(word) else {
+                var message = "Unknown subcommand '\(word)'"
+                if let near = Suggestion.closest(to: word, in: command.subcommands.map(\.name)) {
+                    message += ". Did you mean '\(near)'?"
+                }
+                throw UsageError(message, path: path)
+            }
+            path.append(sub)
+            index += 1
+        }
+        let rest = Array(arguments[index...])
+        // Help and version win over anything else on the line, as in swift-argument-parser.
+        for word in rest {
+            if word == "--" { break }
+            if word == "--help" || word == "-h" { return .help(path) }
+            if word == "--version", let version = root.version { return .version(version) }
+        }
+        return .command(try parseOptions(rest, path: path))
+    }
+
+    /// The options and positional arguments of the leaf command `path`.
+    static func parseOptions(_ words: [String], path: [CommandSpec]) throws(UsageError) -> ParsedArguments {
+        let command = path[path.count - 1]
+        var parsed = ParsedArguments(path: path)
+        var positionals: [String] = []
+        var index = 0
+        var optionsEnded = false
+
+        func store(_ option: OptionSpec, _ value: String) throws(UsageError) {
+            if !option.choices.isEmpty, !option.choices.contains(value) {
+                var message = "The value '\(value)' is invalid for '\(option.synopsis)'. Please provide one of: "
+                    + option.choices.joined(separator: ", ")
+                if let near = Suggestion.closest(to: value, in: option.choices) { message += ". Did you mean '\(near)'?" }
+                throw UsageError(message, path: path)
+            }
+            if option.repeats {
+                parsed.optionValues[option.long, default: []].append(value)
+            } else {
+                parsed.optionValues[option.long] = [value]
+            }
+        }
+
+        func missingValue(_ option: OptionSpec) -> UsageError {
+            UsageError("Missing value for '\(option.synopsis)'", path: path, subject: (option.synopsis, option.help))
+        }
+
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if optionsEnded || word == "-" || !word.hasPrefix("-") {
+                positionals.append(word)
+                continue
+            }
+            if word == "--" {
+                optionsEnded = true
+                continue
+            }
+            if word.hasPrefix("--") {
+                let body = word.dropFirst(2)
+                let name: String
+                var inline: String?
+                if let equals = body.firstIndex(of: "=") {
+                    name = String(body[..<equals])
+                    inline = String(body[body.index(after: equals)...])
+                } else {
+                    name = String(body)
+                }
+                guard let option = command.option(name) else {
+                    var message = "Unknown option '--\(name)'"
+                    if let near = Suggestion.closest(to: name, in: command.options.map(\.long)) {
+                        message += ". Did you mean '--\(near)'?"
+                    }
+                    throw UsageError(message, path: path)
+                }
+                if option.isFlag {
+                    if let inline {
+                        throw UsageError("The option '--\(name)' does not take any value, but '\(inline)' was specified.", path: path)
+                    }
+                    parsed.flags.insert(option.long)
+                } else if let inline {
+                    try store(option, inline)
+                } else {
+                    guard index < words.count, !looksLikeOption(words[index]) else { throw missingValue(option) }
+                    try store(option, words[index])
+                    index += 1
+                }
+                continue
+            }
+            // Short options: `-f`, grouped flags `-fq`, or `-o value` / `-ovalue`.
+            var letters = Substring(word.dropFirst())
+            while let letter = letters.first {
+                letters = letters.dropFirst()
+                guard let option = command.options.first(where: { $0.short == letter }) else {
+                    throw UsageError("Unknown option '-\(letter)'", path: path)
+                }
+                if option.isFlag {
+                    parsed.flags.insert(option.long)
+                    continue
+                }
+                if !letters.isEmpty {
+                    try store(option, String(letters))
+                } else {
+                    guard index < words.count, !looksLikeOption(words[index]) else { throw missingValue(option) }
+                    try store(option, words[index])
+                    index += 1
+                }
+                break
+            }
+        }
+
+        // Positional arguments, in order; a repeating one takes the rest.
+        var next = 0
+        for argument in command.arguments {
+            if argument.repeats {
+                let taken = Array(positionals[min(next, positionals.count)...])
+                next = positionals.count
+                if taken.isEmpty && !argument.isOptional {
+                    throw UsageError("Missing expected argument '\(argument.synopsis)'", path: path,
+                                     subject: ("<\(argument.name)>", argument.help))
+                }
+                parsed.positionalValues[argument.name] = taken
+            } else if next < positionals.count {
+                parsed.positionalValues[argument.name] = [positionals[next]]
+                next += 1
+            } else if !argument.isOptional {
+                throw UsageError("Missing expected argument '\(argument.synopsis)'", path: path,
+                                 subject: ("<\(argument.name)>", argument.help))
+            }
+        }
+        if next < positionals.count {
+            throw UsageError("Unexpected argument '\(positionals[next])'", path: path)
+        }
+        return parsed
+    }
+
+    /// `-x`, `--name`: not a value (a lone `-` is, meaning stdin, as are negative numbers).
+    static func looksLikeOption(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), word != "-" else { return false }
+        let second = word.utf8.dropFirst().first
+        return !(second.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false)
+    }
+
+    /// `flow help [SUBCOMMAND…]`.
+    static func helpRequest(_ names: [String], root: CommandSpec) throws(UsageError) -> CommandLineRequest {
+        var path = [root]
+        for name in names {
+            guard let sub = path[path.count - 1].subcommand(name) else {
+                var message = "Unknown subcommand '\(name)'"
+                if let near = Suggestion.closest(to: name, in: path[path.count - 1].subcommands.map(\.name)) {
+                    message += ". Did you mean '\(near)'?"
+                }
+                throw UsageError(message, path: path)
+            }
+            path.append(sub)
+        }
+        return .help(path)
+    }
+
+    /// `--generate-completion-script SHELL` (`=SHELL`, or none: the login shell's).
+    static func completionRequest(_ arguments: [String], at index: Int, root: CommandSpec) throws(UsageError) -> CommandLineRequest {
+        let word = arguments[index]
+        var shell: String?
+        if let equals = word.firstIndex(of: "=") {
+            shell = String(word[word.index(after: equals)...])
+        } else if index + 1 < arguments.count {
+            shell = arguments[index + 1]
+        }
+        if shell == nil, let login = getenv("SHELL") {
+            shell = String(cString: login).split(separator: "/").last.map(String.init)
+        }
+        guard let shell, CompletionScript.shells.contains(shell) else {
+            throw UsageError("--generate-completion-script takes one of: " + CompletionScript.shells.joined(separator: ", "),
+                             path: [root])
+        }
+        return .completionScript(shell)
+    }
+}

@@ -1,0 +1,18 @@
+import FlowCommandLine
+
+/// A subcommand of `flow`: its command line as data, built from what was parsed, then run.
+protocol Command {
+    static var spec: CommandSpec { get }
+    /// Reads and checks the values (a value that does not convert is a usage error).
+    init(_ arguments: ParsedArguments) throws(UsageError)
+    func run() async throws
+}
+
+/// Ends a command with this exit status (after it printed why).
+struct ExitCode: Error {
+    let rawValue: Int32
+
+    init(_ rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+}
