@@ -49,6 +49,9 @@ struct JournalOptions {
                completion: .directory),
     ]
 
+    /// The `RUN_ID` argument of `show`, `logs`, `resume` and `undo`.
+    static let runArgument = ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")
+
     init(_ arguments: ParsedArguments) {
         stateDir = arguments.value("state-dir")
     }

@@ -15,7 +15,7 @@ struct LogsCommand: Command {
             inside it. With --follow, keeps printing while the run is live.
             """,
         arguments: [
-            ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`."),
+            JournalOptions.runArgument,
             ArgumentSpec("step", help: "Only this step (name or path).", isOptional: true),
         ],
         options: JournalOptions.options + [.flag("follow", short: "f", help: "Keep printing new lines while the run is live.")]

@@ -14,7 +14,7 @@ struct ResumeCommand: Command {
             resume refuses unless --force, which uses the current file (steps match by position). \
             The new run is recorded as a run of its own.
             """,
-        arguments: [ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")],
+        arguments: [JournalOptions.runArgument],
         options: [.flag("force", help: "Resume even though the workflow file changed (with the current file).")]
             + ExecutionOptions.options
     )

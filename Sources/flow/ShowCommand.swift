@@ -8,7 +8,7 @@ struct ShowCommand: Command {
         name: "show",
         abstract: "Show one run: every step with its state, attempts, exit code and duration.",
         discussion: "RUN is a run id, a unique prefix of one, or `last`.",
-        arguments: [ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")],
+        arguments: [JournalOptions.runArgument],
         options: JournalOptions.options + [.flag("json", help: "Print the run as JSON.")]
     )
 

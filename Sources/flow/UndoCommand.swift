@@ -13,7 +13,7 @@ struct UndoCommand: Command {
             alone. The rollback is recorded as a run of its own; a run that was undone \
             before is refused unless --force.
             """,
-        arguments: [ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")],
+        arguments: [JournalOptions.runArgument],
         options: [.flag("force", help: "Undo again a run that was undone before.")] + ExecutionOptions.options
     )
 
