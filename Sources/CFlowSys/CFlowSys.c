@@ -31,24 +31,30 @@ void cflow_set_thread_name(const char *name) {
     prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
-/* The signals a child must set back to the default: those flow handles or ignores, or may
-   (its cancellation, SIGCHLD notifier and SIGPIPE), and every other one whose disposition
-   was not the default when flow first spawned (a crash handler of the runtime, SIGHUP
-   ignored by nohup). Read once: a disposition set later by code other than flow's is left
-   to exec, which resets handlers itself; only a signal arriving between the child's
-   unblocking and its exec would be handled there. */
-static sigset_t reset_signals;
+/* The signals a child must set back to the default: every one whose disposition is not
+   the default when flow first spawns (its own SIGPIPE and cancellation signals ignored, a
+   crash handler of the runtime, SIGHUP ignored by nohup), and every one flow changes later
+   (`cflow_reset_in_children`, and the SIGCHLD notifier). Only those: a sigaction costs
+   ~3 µs in the child, on the critical path of every sequential step while the parent
+   waits. A disposition set later by code other than flow's is left to exec, which resets
+   handlers itself (only a signal arriving between the child's unblocking and its exec
+   would be handled there); an ignored one would then stay ignored in the steps. Bit n is
+   signal n (1-31). */
+static uint32_t reset_mask = 0; /* read and written with __atomic builtins */
 static pthread_once_t reset_signals_once = PTHREAD_ONCE_INIT;
 
 static void find_reset_signals(void) {
-    sigemptyset(&reset_signals);
-    static const int flows[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU};
-    for (size_t i = 0; i < sizeof flows / sizeof flows[0]; i++) sigaddset(&reset_signals, flows[i]);
+    uint32_t mask = 0;
     for (int sig = 1; sig < 32; sig++) {
         if (sig == SIGKILL || sig == SIGSTOP) continue;
         struct sigaction current;
-        if (sigaction(sig, NULL, &current) != 0 || current.sa_handler != SIG_DFL) sigaddset(&reset_signals, sig);
+        if (sigaction(sig, NULL, &current) != 0 || current.sa_handler != SIG_DFL) mask |= 1u << sig;
     }
+    __atomic_fetch_or(&reset_mask, mask, __ATOMIC_SEQ_CST);
+}
+
+void cflow_reset_in_children(int sig) {
+    if (sig > 0 && sig < 32) __atomic_fetch_or(&reset_mask, 1u << sig, __ATOMIC_SEQ_CST);
 }
 
 /* Runs in the child (cloned with CLONE_VM | CLONE_VFORK), in the parent's memory, with every signal blocked:
@@ -87,7 +93,7 @@ static void spawn_child(const struct cflow_spawn_request *r, volatile int *error
     if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) (void)syscall(SYS_close_range, 3U, ~0U, 0U);
     /* Handlers would run here, in flow's memory: back to default before unblocking. Ignored
        signals would stay ignored across exec (a flow started by nohup would pass SIGHUP
-       ignored to its steps): default too. Only the signals of `reset_signals`: the others
+       ignored to its steps): default too. Only the signals of `reset_mask`: the others
        are already at their default (a sigaction each costs ~3 µs here, on the critical path
        of every sequential step, while the parent waits). Real-time signals are left alone:
        flow neither handles nor ignores them, and glibc's internal ones only go to flow's
@@ -95,8 +101,9 @@ static void spawn_child(const struct cflow_spawn_request *r, volatile int *error
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
+    uint32_t mask = __atomic_load_n(&reset_mask, __ATOMIC_RELAXED);
     for (int sig = 1; sig < 32; sig++) {
-        if (sigismember(&reset_signals, sig) == 1) (void)sigaction(sig, &dfl, NULL);
+        if (mask & (1u << sig)) (void)sigaction(sig, &dfl, NULL);
     }
     sigset_t none;
     sigemptyset(&none);
@@ -118,7 +125,7 @@ static int spawn_entry(void *argument) {
     return 127;
 }
 
-int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid) {
+int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidfd) {
     pthread_once(&reset_signals_once, find_reset_signals);
     sigset_t all, previous;
     sigfillset(&all);
@@ -128,17 +135,25 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid) {
     /* The child's stack: part of this frame, unused by us while CLONE_VFORK holds us until
        the child has exec'd or exited. Already-touched stack pages: no faults per spawn. */
     _Alignas(16) char stack[32 * 1024];
-    pid_t child = clone(spawn_entry, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+    /* CLONE_PIDFD: the pidfd comes with the child, so a lack of descriptors fails here,
+       before anything started, and there is no pidfd_open to make afterwards. A kernel
+       before 5.2 ignores the flag and leaves -1. */
+    int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+    int fd = -1;
+    if (request->want_pidfd) flags |= CLONE_PIDFD;
+    pid_t child = clone(spawn_entry, stack + sizeof stack, flags, &args, &fd, NULL, NULL);
     int saved = errno;
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     if (child < 0) return saved;
     if (args.error != 0) {
         /* The child failed before or at exec and has exited: reap it. */
+        if (fd >= 0) close(fd);
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
         return args.error;
     }
     *pid = child;
+    if (pidfd) *pidfd = fd;
     return 0;
 }
 
@@ -189,6 +204,7 @@ int cflow_install_sigchld_notifier(int eventfd) {
         result = -1;
     } else {
         notifier_fds[notifier_count] = eventfd;
+        cflow_reset_in_children(SIGCHLD);
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         if (notifier_count == 0) {
             struct sigaction action;

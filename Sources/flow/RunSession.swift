@@ -29,7 +29,7 @@ struct RunSession {
     func run() async -> Int32 {
         _ = OpenFileLimit.raiseToHardLimit()
         // A closed stdout must not kill flow mid-run (children still get default SIGPIPE).
-        signal(SIGPIPE, SIG_IGN)
+        SignalDisposition.ignore(SIGPIPE)
         let color = Console.useColor(fd: 2, disabled: options.noColor)
         var mode = options.output
         if mode == .auto {

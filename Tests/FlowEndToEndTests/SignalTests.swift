@@ -287,4 +287,24 @@ import Glibc
         #expect(box.lines("count").count == 1)
         #expect(box.leftoverProcesses().isEmpty)
     }
+
+    /// A flow started with signals ignored (nohup, a CI runner's trap) does not pass them
+    /// on: ignored dispositions survive exec, so each child resets them. So do flow's own
+    /// (SIGINT, SIGTERM and SIGPIPE, which flow ignores while it runs).
+    @Test func stepsStartWithNoSignalIgnored() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: state
+                shell: $CHILD --print-signal-state
+            """)
+        let flow = try LiveFlow(executable: "/bin/sh",
+                                arguments: ["-c", "trap '' HUP QUIT USR2; exec \"$0\" \"$@\"", RunSandbox.flowPath,
+                                            "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        let r = try flow.finish(timeout: 30)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("state | ignored: \n"), "\(r)")
+        #expect(r.stdout.contains("state | blocked: \n"), "\(r)")
+    }
 }

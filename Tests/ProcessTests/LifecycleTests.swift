@@ -90,8 +90,12 @@ struct LifecycleTests {
     }
 
     @Test func childrenStartWithDefaultSignalsAndEmptyMask() async throws {
-        // As if flow ran under nohup with a signal blocked in the spawning thread.
-        let previous = signal(SIGHUP, SIG_IGN)
+        // As if flow ignored a signal of its own after its first spawn (the ones it found
+        // ignored then are the end-to-end test's), with another blocked in the spawning
+        // thread.
+        var previousAction = sigaction()
+        sigaction(SIGHUP, nil, &previousAction)
+        SignalDisposition.ignore(SIGHUP)
         var block = sigset_t()
         var old = sigset_t()
         sigemptyset(&block)
@@ -102,7 +106,7 @@ struct LifecycleTests {
             try TestSupport.start(TestSupport.helperSpec(["--print-signal-state"]))
         }
         pthread_sigmask(SIG_SETMASK, &old, nil)
-        signal(SIGHUP, previous)
+        sigaction(SIGHUP, &previousAction, nil)
 
         let (child, output) = try started.get()
         #expect(await child.termination == .exited(0))

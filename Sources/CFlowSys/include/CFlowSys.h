@@ -42,6 +42,9 @@ struct cflow_spawn_request {
     /// a caller thread that lives as long as flow: the signal follows the thread, not the
     /// process.
     pid_t die_with_parent;
+    /// If not 0: ask clone for a pidfd of the child (CLONE_PIDFD, close-on-exec), so that
+    /// running out of descriptors fails the spawn before anything starts.
+    int want_pidfd;
 };
 
 /// Starts `request->path` as the leader of a new process group, with default signal
@@ -55,7 +58,15 @@ struct cflow_spawn_request {
 /// fresh stack (whose pages then fault in) and calls getrlimit once per file action:
 /// about 40 µs of each spawn on the 2-core VM, on the critical path of every sequential
 /// step. This is the same vfork-style clone and exec, doing only what flow needs.
-int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid);
+///
+/// With `want_pidfd`, `*pidfd` is the child's pidfd, or -1 if the kernel ignored the flag
+/// (before 5.2): then open one with `cflow_pidfd_open`.
+int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidfd);
+
+/// Tells the spawner that flow changed the disposition of `sig` (ignored or handled it):
+/// children then set it back to the default before exec. Dispositions already
+/// non-default when flow first spawns are found by themselves.
+void cflow_reset_in_children(int sig);
 
 /// Whether `pid` (our child) has terminated, without reaping it (waitid WNOWAIT).
 /// Returns 1 if it has, 0 if it is still running, -1 with errno on error (e.g. ECHILD).

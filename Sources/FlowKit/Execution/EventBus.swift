@@ -38,7 +38,8 @@ public final class EventBus: Sendable {
             splitter.feedLines(chunk) { lines in
                 for observer in observers { observer.outputLines(step, stream, lines: lines) }
             }
-            s.splitters[key] = splitter
+            // Kept only with an unfinished line: whole-line output leaves nothing to flush.
+            if splitter.hasPartialLine { s.splitters[key] = splitter }
             for observer in observers { observer.endOfChunk() }
         }
     }
@@ -57,6 +58,8 @@ public final class EventBus: Sendable {
     /// Delivers a step's unfinished last line (output of a killed step is kept to its last byte).
     public func flush(_ step: StepRef) {
         state.withLock { s in
+            // Most steps print nothing, or whole lines only: nothing to look up then.
+            if s.splitters.isEmpty { return }
             let observers = s.observers
             for (stream, key) in [(OutputChannel.stdout, step.path + "\u{1}o"), (.stderr, step.path + "\u{1}e")] {
                 guard var splitter = s.splitters.removeValue(forKey: key) else { continue }

@@ -32,27 +32,27 @@ extension Executor {
         }
     }
 
-    func runShell(_ instance: StepInstance, task: PlanNode.ShellTask, context: RuntimeContext, env: [String: String]) async -> AttemptResult {
+    func runShell(_ instance: StepInstance, task: PlanNode.ShellTask, context: RuntimeContext, env: ChildEnvironment) async -> AttemptResult {
         let node = instance.node
         let (command, exprEnv) = Self.substitute(task.command, context: context)
         var environment = env
-        for (key, value) in exprEnv { environment[key] = value }
+        for (key, value) in exprEnv { environment.set(key, value) }
         let outputPath = scratch.emptyFile()
         defer { scratch.discard(outputPath) }
-        environment["FLOW_OUTPUT"] = outputPath
-        environment["FLOW_RUN_ID"] = options.runID
-        environment["FLOW_STEP"] = instance.ref.label
+        environment.set("FLOW_OUTPUT", outputPath)
+        environment.set("FLOW_RUN_ID", options.runID)
+        environment.set("FLOW_STEP", instance.ref.label)
 
         var arguments: [String]
         var executable: String
         if exprEnv.isEmpty, let argv = ShellCommand.directArgv(command),
-           let resolved = ExecutableLookup.resolve(argv[0], environment: environment) {
+           let resolved = ExecutableLookup.resolve(argv[0], searchPath: environment["PATH"]) {
             // No shell syntax: exec the program directly, as make and go-task do.
             executable = resolved
             arguments = Array(argv.dropFirst())
         } else {
             executable = task.program.spec.contains("/") ? task.program.spec
-                : ExecutableLookup.resolve(task.program.spec, environment: environment) ?? "/bin/\(task.program.spec)"
+                : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
             arguments = Self.shellArguments(task.program, command: command)
         }
         var directory: String?

@@ -27,6 +27,8 @@ public final class Executor: Sendable {
     let spawnLimiter: AdmissionLimiter
     let terminal = TerminalGate()
     let scratch: ScratchDirectory
+    /// flow's environment (`options.environment`), encoded once for every step's spawn.
+    let environment: ChildEnvironment
 
     public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
         self.plan = plan
@@ -36,6 +38,7 @@ public final class Executor: Sendable {
         self.hub = hub
         globalLimiter = options.maxParallel.map { AdmissionLimiter(permits: $0) }
         spawnLimiter = AdmissionLimiter(permits: max(OpenFileLimit.suggestedConcurrentChildren(), 8))
+        environment = ChildEnvironment(options.environment)
         scratch = try ScratchDirectory(runID: options.runID) { [hub] in hub.whenIdle($0) }
     }
 
@@ -52,7 +55,7 @@ public final class Executor: Sendable {
         let frame = ScopeFrame(id: plan.root.children.first?.scope ?? 0, params: params)
         for (path, result) in options.reuse { if let node = nodesByPath[path] { runState.seed(node, result) } }
         let rootScope = FailureScope(parent: nil)
-        let env = options.environment
+        let env = environment
         // Unstructured tasks do not inherit the executor preference: name the hub's.
         let stepsTask = Task(executorPreference: hub.executor) {
             await self.runList(self.plan.root.children, concurrent: false, frame: frame, scope: rootScope, env: env,
@@ -118,7 +121,7 @@ public final class Executor: Sendable {
     /// Runs steps one after another (or all at once); returns the list's resulting state:
     /// succeeded, failed, or cancelled.
     func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
-                 frame: ScopeFrame, scope: FailureScope, env: [String: String], mode: Mode, status: RunStatus,
+                 frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode, status: RunStatus,
                  inheritedFailure: Bool = false, isUndo: Bool = false) async -> StepState
     {
         let failed = Mutex(false)
@@ -183,7 +186,7 @@ public final class Executor: Sendable {
 
     // MARK: One step
 
-    func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: [String: String], mode: Mode,
+    func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
                  status: RunStatus, inheritedFailure: Bool, isUndo: Bool) async -> StepState
     {
         if !node.selected { return skip(node, frame: frame, isUndo: isUndo, reason: "not selected") }
@@ -257,13 +260,13 @@ public final class Executor: Sendable {
     }
 
     /// The environment for a step: the enclosing one plus the node's `env`, rendered.
-    func renderEnv(_ node: PlanNode, base: [String: String], frame: ScopeFrame, scope: FailureScope, status: RunStatus) -> [String: String] {
+    func renderEnv(_ node: PlanNode, base: ChildEnvironment, frame: ScopeFrame, scope: FailureScope, status: RunStatus) -> ChildEnvironment {
         guard !node.env.isEmpty else { return base }
-        var env = options.environment
+        var env = ChildEnvironment(base: environment.base)
         for variable in node.env {
             let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
                                          frame: frame, failures: scope, env: env, runStatus: status)
-            env[variable.name.value] = context.render(variable.value)
+            env.set(variable.name.value, context.render(variable.value))
         }
         return env
     }
@@ -280,7 +283,7 @@ public final class Executor: Sendable {
     }
 
     /// One attempt, cancelled (state `timed_out`) when the step's timeout passes.
-    func attemptWithTimeout(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: [String: String],
+    func attemptWithTimeout(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
                             mode: Mode, status: RunStatus) async -> AttemptResult
     {
         guard let timeout = instance.node.timeout else {
@@ -314,7 +317,7 @@ public final class Executor: Sendable {
     }
 
     /// Does the work of one attempt.
-    func perform(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: [String: String],
+    func perform(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
                  mode: Mode, status: RunStatus) async -> AttemptResult
     {
         let node = instance.node
@@ -336,7 +339,7 @@ public final class Executor: Sendable {
         }
     }
 
-    func runGroup(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: [String: String],
+    func runGroup(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
                   mode: Mode, status: RunStatus) async -> AttemptResult
     {
         let node = instance.node
@@ -376,7 +379,7 @@ public final class Executor: Sendable {
 
     /// Runs the `undo` steps of succeeded steps, latest completion first. A failing undo is
     /// reported and the rest still run.
-    func rollback(env: [String: String], status: RunStatus) async {
+    func rollback(env: ChildEnvironment, status: RunStatus) async {
         let order = runState.rollbackOrder
         guard !order.isEmpty else { return }
         bus.emit(.note(nil, "rolling back \(order.count) step\(order.count == 1 ? "" : "s")"))
@@ -418,7 +421,7 @@ extension Executor {
             runState.record(instance, result)
         }
         runState.status = .failed
-        await rollback(env: options.environment, status: .failed)
+        await rollback(env: environment, status: .failed)
 
         let counts = runState.counts
         let failed = (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0
@@ -448,7 +451,7 @@ extension Executor {
                 if case .use(_, let with) = current.kind, current.children.contains(where: { $0.scope == node.scope }) {
                     let outer = frame(of: current)
                     let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
-                                                 frame: outer, failures: FailureScope(parent: nil), env: options.environment,
+                                                 frame: outer, failures: FailureScope(parent: nil), env: environment,
                                                  runStatus: .failed)
                     var params: [String: String] = [:]
                     for (name, value) in with { params[name] = context.render(value) }

@@ -8,7 +8,7 @@ struct RuntimeContext: ExpressionEvaluator.Context {
     let frame: ScopeFrame
     let failures: FailureScope
     /// The environment the step sees (flow's, then the workflow's and groups').
-    let env: [String: String]
+    let env: ChildEnvironment
     /// Inside `finally`: the run's status so far.
     let runStatus: RunStatus
 

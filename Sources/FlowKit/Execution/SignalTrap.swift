@@ -13,7 +13,7 @@ public final class SignalTrap: @unchecked Sendable {
     public init(cancellation: RunCancellation, hub: ProcessHub = .shared, onSecond: @escaping @Sendable (Int32) -> Void) {
         for sig in [SIGINT, SIGTERM] {
             // Ignore the default action; the dispatch source still sees the signal.
-            signal(sig, SIG_IGN)
+            SignalDisposition.ignore(sig)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 let count = cancellation.request(sig)

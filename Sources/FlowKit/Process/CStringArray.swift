@@ -20,29 +20,52 @@ struct CStringArray: ~Copyable {
         pointers[strings.count] = nil
     }
 
-    /// envp-style: one `KEY=VALUE` C string per entry.
-    init(environment: [String: String]) {
+    /// envp-style: the base's `KEY=VALUE` strings (pointed at, not copied) except those
+    /// overridden, then the overrides, encoded here.
+    init(environment: ChildEnvironment) {
+        let base = environment.base
+        let overrides = environment.overrides
         var total = 0
-        for (k, v) in environment { total += k.utf8.count + v.utf8.count + 2 }
+        for (key, value) in overrides { total += key.utf8.count + value.utf8.count + 2 }
         storage = .allocate(capacity: max(total, 1))
-        pointers = .allocate(capacity: environment.count + 1)
-        var offset = 0
-        var i = 0
-        for (k, v) in environment {
-            pointers[i] = storage + offset
-            offset = CStringArray.copy(k, into: storage, at: offset)
-            storage[offset] = 0x3D  // "="
-            offset = CStringArray.copy(v, into: storage, at: offset + 1)
-            storage[offset] = 0
-            offset += 1
-            i += 1
+        pointers = .allocate(capacity: base.values.count + overrides.count + 1)
+        var count = 0
+        if overrides.isEmpty {
+            pointers.update(from: base.entries, count: base.values.count)
+            count = base.values.count
+        } else {
+            // Few overrides (a step's FLOW_* and env:): look each up, rather than hash every
+            // base variable.
+            var skipped: [Int] = []
+            for key in overrides.keys {
+                if let i = base.index[key] { skipped.append(i) }
+            }
+            for i in 0..<base.values.count where !skipped.contains(i) {
+                pointers[count] = base.entries[i]
+                count += 1
+            }
         }
-        pointers[i] = nil
+        var offset = 0
+        for (key, value) in overrides {
+            pointers[count] = storage + offset
+            count += 1
+            offset = CStringArray.appendEntry(key, value, into: storage, at: offset)
+        }
+        pointers[count] = nil
     }
 
     deinit {
         pointers.deallocate()
         storage.deallocate()
+    }
+
+    /// Writes `key=value` and its NUL at `offset`; returns the offset just past them.
+    static func appendEntry(_ key: String, _ value: String, into storage: UnsafeMutablePointer<CChar>, at offset: Int) -> Int {
+        var offset = copy(key, into: storage, at: offset)
+        storage[offset] = 0x3D  // "="
+        offset = copy(value, into: storage, at: offset + 1)
+        storage[offset] = 0
+        return offset + 1
     }
 
     /// Copies the UTF-8 of `s` at `offset`; returns the offset just past it.

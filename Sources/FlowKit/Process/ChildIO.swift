@@ -15,6 +15,9 @@ final class ChildIO: @unchecked Sendable {
     var pidfd: Int32 = -1
     var stdoutFD: Int32 = -1
     var stderrFD: Int32 = -1
+    /// Whether O_NONBLOCK was set on the read ends (see `HubEventLoop.readOutput`).
+    var stdoutNonBlocking = false
+    var stderrNonBlocking = false
     /// Write end of the stdin pipe while bytes remain to be written.
     var stdinFD: Int32 = -1
     var pendingInput: [UInt8] = []

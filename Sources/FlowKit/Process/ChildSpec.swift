@@ -10,7 +10,7 @@ public struct ChildSpec: Sendable, Hashable {
     /// `argv[1...]`.
     public var arguments: [String]
     /// The child's whole environment.
-    public var environment: [String: String]
+    public var environment: ChildEnvironment
     /// Working directory; `nil` keeps flow's.
     public var directory: String?
     /// Where standard input comes from.
@@ -22,7 +22,7 @@ public struct ChildSpec: Sendable, Hashable {
     public init(
         executable: String,
         arguments: [String] = [],
-        environment: [String: String] = [:],
+        environment: ChildEnvironment,
         directory: String? = nil,
         stdin: ChildInput = .null,
         output: ChildOutputMode = .capture
@@ -33,6 +33,19 @@ public struct ChildSpec: Sendable, Hashable {
         self.directory = directory
         self.stdin = stdin
         self.output = output
+    }
+
+    /// A child whose environment is exactly `environment` (encoded for this child alone).
+    public init(
+        executable: String,
+        arguments: [String] = [],
+        environment: [String: String] = [:],
+        directory: String? = nil,
+        stdin: ChildInput = .null,
+        output: ChildOutputMode = .capture
+    ) {
+        self.init(executable: executable, arguments: arguments, environment: ChildEnvironment(environment),
+                  directory: directory, stdin: stdin, output: output)
     }
 
     /// Whether this child takes over the terminal (interactive step).

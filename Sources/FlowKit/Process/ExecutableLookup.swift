@@ -15,9 +15,15 @@ public enum ExecutableLookup {
     /// the kernel after the child's `chdir`, like in a shell). Relative `PATH` entries
     /// (and empty ones, meaning ".") are taken relative to `directory` when given.
     public static func resolve(_ name: String, environment: [String: String], directory: String? = nil) -> String? {
+        resolve(name, searchPath: environment["PATH"], directory: directory)
+    }
+
+    /// The path to execute for `name`, searched in `searchPath` (a `PATH` value; nil for
+    /// none, meaning `defaultSearchPath`).
+    public static func resolve(_ name: String, searchPath: String?, directory: String? = nil) -> String? {
         guard !name.isEmpty else { return nil }
         if name.utf8.contains(UInt8(ascii: "/")) { return name }
-        let searchPath = environment["PATH"] ?? defaultSearchPath
+        let searchPath = searchPath ?? defaultSearchPath
         // A hit is remembered for the same name, PATH and directory, and checked again with
         // one `access` instead of a stat per PATH entry (a thousand `sleep 1` steps made
         // eight thousand stats). Like a shell's command hash, a program installed later into

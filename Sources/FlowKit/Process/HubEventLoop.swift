@@ -75,7 +75,12 @@ final class HubEventLoop {
             }
             let count = epoll_wait(hub.epollFD, events, eventCapacity, timeout)
             if count > 0 {
-                for i in 0..<Int(count) {
+                // Pipes first: a child's exit closes them before its pidfd fires, so their
+                // EOF is usually in the same batch, and the reaping then finds them closed.
+                for i in 0..<Int(count) where events[i].data.u64 & 3 != HubEventLoop.kindPidfd {
+                    handle(data: events[i].data.u64)
+                }
+                for i in 0..<Int(count) where events[i].data.u64 & 3 == HubEventLoop.kindPidfd {
                     handle(data: events[i].data.u64)
                 }
             }
@@ -95,8 +100,8 @@ final class HubEventLoop {
         guard let io = hub.registry.withLock({ $0[data >> 2] }), !io.finished else { return }
         switch data & 3 {
         case HubEventLoop.kindPidfd: reap(io)
-        case HubEventLoop.kindStdout: readOutput(io, .stdout)
-        case HubEventLoop.kindStderr: readOutput(io, .stderr)
+        case HubEventLoop.kindStdout: readOutput(io, .stdout, readable: true)
+        case HubEventLoop.kindStderr: readOutput(io, .stderr, readable: true)
         default: writeInput(io)
         }
     }
@@ -187,15 +192,33 @@ final class HubEventLoop {
     }
 
     /// Reads what is available (up to 1 MiB) and hands it over; closes at EOF.
-    private func readOutput(_ io: ChildIO, _ channel: OutputChannel) {
+    ///
+    /// A read end starts blocking (two fcntl calls fewer per spawn, most steps printing
+    /// little or nothing). When epoll said it is `readable`, one read cannot block; a
+    /// second one is made only after a full chunk, and with O_NONBLOCK set first. Reads
+    /// not prompted by epoll (after the reaping, on a drain's deadline) set it first too.
+    private func readOutput(_ io: ChildIO, _ channel: OutputChannel, readable: Bool = false) {
         let fd = channel == .stdout ? io.stdoutFD : io.stderrFD
         guard fd >= 0 else { return }
+        var blocking = channel == .stdout ? !io.stdoutNonBlocking : !io.stderrNonBlocking
+        func makeNonBlocking() {
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            if channel == .stdout { io.stdoutNonBlocking = true } else { io.stderrNonBlocking = true }
+            blocking = false
+        }
+        if blocking && !readable { makeNonBlocking() }
         var reads = 0
         while reads < 16 {
             let n = read(fd, buffer, ProcessHub.readChunk)
             if n > 0 {
                 io.onOutput(channel, UnsafeRawBufferPointer(start: buffer, count: n))
                 reads += 1
+                if blocking {
+                    // Less than a chunk: the pipe is most likely empty now, and epoll
+                    // says when it is not.
+                    if n < ProcessHub.readChunk { break }
+                    makeNonBlocking()
+                }
                 continue
             }
             if n < 0 && errno == EINTR { continue }

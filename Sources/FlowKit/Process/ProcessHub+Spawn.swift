@@ -18,7 +18,7 @@ extension ProcessHub {
         _ spec: ChildSpec,
         onOutput: @escaping @Sendable (OutputChannel, UnsafeRawBufferPointer) -> Void = { _, _ in }
     ) throws(SpawnError) -> ChildProcess {
-        guard let path = ExecutableLookup.resolve(spec.executable, environment: spec.environment, directory: spec.directory) else {
+        guard let path = ExecutableLookup.resolve(spec.executable, searchPath: spec.environment["PATH"], directory: spec.directory) else {
             // A missing directory explains a failed lookup of a relative PATH entry better.
             if let dir = spec.directory, !ExecutableLookup.isDirectory(dir) { throw .directoryNotFound(dir) }
             throw .executableNotFound(spec.executable)
@@ -33,14 +33,10 @@ extension ProcessHub {
         let stdoutPipe: (read: Int32, write: Int32)?
         let stderrPipe: (read: Int32, write: Int32)?
         let stdinPipe: (read: Int32, write: Int32)?
-        let reservation: Int32
         do throws(SpawnError) {
             stdoutPipe = capture ? try opened.pipe() : nil
             stderrPipe = capture ? try opened.pipe() : nil
             stdinPipe = input.isEmpty ? nil : try opened.pipe()
-            // Hold a descriptor number for the pidfd, so that running out of descriptors
-            // is detected before the child starts, not after.
-            reservation = try opened.add(fcntl(devNullFD, F_DUPFD_CLOEXEC, 3))
         } catch {
             opened.closeAll()
             throw error
@@ -51,6 +47,7 @@ extension ProcessHub {
         let terminal = spec.isInteractive ? TerminalHandoff.prepare(ttyFD: ttyFD) : nil
 
         var pid: pid_t = 0
+        var pidfd: Int32 = -1
         let argv = CStringArray([spec.executable] + spec.arguments)
         let envp = CStringArray(environment: spec.environment)
         let stdinFD: Int32
@@ -70,8 +67,11 @@ extension ProcessHub {
                     tty_fd: terminal?.ttyFD ?? -1,
                     // The loop thread lives as long as flow; another caller's thread may
                     // not (a pool thread that ends would take its children with it).
-                    die_with_parent: pthread_equal(pthread_self(), executor.loopThread.load(ordering: .relaxed)) != 0 ? processID : 0)
-                return cflow_spawn(&request, &pid)
+                    die_with_parent: pthread_equal(pthread_self(), executor.loopThread.load(ordering: .relaxed)) != 0 ? processID : 0,
+                    // With the child, so that running out of descriptors is found before
+                    // the child starts, not after.
+                    want_pidfd: usesPidfd ? 1 : 0)
+                return cflow_spawn(&request, &pid, &pidfd)
             }
         }
         if rc != 0 {
@@ -87,11 +87,11 @@ extension ProcessHub {
         }
 
         // The child has its copies; ours of the write ends must go, or EOF never comes.
+        // The read ends stay blocking until the loop needs otherwise (see `readOutput`):
+        // two fcntl calls fewer per step.
         if let stdoutPipe, let stderrPipe {
             opened.close(stdoutPipe.write)
             opened.close(stderrPipe.write)
-            _ = fcntl(stdoutPipe.read, F_SETFL, O_NONBLOCK)
-            _ = fcntl(stderrPipe.read, F_SETFL, O_NONBLOCK)
         }
         var inputWritten = 0
         if let stdinPipe {
@@ -121,8 +121,8 @@ extension ProcessHub {
             io.terminal = terminal
         }
 
-        opened.close(reservation)
-        if usesPidfd {
+        io.pidfd = pidfd
+        if usesPidfd && pidfd < 0 {  // a kernel without CLONE_PIDFD (before 5.2)
             io.pidfd = cflow_pidfd_open(pid)
             if io.pidfd < 0 {
                 let code = errno

@@ -44,15 +44,23 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
                 return
             }
             switch t.to {
+            // Written piece by piece, not built as one string first: twice per step.
             case .running:
-                var line = "\(style.state(.running)) \(t.step.label)"
-                if t.attempt > 1 { line += " (attempt \(t.attempt))" }
                 out.flush()
-                err.append(line + "\n")
+                err.append(style.state(.running))
+                err.append(byte: 0x20)
+                err.append(t.step.label)
+                if t.attempt > 1 { err.append(" (attempt \(t.attempt))") }
+                err.append(byte: 0x0A)
                 err.flush()
             case .succeeded, .failed, .timedOut, .cancelled, .undone, .undoFailed:
                 out.flush()
-                err.append("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))\n")
+                err.append(style.state(t.to))
+                err.append(byte: 0x20)
+                err.append(t.step.label)
+                err.append(byte: 0x20)
+                err.append(ReporterStyle.detail(t))
+                err.append(byte: 0x0A)
                 err.flush()
             default:
                 break

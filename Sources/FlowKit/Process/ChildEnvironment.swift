@@ -1,0 +1,45 @@
+/// A child's whole environment: a shared, already encoded base and the few variables set
+/// over it for this child (a step's `FLOW_OUTPUT`, `FLOW_STEP`, its `env:`).
+///
+/// Reads see the overrides first. Setting a variable never copies or re-encodes the base:
+/// a spawn encodes only the overrides and points at the base's strings for the rest.
+public struct ChildEnvironment: Sendable, Hashable {
+    /// The environment under the overrides.
+    public let base: EncodedEnvironment
+    /// Variables set over `base` (replacing a base variable of the same name).
+    public private(set) var overrides: [String: String] = [:]
+
+    /// `values` as the whole environment (encoded now: share the result between spawns).
+    public init(_ values: [String: String] = [:]) {
+        base = EncodedEnvironment(values)
+    }
+
+    /// `base` with nothing set over it yet.
+    public init(base: EncodedEnvironment) {
+        self.base = base
+    }
+
+    /// The value of `name`, as the child will see it.
+    public subscript(name: String) -> String? {
+        overrides[name] ?? base.values[name]
+    }
+
+    /// Sets `name` for this child, over the base's value if it has one.
+    public mutating func set(_ name: String, _ value: String) {
+        overrides[name] = value
+    }
+
+    /// Every variable the child gets, merged (for tests and diagnostics: a spawn never
+    /// builds this).
+    public var values: [String: String] {
+        base.values.merging(overrides) { _, override in override }
+    }
+
+    public static func == (lhs: ChildEnvironment, rhs: ChildEnvironment) -> Bool {
+        lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+    }
+}
