@@ -60,7 +60,14 @@ void cflow_reset_in_children(int sig) {
 /* Runs in the child (cloned with CLONE_VM | CLONE_VFORK), in the parent's memory, with every signal blocked:
    only raw system calls, no allocation, no return. Reports a failure's errno through
    `*error` (shared memory) and exits 127. */
-static void spawn_child(const struct cflow_spawn_request *r, volatile int *error) {
+static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, volatile int *error) {
+    if (unshare_from > 0) {
+        /* Sharing flow's table (CLONE_FILES): take a private copy of descriptors below
+           `unshare_from` only (the slots holding this child's stdio among them) before
+           touching anything. Before 5.9 there is no close_range: copy the whole table. */
+        if (syscall(SYS_close_range, (unsigned)unshare_from, ~0U, CLOSE_RANGE_UNSHARE) != 0 &&
+            unshare(CLONE_FILES) != 0) goto fail;
+    }
     if (r->die_with_parent != 0) {
         /* A SIGKILLed flow cannot pass anything on: the kernel kills the step for it. If
            flow died before this line, the child was already handed to another parent. */
@@ -116,13 +123,45 @@ fail:
 
 struct spawn_args {
     const struct cflow_spawn_request *request;
+    int unshare_from;
     volatile int error;
 };
 
 static int spawn_entry(void *argument) {
     struct spawn_args *args = argument;
-    spawn_child(args->request, &args->error);
+    spawn_child(args->request, args->unshare_from, &args->error);
     return 127;
+}
+
+/* The slots of `share_table` spawns: a child sharing flow's table finds its stdio there,
+   below `slot_end`, so that its private copy holds only the first few descriptors. One
+   spawn at a time uses them (`slot_lock`); between spawns they hold /dev/null, so that
+   no pipe end stays open in flow through them. */
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+static int slots[3] = {-1, -1, -1};
+static int slot_null = -1;
+static int slot_end = 0;
+
+static void open_slots(void) {
+    int fds[4];
+    for (int i = 0; i < 4; i++) {
+        fds[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (fds[i] < 0) {
+            for (int j = 0; j < i; j++) close(fds[j]);
+            return;
+        }
+    }
+    int end = 0;
+    for (int i = 0; i < 4; i++) if (fds[i] + 1 > end) end = fds[i] + 1;
+    slots[0] = fds[0]; slots[1] = fds[1]; slots[2] = fds[2];
+    slot_null = fds[3];
+    slot_end = end;
+}
+
+int cflow_spawn_prepare(void) {
+    pthread_once(&slots_once, open_slots);
+    return slot_end > 0 ? 0 : -1;
 }
 
 int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidfd) {
@@ -131,7 +170,26 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     sigfillset(&all);
     /* Blocked across the clone so that no handler of flow's runs in the child. */
     pthread_sigmask(SIG_SETMASK, &all, &previous);
-    struct spawn_args args = {request, 0};
+    struct cflow_spawn_request local = *request;
+    const int source[3] = {request->stdin_fd, request->stdout_fd, request->stderr_fd};
+    if (request->share_table) pthread_once(&slots_once, open_slots);
+    const int shared = request->share_table && slot_end > 0;
+    if (shared) {
+        pthread_mutex_lock(&slot_lock);
+        int *target[3] = {&local.stdin_fd, &local.stdout_fd, &local.stderr_fd};
+        for (int i = 0; i < 3; i++) {
+            if (source[i] < 0) continue;
+            if (dup3(source[i], slots[i], O_CLOEXEC) < 0) {
+                int failed = errno;
+                for (int j = 0; j < i; j++) (void)dup3(slot_null, slots[j], O_CLOEXEC);
+                pthread_mutex_unlock(&slot_lock);
+                pthread_sigmask(SIG_SETMASK, &previous, NULL);
+                return failed;
+            }
+            *target[i] = slots[i];
+        }
+    }
+    struct spawn_args args = {&local, shared ? slot_end : 0, 0};
     /* The child's stack: part of this frame, unused by us while CLONE_VFORK holds us until
        the child has exec'd or exited. Already-touched stack pages: no faults per spawn. */
     _Alignas(16) char stack[32 * 1024];
@@ -141,8 +199,14 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
     int fd = -1;
     if (request->want_pidfd) flags |= CLONE_PIDFD;
+    if (shared) flags |= CLONE_FILES;
     pid_t child = clone(spawn_entry, stack + sizeof stack, flags, &args, &fd, NULL, NULL);
     int saved = errno;
+    if (shared) {
+        /* The child has its own copies (or has gone): the slots let go of its stdio. */
+        for (int i = 0; i < 3; i++) if (source[i] >= 0) (void)dup3(slot_null, slots[i], O_CLOEXEC);
+        pthread_mutex_unlock(&slot_lock);
+    }
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     if (child < 0) return saved;
     if (args.error != 0) {

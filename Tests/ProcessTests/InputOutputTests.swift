@@ -97,6 +97,30 @@ struct InputOutputTests {
         #expect(output.stdout.split(separator: "\n").count == 4, "\(output.stdout)")
     }
 
+    /// With many children running, a spawn shares flow's descriptor table until the child
+    /// has copied only its first few descriptors: the child still gets exactly its stdin,
+    /// stdout and stderr, nothing else, and its pipes reach EOF when it exits.
+    @Test func aChildSpawnedBesideManyOthersGetsOnlyItsOwnDescriptors() async throws {
+        var others: [ChildProcess] = []
+        for _ in 0..<(ProcessHub.sharedTableThreshold + 4) {
+            others.append(try TestSupport.start(TestSupport.helperSpec(["--sleep", "30"])).0)
+        }
+        defer { for other in others { other.kill() } }
+        let leaked = open("/dev/null", O_RDONLY)  // no O_CLOEXEC
+        defer { close(leaked) }
+
+        let listing = ChildSpec(executable: "ls", arguments: ["/proc/self/fd"], environment: TestSupport.environment)
+        let (_, list) = try await TestSupport.run(listing)
+        #expect(list.stdout.split(separator: "\n").count == 4, "\(list.stdout)")
+
+        let echo = TestSupport.helperSpec(["--echo-stdin", "--stderr", "done"], stdin: .string("through the slot\n"))
+        let (termination, output) = try await TestSupport.run(echo)
+        #expect(termination == .exited(0))
+        #expect(output.stdout == "through the slot\n")
+        #expect(output.stderr == "done\n")
+        for other in others { other.kill(); _ = await other.termination }
+    }
+
     /// Under a pseudo-terminal made by `script`, through flow-proc-bench (a test process
     /// cannot take a controlling terminal itself).
     @Test func interactiveChildOwnsTheTerminalWhileItRuns() async throws {

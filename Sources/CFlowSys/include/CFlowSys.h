@@ -45,7 +45,18 @@ struct cflow_spawn_request {
     /// If not 0: ask clone for a pidfd of the child (CLONE_PIDFD, close-on-exec), so that
     /// running out of descriptors fails the spawn before anything starts.
     int want_pidfd;
+    /// If not 0 (and `cflow_spawn_prepare` succeeded): the child shares flow's descriptor
+    /// table until it has copied only the first few descriptors (CLONE_FILES, then
+    /// close_range with CLOSE_RANGE_UNSHARE), instead of clone copying the whole table.
+    /// Worth it when flow holds many descriptors (the pipes and pidfds of many running
+    /// children); it costs five dup3 calls, so not otherwise.
+    int share_table;
 };
+
+/// Opens the descriptors `share_table` spawns pass the child's stdio through (3 slots and
+/// /dev/null, at low numbers: call it early). Returns 0, or -1 (then `share_table` is
+/// ignored).
+int cflow_spawn_prepare(void);
 
 /// Starts `request->path` as the leader of a new process group, with default signal
 /// dispositions, an empty signal mask, only descriptors 0-2 open (every other one is

@@ -51,6 +51,8 @@ public final class ProcessHub: Sendable {
     /// `useProcessDescriptors: false` forces the SIGCHLD fallback (for tests).
     init(useProcessDescriptors: Bool, drainMilliseconds: Int) {
         ProcessHub.ensureStandardDescriptorsOpen()
+        // First, while descriptor numbers are low: see `cflow_spawn_prepare`.
+        _ = cflow_spawn_prepare()
         devNullFD = open("/dev/null", O_RDWR | O_CLOEXEC)
         precondition(devNullFD >= 0, "flow: cannot open /dev/null")
         ttyFD = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
