@@ -38,8 +38,11 @@ public struct YAMLNode: Sendable {
     /// Whether this scalar is a YAML null (`~`, `null`, or nothing at all).
     public var isNull: Bool {
         guard kind == .scalar, style == .plain, tag == nil else { return false }
-        switch value {
-        case "", "~", "null", "Null", "NULL": return true
+        // By length first: asked of most nodes, and most are no null.
+        switch value.utf8.count {
+        case 0: return true
+        case 1: return value == "~"
+        case 4: return value == "null" || value == "Null" || value == "NULL"
         default: return false
         }
     }
@@ -49,7 +52,7 @@ public struct YAMLNode: Sendable {
 
     /// The boolean a plain scalar spells, if any (YAML 1.2 core schema).
     public var boolValue: Bool? {
-        guard isPlainScalar else { return nil }
+        guard isPlainScalar, value.utf8.count == 4 || value.utf8.count == 5 else { return nil }
         switch value {
         case "true", "True", "TRUE": return true
         case "false", "False", "FALSE": return false
