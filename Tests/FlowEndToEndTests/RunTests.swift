@@ -466,6 +466,28 @@ import FoundationXML
                           "show | print sees 1.2.3"], "\(r)")
     }
 
+    /// FLOW_RUN_ID comes from the run's base environment, FLOW_STEP and FLOW_OUTPUT from
+    /// the step; a step's `env:` cannot change the run's id.
+    @Test func stepsGetTheRunIDTheirLabelAndAnOutputFile() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: plain
+                shell: echo "$FLOW_RUN_ID $FLOW_STEP $(test -f "$FLOW_OUTPUT" && echo file)" >> log
+              - shell: echo "$FLOW_RUN_ID $FLOW_STEP" >> log
+                env:
+                  FLOW_RUN_ID: mine
+                  FLOW_STEP: mine
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--no-journal"])
+        #expect(r.status == 0, "\(r)")
+        let lines = box.lines("log")
+        #expect(lines.count == 2, "\(lines)")
+        let id = lines.first?.split(separator: " ").first.map(String.init) ?? ""
+        #expect(!id.isEmpty && id != "mine", "\(lines)")
+        #expect(lines == ["\(id) plain file", "\(id) shell@2"], "\(lines)")
+    }
+
     @Test func missingDeclaredOutputFailsTheStep() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

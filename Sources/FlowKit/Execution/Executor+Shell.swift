@@ -40,12 +40,13 @@ extension Executor {
         let outputPath = scratch.emptyFile()
         defer { scratch.discard(outputPath) }
         environment.set("FLOW_OUTPUT", outputPath)
-        environment.set("FLOW_RUN_ID", options.runID)
+        // FLOW_RUN_ID is in the run's base environment; a step's `env:` may not change it.
+        if env.overrides["FLOW_RUN_ID"] != nil { environment.set("FLOW_RUN_ID", options.runID) }
         environment.set("FLOW_STEP", instance.ref.label)
 
         var arguments: [String]
         var executable: String
-        if exprEnv.isEmpty, let argv = ShellCommand.directArgv(command),
+        if exprEnv.isEmpty, let argv = task.directArgv,
            let resolved = ExecutableLookup.resolve(argv[0], searchPath: environment["PATH"]) {
             // No shell syntax: exec the program directly, as make and go-task do.
             executable = resolved

@@ -38,7 +38,9 @@ public final class Executor: Sendable {
         self.hub = hub
         globalLimiter = options.maxParallel.map { AdmissionLimiter(permits: $0) }
         spawnLimiter = AdmissionLimiter(permits: max(OpenFileLimit.suggestedConcurrentChildren(), 8))
-        environment = ChildEnvironment(options.environment)
+        var base = options.environment
+        base["FLOW_RUN_ID"] = options.runID
+        environment = ChildEnvironment(base)
         scratch = try ScratchDirectory(runID: options.runID) { [hub] in hub.whenIdle($0) }
     }
 

@@ -21,6 +21,19 @@ public final class PlanNode: Sendable {
         public var dir: Template?
         public var stdin: Template?
         public var interactive: Bool
+        /// The command's words when it has no `${{ }}` and no shell syntax (see
+        /// `ShellCommand.directArgv`): worked out once here rather than at every attempt.
+        public var directArgv: [String]?
+
+        public init(command: Template, program: ShellProgram, dir: Template?, stdin: Template?, interactive: Bool) {
+            self.command = command
+            self.program = program
+            self.dir = dir
+            self.stdin = stdin
+            self.interactive = interactive
+            let literal = command.parts.allSatisfy { if case .text = $0 { true } else { false } }
+            directArgv = literal ? ShellCommand.directArgv(command.parts.map { if case .text(let t) = $0 { t } else { "" } }.joined()) : nil
+        }
     }
 
     /// A dotted position in the tree: `2.1`, `3.f1` (finally), `4.u1` (undo), `f1` (root finally).

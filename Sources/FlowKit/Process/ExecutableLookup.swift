@@ -20,10 +20,10 @@ public enum ExecutableLookup {
 
     /// The path to execute for `name`, searched in `searchPath` (a `PATH` value; nil for
     /// none, meaning `defaultSearchPath`).
-    public static func resolve(_ name: String, searchPath: String?, directory: String? = nil) -> String? {
+    public static func resolve(_ name: String, searchPath: @autoclosure () -> String?, directory: String? = nil) -> String? {
         guard !name.isEmpty else { return nil }
         if name.utf8.contains(UInt8(ascii: "/")) { return name }
-        let searchPath = searchPath ?? defaultSearchPath
+        let searchPath = searchPath() ?? defaultSearchPath
         // A hit is remembered for the same name, PATH and directory, and checked again with
         // one `access` instead of a stat per PATH entry (a thousand `sleep 1` steps made
         // eight thousand stats). Like a shell's command hash, a program installed later into
