@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ProcessTests", dependencies: ["FlowKit", "flow-test-child", "flow-proc-bench"]),
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
         .testTarget(name: "FlowCommandLineTests", dependencies: ["FlowCommandLine"]),
-        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "CFlowSQLite"]),
+        .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "FlowKit", "CFlowSQLite"]),
         .testTarget(
             name: "FlowEndToEndTests",
             dependencies: ["flow", "flow-test-child"],

@@ -56,8 +56,26 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     var logged = 0
     /// `pending[logged...]` holds more than starts (see `settle`).
     var unloggedEnd = false
-    /// A commit is queued on the hub's idle time.
+    /// A commit is queued (see `queueCommit`).
     var commitQueued = false
+    /// Commits run here, off the process hub's thread: their SQLite work (about as many
+    /// instructions as the rest of a sequential step) then runs beside the steps, on the
+    /// other CPU, rather than between a spawn and the child's start on the same one.
+    private let commitQueue = DispatchQueue(label: "flow.journal.commit", qos: .utility)
+    /// The database's turn: every commit takes it while `mutex` is held (so commits run in
+    /// the order they took their records) and gives it back after its transaction, which a
+    /// background commit runs without `mutex`. Order: `mutex`, then this, then the journal's
+    /// connection; nothing that holds it waits for `mutex`.
+    private let dbTurn = DispatchSemaphore(value: 1)
+    /// The highest `seq` in the database, written after each transaction.
+    let committedThrough = Atomic<Int>(0)
+    /// The highest `seq` taken into a background commit so far.
+    var takenThrough = 0
+    /// The lock file still holds lines of records a background commit took: it is emptied
+    /// (and what `pending` logged since written again) once that commit is done.
+    var fileHoldsTaken = false
+    /// A background commit's failure, reported by the next caller under `mutex`.
+    private let backgroundFailure = Mutex<JournalError?>(nil)
     let hub: ProcessHub
     /// Transitions numbered so far (the last one's `seq`).
     var sequence = 0
@@ -181,6 +199,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
 
     public func handle(_ event: RunEvent) {
         mutex.withLock { _ in
+            reportBackgroundFailure()
             guard !disabled else { return }
             switch event {
             case .stepState(let t):
@@ -239,30 +258,85 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// in the lock file (one `write`), or without one in the database.
     public func settle() {
         mutex.withLock { _ in
+            reportBackgroundFailure()
             guard unloggedEnd, !disabled, awaitOpening() else { return }
-            unloggedEnd = false
-            if let lock {
-                var text = ""
-                for record in pending[logged...] { record.appendLine(to: &text) }
-                if lock.append(text) {
-                    logged = pending.count
-                    return
-                }
-            }
+            if logPending() { return }
             commit()
         }
     }
 
-    /// Commits at the hub's next idle moment (once, however often asked).
+    /// Appends `pending[logged...]` to the lock file (first emptying it of records already
+    /// committed, once no commit is under way); false without a lock file or on a failed
+    /// write. Called with `mutex` held.
+    func logPending() -> Bool {
+        guard let lock else { return false }
+        if fileHoldsTaken, committedThrough.load(ordering: .acquiring) >= takenThrough {
+            lock.clear()
+            fileHoldsTaken = false
+            logged = 0
+        }
+        var text = ""
+        for record in pending[logged...] { record.appendLine(to: &text) }
+        guard text.isEmpty || lock.append(text) else { return false }
+        logged = pending.count
+        unloggedEnd = false
+        return true
+    }
+
+    /// Commits on the commit queue (once, however often asked).
     func queueCommit() {
         guard !commitQueued, !disabled else { return }
         commitQueued = true
-        hub.whenIdle { [weak self] in
-            guard let self else { return }
-            self.mutex.withLock { _ in
-                self.commitQueued = false
-                self.commit()
+        commitQueue.async { [weak self] in self?.commitInBackground() }
+    }
+
+    /// Takes the queued records and output rows under `mutex` and commits them without it,
+    /// so that the steps' transitions and output go on being recorded meanwhile. The step
+    /// ends taken are in the lock file first, and stay there until the commit is done:
+    /// a step's end is never only in memory once the next step may start.
+    func commitInBackground() {
+        var taken: (lines: [Line], records: [TransitionRecord]) = ([], [])
+        let go = mutex.withLock { _ -> Bool in
+            commitQueued = false
+            reportBackgroundFailure()
+            guard !disabled, !lines.isEmpty || !pending.isEmpty else { return false }
+            guard attached.load(ordering: .acquiring) else {
+                commit()  // still opening (the opening commits then), or failed
+                return false
             }
+            do { try flushOutput() } catch {
+                fail(error)
+                return false
+            }
+            if unloggedEnd, !logPending() {
+                commit()
+                return false
+            }
+            dbTurn.wait()
+            taken = (lines, pending)
+            lines.removeAll(keepingCapacity: true)
+            pending.removeAll(keepingCapacity: true)
+            if logged > 0 { fileHoldsTaken = true }
+            logged = 0
+            if let last = taken.records.last { takenThrough = last.seq }
+            return true
+        }
+        guard go else { return }
+        defer { dbTurn.signal() }
+        do {
+            try transaction(lines: taken.lines, records: taken.records)
+        } catch {
+            backgroundFailure.withLock { $0 = $0 ?? error }
+        }
+    }
+
+    /// Reports a background commit's failure (once). Called with `mutex` held.
+    func reportBackgroundFailure() {
+        if let error = backgroundFailure.withLock({ failure -> JournalError? in
+            defer { failure = nil }
+            return failure
+        }) {
+            fail(error)
         }
     }
 
@@ -314,32 +388,45 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         guarded()
     }
 
-    /// Writes the buffered lines and queued transitions, then `body`, in one transaction;
-    /// on failure, warns once and stops recording (the run itself goes on).
+    /// Writes the buffered lines and queued transitions, then `body`, in one transaction
+    /// (after any background commit under way); on failure, warns once and stops recording
+    /// (the run itself goes on). Called with `mutex` held.
     func guarded(_ body: (SQLiteConnection, JournalStatements) throws -> Void = { _, _ in }) {
         do {
             // The bytes first: a committed row never points past the end of the file.
             try flushOutput()
-            try journal.access { db in
-                let s = try statements ?? JournalStatements(db)
-                statements = s
-                try s.transaction {
-                    for line in lines {
-                        try s.run(s.insertLines, .text(metadata.id), .text(line.path), .text(line.stream), .double(line.time),
-                                  .int(line.offset), .int(Int64(line.length)))
-                    }
-                    for record in pending { try write(record, s) }
-                    try body(db, s)
-                }
-                lines.removeAll(keepingCapacity: true)
-                pending.removeAll(keepingCapacity: true)
-                unloggedEnd = false
-                if logged > 0 { lock?.clear() }
-                logged = 0
-            }
+            dbTurn.wait()
+            defer { dbTurn.signal() }
+            try transaction(lines: lines, records: pending, body)
+            lines.removeAll(keepingCapacity: true)
+            pending.removeAll(keepingCapacity: true)
+            unloggedEnd = false
+            // Everything recorded is in the database now.
+            if logged > 0 || fileHoldsTaken { lock?.clear() }
+            logged = 0
+            fileHoldsTaken = false
         } catch {
             fail(error)
         }
+    }
+
+    /// One transaction: `lines`, `records` (applied to the ledger), then `body`. Called
+    /// with the database's turn (`dbTurn`).
+    func transaction(lines: [Line], records: [TransitionRecord],
+                     _ body: (SQLiteConnection, JournalStatements) throws -> Void = { _, _ in }) throws(JournalError) {
+        try journal.access { db in
+            let s = try statements ?? JournalStatements(db)
+            statements = s
+            try s.transaction {
+                for line in lines {
+                    try s.run(s.insertLines, .text(metadata.id), .text(line.path), .text(line.stream), .double(line.time),
+                              .int(line.offset), .int(Int64(line.length)))
+                }
+                for record in records { try write(record, s) }
+                try body(db, s)
+            }
+        }
+        if let last = records.last { committedThrough.store(last.seq, ordering: .releasing) }
     }
 
     /// Writes one transition's rows inside the caller's transaction, and applies it to the

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import FlowJournal
+@testable import FlowKit
+
+/// Commits off the hub's thread: what they take stays in the run's lock file until it is
+/// in the database, and leaves the file once it is.
+@Suite struct RecorderCommitTests {
+    @Test func aBackgroundCommitLeavesInTheLockFileOnlyWhatItHasNotCommitted() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        let loaded = LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n  - shell: b\n  - shell: c\n"))
+        let plan = try Planner.plan(try #require(loaded.workflow))
+        let metadata = RunMetadata(id: "r1", kind: .run, parentID: nil, workflowPath: "wf.yaml", content: [],
+                                   args: RunArguments(PlanOptions()), cwd: "/")
+        let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan, warn: { _ in })
+        try recorder.begin()
+        let lockPath = RunLock.path(stateDir: journal.stateDir, runID: "r1")
+
+        func run(_ index: Int) {
+            let step = StepRef(node: plan.root.children[index])
+            recorder.handle(.stepState(StepTransition(step: step, from: .pending, to: .running, attempt: 1, time: .now())))
+            recorder.handle(.stepState(StepTransition(step: step, from: .running, to: .succeeded, attempt: 1, exitCode: 0,
+                                                      time: .now())))
+            recorder.settle()  // before the next step starts: the end is in the lock file
+        }
+        func logged() throws -> [Int] {
+            TransitionRecord.parseLines(Array(try FileReader.read(lockPath))).map(\.seq)
+        }
+
+        run(0)
+        #expect(try logged() == [1, 2])
+        #expect(try RunLockLogTests.seqs(journal, "r1") == [])
+        recorder.commitInBackground()
+        #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2])
+        #expect(try logged() == [1, 2], "emptied when the next end is written, not by the commit")
+        run(1)
+        #expect(try logged() == [3, 4], "what was committed is gone; the new end is there")
+        run(2)
+        #expect(try logged() == [3, 4, 5, 6])
+        recorder.commitInBackground()
+        #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2, 3, 4, 5, 6])
+        recorder.handle(.runFinished(RunOutcome(status: .succeeded, exitCode: 0, counts: [.succeeded: 3], elapsed: 0.1, time: .now())))
+        #expect(access(lockPath, F_OK) != 0, "the finished run's lock file is removed")
+        #expect(try journal.steps("r1").map(\.state) == ["succeeded", "succeeded", "succeeded"])
+    }
+}
