@@ -275,7 +275,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             fileHoldsTaken = false
             logged = 0
         }
-        var text = ""
+        var text: [UInt8] = []
+        text.reserveCapacity(256 * (pending.count - logged))
         for record in pending[logged...] { record.appendLine(to: &text) }
         guard text.isEmpty || lock.append(text) else { return false }
         logged = pending.count

@@ -74,6 +74,10 @@ public final class RunLock: @unchecked Sendable {
         return text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 
+    func append(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { writeAll(fd, $0) }
+    }
+
     /// Empties the file: what it held is in the database now.
     func clear() {
         _ = ftruncate(fd, 0)
