@@ -424,6 +424,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                               .int(line.offset), .int(Int64(line.length)))
                 }
                 for record in records { try write(record, s) }
+                try writeLedgerChanges(s)
                 try body(db, s)
             }
         }
@@ -437,16 +438,19 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         ledger.apply(path: r.path, to: r.to, attempt: r.attempt, time: r.time, exitCode: r.exitCode, signal: r.signal)
     }
 
-    /// Brings `steps` and `attempts` up to date from the ledger (the run's last transaction).
-    func writeLedger(_ s: JournalStatements) throws {
+    /// Brings `steps` and `attempts` up to date with the transitions of the same
+    /// transaction. Done with every commit rather than once at the end: most of it then
+    /// runs in the background commits, beside the run, not after its last step.
+    func writeLedgerChanges(_ s: JournalStatements) throws {
         let id = metadata.id
         func optional(_ value: Int?) -> JournalStatements.Value { value.map { .int(Int64($0)) } ?? .null }
         func optional(_ value: Double?) -> JournalStatements.Value { value.map { .double($0) } ?? .null }
-        for (path, entry) in ledger.entries {
+        let changes = ledger.takeChanges()
+        for (path, entry) in changes.entries {
             try s.run(s.updateStep, .text(entry.state), .int(Int64(entry.attempts)), optional(entry.exitCode), optional(entry.startedAt),
                       optional(entry.endedAt), optional(entry.completedSeq), .text(id), .text(path))
         }
-        for attempt in ledger.attempts {
+        for attempt in changes.attempts {
             try s.run(s.insertAttempt, .text(id), .text(attempt.path), .int(Int64(attempt.number)), .double(attempt.startedAt),
                       .double(attempt.endedAt), .text(attempt.state), optional(attempt.exitCode), optional(attempt.signal))
         }
@@ -456,8 +460,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         guard awaitOpening() else { return }
         ticker?.cancel()
         let id = metadata.id
-        guarded { db, statements in
-            try writeLedger(statements)
+        guarded { db, _ in
             try db.execute("UPDATE runs SET state = ?, exit_status = ?, ended_at = ? WHERE id = ?",
                            [outcome.status.rawValue, Int(outcome.exitCode), outcome.time.unix, id])
         }

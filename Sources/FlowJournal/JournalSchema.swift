@@ -134,7 +134,8 @@ enum JournalSchema {
         // The hot path records transitions only (see `StepLedger`): keyed by run and order,
         // so a run's rows are one range of one B-tree (a commit writes one page, a killed run
         // is replayed without a scan), and carrying the exit code and signal; `steps` and
-        // `attempts` are filled in from them when the run ends. output_lines loses v1's
+        // `attempts` are filled in from them by each commit (a live or killed run's step
+        // states are worked out from the transitions; see `Journal.steps`). output_lines loses v1's
         // AUTOINCREMENT, which made every insert also update `sqlite_sequence`; its row ids
         // stay increasing without it (rows are only ever deleted a whole old run at a time,
         // never the newest).

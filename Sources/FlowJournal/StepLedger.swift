@@ -2,11 +2,12 @@ import FlowKit
 
 /// The state of a run's steps, derived from its transitions in order.
 ///
-/// The journal's hot path records only `transitions` (one row per transition, one page per
-/// commit); the `steps` columns that change during a run and the `attempts` rows follow
-/// from them. The recorder keeps a ledger as the run goes and writes it into those tables
-/// in the run's last transaction; readers of a run that never got there (live, or killed)
-/// replay its transitions into a ledger of their own. One set of rules for both.
+/// The journal's hot path records `transitions` (one row per transition); the `steps`
+/// columns that change during a run and the `attempts` rows follow from them. The recorder
+/// keeps a ledger as the run goes and writes what changed into those tables with each
+/// commit (`takeChanges`); readers of a run that never finished (live, or killed) replay
+/// its transitions into a ledger of their own, since its lock file may hold transitions
+/// the tables lack. One set of rules for both.
 struct StepLedger {
     /// What changes about a step during a run.
     struct Entry: Equatable {
@@ -34,6 +35,22 @@ struct StepLedger {
     private(set) var attempts: [Attempt] = []
     private var attemptStarts: [String: Double] = [:]
     private var completed = 0
+    /// Paths whose entry changed since `takeChanges`, in the order they first changed.
+    private var changed: [String] = []
+    private var changedSet: Set<String> = []
+    /// `attempts` already handed out by `takeChanges`.
+    private var attemptsTaken = 0
+
+    /// The entries changed and the attempts ended since the last call: what a commit
+    /// writes to `steps` and `attempts`.
+    mutating func takeChanges() -> (entries: [(path: String, entry: Entry)], attempts: ArraySlice<Attempt>) {
+        let entries = changed.compactMap { path in self.entries[path].map { (path: path, entry: $0) } }
+        changed.removeAll(keepingCapacity: true)
+        changedSet.removeAll(keepingCapacity: true)
+        let ended = attempts[attemptsTaken...]
+        attemptsTaken = attempts.count
+        return (entries, ended)
+    }
 
     /// Applies one transition (`to` is a `StepState` raw value).
     mutating func apply(path: String, to: String, attempt: Int, time: Double, exitCode: Int?, signal: Int?) {
@@ -57,5 +74,6 @@ struct StepLedger {
             entry.endedAt = StepState(rawValue: to)?.isFinal == true ? time : nil
         }
         entries[path] = entry
+        if changedSet.insert(path).inserted { changed.append(path) }
     }
 }

@@ -35,6 +35,7 @@ import Testing
         #expect(try RunLockLogTests.seqs(journal, "r1") == [])
         recorder.commitInBackground()
         #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2])
+        #expect(try Self.tableStates(journal) == ["succeeded", "pending", "pending"], "`steps` follows each commit")
         #expect(try logged() == [1, 2], "emptied when the next end is written, not by the commit")
         run(1)
         #expect(try logged() == [3, 4], "what was committed is gone; the new end is there")
@@ -45,5 +46,13 @@ import Testing
         recorder.handle(.runFinished(RunOutcome(status: .succeeded, exitCode: 0, counts: [.succeeded: 3], elapsed: 0.1, time: .now())))
         #expect(access(lockPath, F_OK) != 0, "the finished run's lock file is removed")
         #expect(try journal.steps("r1").map(\.state) == ["succeeded", "succeeded", "succeeded"])
+        #expect(try Self.tableStates(journal) == ["succeeded", "succeeded", "succeeded"])
+        let attempts: [String] = try journal.read { db in try db.values("SELECT path FROM attempts WHERE run_id = 'r1' ORDER BY path") }
+        #expect(attempts.count == 3, "one attempt row per step, each written once: \(attempts)")
+    }
+
+    /// The `steps` table's states, as written (not replayed from the transitions).
+    static func tableStates(_ journal: Journal) throws -> [String] {
+        try journal.read { db in try db.values("SELECT state FROM steps WHERE run_id = 'r1' ORDER BY position") }
     }
 }
