@@ -32,7 +32,7 @@ extension Executor {
         }
     }
 
-    func runShell(_ instance: StepInstance, task: PlanNode.ShellTask, context: RuntimeContext, env: ChildEnvironment) async -> AttemptResult {
+    nonisolated(nonsending) func runShell(_ instance: StepInstance, task: PlanNode.ShellTask, context: RuntimeContext, env: ChildEnvironment) async -> AttemptResult {
         let node = instance.node
         let (command, exprEnv) = Self.substitute(task.command, context: context)
         var environment = env
