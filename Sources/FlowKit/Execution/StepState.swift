@@ -25,7 +25,31 @@ public enum StepState: String, Sendable, CaseIterable {
     ]
 
     public func canMove(to next: StepState) -> Bool {
-        Self.transitions[self]?.contains(next) ?? false
+        Self.moves[ordinal] & (1 << next.ordinal) != 0
+    }
+
+    /// `transitions` as one bit mask of next states per state, by `ordinal`: asked at every
+    /// transition, where hashing the states (by their raw strings) cost ~1,000
+    /// instructions per step.
+    private static let moves: [UInt16] = allCases.map { state in
+        (transitions[state] ?? []).reduce(0) { $0 | 1 << $1.ordinal }
+    }
+
+    /// The case's position in `allCases`.
+    private var ordinal: Int {
+        switch self {
+        case .pending: 0
+        case .running: 1
+        case .succeeded: 2
+        case .failed: 3
+        case .timedOut: 4
+        case .cancelled: 5
+        case .skipped: 6
+        case .retrying: 7
+        case .undoing: 8
+        case .undone: 9
+        case .undoFailed: 10
+        }
     }
 
     /// Whether no more transitions happen in a normal run (rollback aside).

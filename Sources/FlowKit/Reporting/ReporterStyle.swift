@@ -18,20 +18,26 @@ struct ReporterStyle: Sendable {
 
     /// `exit 2`, `signal 9`, `timed out`… for the end line of a step.
     static func detail(_ t: StepTransition) -> String {
-        var parts: [String] = []
+        // Built directly (no array joined): one per finished step.
+        var text: String
         switch t.to {
         case .failed:
-            if let signal = t.signal { parts.append("signal \(signal)") } else if let code = t.exitCode, code != 0 {
-                parts.append("exit \(code)")
-            } else if let reason = t.reason { parts.append(reason) }
-        case .timedOut: parts.append(t.reason ?? "timed out")
-        case .cancelled: parts.append("cancelled")
-        case .undoFailed: parts.append("undo failed")
-        case .undone: parts.append("undone")
-        default: break
+            if let signal = t.signal { text = "signal \(signal)" } else if let code = t.exitCode, code != 0 {
+                text = "exit \(code)"
+            } else {
+                text = t.reason ?? ""
+            }
+        case .timedOut: text = t.reason ?? "timed out"
+        case .cancelled: text = "cancelled"
+        case .undoFailed: text = "undo failed"
+        case .undone: text = "undone"
+        default: text = ""
         }
-        if let elapsed = t.elapsed { parts.append(formatElapsed(elapsed)) }
-        return parts.joined(separator: " ")
+        if let elapsed = t.elapsed {
+            if !text.isEmpty { text += " " }
+            text += formatElapsed(elapsed)
+        }
+        return text
     }
 
     /// The summary line: counts per final state and the wall time.
