@@ -122,7 +122,7 @@ public final class Executor: Sendable {
 
     /// Runs steps one after another (or all at once); returns the list's resulting state:
     /// succeeded, failed, or cancelled.
-    nonisolated(nonsending) func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
+    func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
                  frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode, status: RunStatus,
                  inheritedFailure: Bool = false, isUndo: Bool = false) async -> StepState
     {
@@ -188,11 +188,7 @@ public final class Executor: Sendable {
 
     // MARK: One step
 
-    // `nonisolated(nonsending)`, like the other functions a step goes through (the
-    // attempt, the shell step, the limiters): they run on their caller's executor, the
-    // hub's, without the executor lookup of a hop (~150 instructions per call; 1,000
-    // sequential steps: 62.5 K → 60.4 K instructions per step).
-    nonisolated(nonsending) func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
+    func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
                  status: RunStatus, inheritedFailure: Bool, isUndo: Bool) async -> StepState
     {
         if !node.selected { return skip(node, frame: frame, isUndo: isUndo, reason: "not selected") }
@@ -289,7 +285,7 @@ public final class Executor: Sendable {
     }
 
     /// One attempt, cancelled (state `timed_out`) when the step's timeout passes.
-    nonisolated(nonsending) func attemptWithTimeout(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
+    func attemptWithTimeout(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
                             mode: Mode, status: RunStatus) async -> AttemptResult
     {
         guard let timeout = instance.node.timeout else {
@@ -323,7 +319,7 @@ public final class Executor: Sendable {
     }
 
     /// Does the work of one attempt.
-    nonisolated(nonsending) func perform(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
+    func perform(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
                  mode: Mode, status: RunStatus) async -> AttemptResult
     {
         let node = instance.node
@@ -345,7 +341,7 @@ public final class Executor: Sendable {
         }
     }
 
-    nonisolated(nonsending) func runGroup(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
+    func runGroup(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
                   mode: Mode, status: RunStatus) async -> AttemptResult
     {
         let node = instance.node

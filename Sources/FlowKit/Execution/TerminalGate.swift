@@ -11,7 +11,7 @@ final class TerminalGate: Sendable {
 
     private let state = Mutex(State())
 
-    nonisolated(nonsending) func acquire(exclusive: Bool) async {
+    func acquire(exclusive: Bool) async {
         // Fast path, without suspending: the usual case (no interactive step anywhere).
         let granted = state.withLock { s -> Bool in
             guard s.waiters.isEmpty, Self.canGrant(exclusive: exclusive, s) else { return false }

@@ -38,7 +38,7 @@ public final class AdmissionLimiter: Sendable {
     }
 
     /// Waits for a permit. Throws `CancellationError` if the task is cancelled first.
-    public nonisolated(nonsending) func acquire() async throws {
+    public func acquire() async throws {
         // Fast path without a suspension point (a free permit is the common case).
         try Task.checkCancellation()
         if tryAcquire() { return }

@@ -37,7 +37,7 @@ struct CStringArray: ~Copyable {
             // Few overrides (a step's FLOW_* and env:): look each up, rather than hash every
             // base variable.
             var skipped: [Int] = []
-            for (key, _) in overrides {
+            for key in overrides.keys {
                 if let i = base.index[key] { skipped.append(i) }
             }
             for i in 0..<base.values.count where !skipped.contains(i) {

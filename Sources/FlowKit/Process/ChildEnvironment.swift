@@ -6,10 +6,8 @@
 public struct ChildEnvironment: Sendable, Hashable {
     /// The environment under the overrides.
     public let base: EncodedEnvironment
-    /// Variables set over `base` (replacing a base variable of the same name), in the
-    /// order first set: a handful per child, so a list (a dictionary's hashing and growth
-    /// were ~4,000 instructions of every shell step).
-    public private(set) var overrides: [(name: String, value: String)] = []
+    /// Variables set over `base` (replacing a base variable of the same name).
+    public private(set) var overrides: [String: String] = [:]
 
     /// `values` as the whole environment (encoded now: share the result between spawns).
     public init(_ values: [String: String] = [:]) {
@@ -23,30 +21,18 @@ public struct ChildEnvironment: Sendable, Hashable {
 
     /// The value of `name`, as the child will see it.
     public subscript(name: String) -> String? {
-        if let i = overrides.firstIndex(where: { $0.name == name }) { return overrides[i].value }
-        return base.values[name]
+        overrides[name] ?? base.values[name]
     }
 
     /// Sets `name` for this child, over the base's value if it has one.
     public mutating func set(_ name: String, _ value: String) {
-        if let i = overrides.firstIndex(where: { $0.name == name }) {
-            overrides[i].value = value
-        } else {
-            overrides.append((name, value))
-        }
-    }
-
-    /// Whether `name` is set over the base.
-    public func overrides(_ name: String) -> Bool {
-        overrides.contains { $0.name == name }
+        overrides[name] = value
     }
 
     /// Every variable the child gets, merged (for tests and diagnostics: a spawn never
     /// builds this).
     public var values: [String: String] {
-        var values = base.values
-        for (name, value) in overrides { values[name] = value }
-        return values
+        base.values.merging(overrides) { _, override in override }
     }
 
     public static func == (lhs: ChildEnvironment, rhs: ChildEnvironment) -> Bool {
