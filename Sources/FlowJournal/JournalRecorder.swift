@@ -74,6 +74,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// The lock file still holds lines of records a background commit took: it is emptied
     /// (and what `pending` logged since written again) once that commit is done.
     var fileHoldsTaken = false
+    /// A background commit took step ends the lock file lacks (see `settle`).
+    var takenUnloggedEnd = false
     /// A background commit's failure, reported by the next caller under `mutex`.
     private let backgroundFailure = Mutex<JournalError?>(nil)
     let hub: ProcessHub
@@ -258,6 +260,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// in the lock file (one `write`), or without one in the database.
     public func settle() {
         mutex.withLock { _ in
+            if takenUnloggedEnd {
+                // A background commit took step ends that are nowhere else yet: wait for it
+                // (it needs nothing this thread holds).
+                dbTurn.wait()
+                dbTurn.signal()
+                takenUnloggedEnd = false
+            }
             reportBackgroundFailure()
             guard unloggedEnd, !disabled, awaitOpening() else { return }
             if logPending() { return }
@@ -292,9 +301,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     }
 
     /// Takes the queued records and output rows under `mutex` and commits them without it,
-    /// so that the steps' transitions and output go on being recorded meanwhile. The step
-    /// ends taken are in the lock file first, and stay there until the commit is done:
-    /// a step's end is never only in memory once the next step may start.
+    /// so that the steps' transitions and output go on being recorded meanwhile. Ends that
+    /// were in the lock file stay there until the commit is done; for those that were not,
+    /// `settle` waits for it: a step's end is never only in memory once the next step may
+    /// start.
     func commitInBackground() {
         var taken: (lines: [Line], records: [TransitionRecord]) = ([], [])
         let go = mutex.withLock { _ -> Bool in
@@ -309,11 +319,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 fail(error)
                 return false
             }
-            if unloggedEnd, !logPending() {
-                commit()
-                return false
-            }
+            // Step ends not in the lock file are taken as they are: a `settle` (before flow
+            // next acts outside itself) waits for this commit rather than have them only
+            // in memory. Logging them here instead cost a line of JSON per end (10,000
+            // delay steps ending at once: 4 MB of them).
             dbTurn.wait()
+            if unloggedEnd { takenUnloggedEnd = true }
+            unloggedEnd = false
             taken = (lines, pending)
             lines.removeAll(keepingCapacity: true)
             pending.removeAll(keepingCapacity: true)

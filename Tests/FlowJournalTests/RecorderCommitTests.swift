@@ -11,7 +11,7 @@ import Testing
     @Test func aBackgroundCommitLeavesInTheLockFileOnlyWhatItHasNotCommitted() throws {
         let dir = JournalStorageTests.stateDir()
         let journal = try Journal.open(stateDir: dir, create: true)
-        let loaded = LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n  - shell: b\n  - shell: c\n"))
+        let loaded = LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n  - shell: b\n  - shell: c\n  - shell: d\n"))
         let plan = try Planner.plan(try #require(loaded.workflow))
         let metadata = RunMetadata(id: "r1", kind: .run, parentID: nil, workflowPath: "wf.yaml", content: [],
                                    args: RunArguments(PlanOptions()), cwd: "/")
@@ -19,12 +19,12 @@ import Testing
         try recorder.begin()
         let lockPath = RunLock.path(stateDir: journal.stateDir, runID: "r1")
 
-        func run(_ index: Int) {
+        func run(_ index: Int, settle: Bool = true) {
             let step = StepRef(node: plan.root.children[index])
             recorder.handle(.stepState(StepTransition(step: step, from: .pending, to: .running, attempt: 1, time: .now())))
             recorder.handle(.stepState(StepTransition(step: step, from: .running, to: .succeeded, attempt: 1, exitCode: 0,
                                                       time: .now())))
-            recorder.settle()  // before the next step starts: the end is in the lock file
+            if settle { recorder.settle() }  // before the next step starts: the end is in the lock file
         }
         func logged() throws -> [Int] {
             TransitionRecord.parseLines(Array(try FileReader.read(lockPath))).map(\.seq)
@@ -35,7 +35,7 @@ import Testing
         #expect(try RunLockLogTests.seqs(journal, "r1") == [])
         recorder.commitInBackground()
         #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2])
-        #expect(try Self.tableStates(journal) == ["succeeded", "pending", "pending"], "`steps` follows each commit")
+        #expect(try Self.tableStates(journal) == ["succeeded", "pending", "pending", "pending"], "`steps` follows each commit")
         #expect(try logged() == [1, 2], "emptied when the next end is written, not by the commit")
         run(1)
         #expect(try logged() == [3, 4], "what was committed is gone; the new end is there")
@@ -43,12 +43,18 @@ import Testing
         #expect(try logged() == [3, 4, 5, 6])
         recorder.commitInBackground()
         #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2, 3, 4, 5, 6])
-        recorder.handle(.runFinished(RunOutcome(status: .succeeded, exitCode: 0, counts: [.succeeded: 3], elapsed: 0.1, time: .now())))
+        // An end no settle has written yet is committed without going through the file.
+        run(3, settle: false)
+        recorder.commitInBackground()
+        #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(try logged() == [3, 4, 5, 6], "not emptied yet: nothing was written to it since")
+        recorder.settle()
+        recorder.handle(.runFinished(RunOutcome(status: .succeeded, exitCode: 0, counts: [.succeeded: 4], elapsed: 0.1, time: .now())))
         #expect(access(lockPath, F_OK) != 0, "the finished run's lock file is removed")
-        #expect(try journal.steps("r1").map(\.state) == ["succeeded", "succeeded", "succeeded"])
-        #expect(try Self.tableStates(journal) == ["succeeded", "succeeded", "succeeded"])
+        #expect(try journal.steps("r1").map(\.state) == ["succeeded", "succeeded", "succeeded", "succeeded"])
+        #expect(try Self.tableStates(journal) == ["succeeded", "succeeded", "succeeded", "succeeded"])
         let attempts: [String] = try journal.read { db in try db.values("SELECT path FROM attempts WHERE run_id = 'r1' ORDER BY path") }
-        #expect(attempts.count == 3, "one attempt row per step, each written once: \(attempts)")
+        #expect(attempts.count == 4, "one attempt row per step, each written once: \(attempts)")
     }
 
     /// The `steps` table's states, as written (not replayed from the transitions).
