@@ -8,15 +8,15 @@ import Synchronization
 /// Records a run in the journal as it happens: one more observer of the event stream.
 ///
 /// The journal is always a prefix of the run's transitions, in order. Two places hold it:
-/// - the database, written in batches: every 250 ms (at the hub's next idle moment: a child
-///   running, a delay waiting), every 8,192 transitions or output rows, and at the end;
+/// - the database, written in batches: every 250 ms (on a queue of its own, beside the
+///   run: `commitInBackground`), every 8,192 transitions or output rows, and at the end;
 /// - the run's lock file (`RunLock`), which gets the transitions not yet in the database
 ///   before flow acts outside itself (`settle`: a spawn, a fail-fast signal) whenever they
 ///   include a step's end: so no process follows from a finished step before that end is
 ///   recorded. One `write` of a JSON line per sequential step, where a SQLite commit costs
 ///   about 60 µs of locks, page writes and B-tree work (measured: journal overhead on 1,000
-///   sequential steps 9–12% with a commit per step, 3–5% this way). The file is emptied
-///   after each commit; if flow dies, the next `flow` to open the journal folds it in
+///   sequential steps 9–12% with a commit per step, 3–5% this way). What a commit has
+///   written leaves the file at its next write; if flow dies, the next `flow` to open the journal folds it in
 ///   (`Journal.recover`). Both survive a killed process and neither is synced, as with
 ///   SQLite's `synchronous = NORMAL`.
 ///
@@ -138,7 +138,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             }
             recorder.openedFlag.store(true, ordering: .releasing)
             recorder.opened.signal()
-            // What queued up meanwhile goes in at the hub's next idle moment.
+            // What queued up meanwhile goes in with a commit now.
             recorder.mutex.withLock { _ in recorder.queueCommit() }
         }
         if !BackgroundThread.start(open) { open() }
