@@ -44,6 +44,30 @@ import Testing
             """)
     }
 
+    @Test func expressionsInHereDocuments() {
+        expectDiagnostics("""
+            vars: {x: "1"}
+            steps:
+              - shell: |
+                  cat <<'EOF'
+                  value ⟦single-quoted-expression⟧${{ vars.x }}
+                  EOF
+                  cat <<EOF
+                  value ${{ vars.x }}
+                  EOF
+                  cat <<"END" > out; echo "${{ vars.x }}"
+                  ⟦single-quoted-expression⟧${{ vars.x }} and END
+                  END
+                  echo '⟦single-quoted-expression⟧${{ vars.x }}'
+              - shell: |
+                  cat <<-\\EOF
+                  \t⟦single-quoted-expression⟧${{ vars.x }}
+                  \tEOF
+                  cat <<< "${{ vars.x }}"
+                  echo $(( 1 << 2 )) "${{ vars.x }}"
+            """)
+    }
+
     @Test func expressionInDoubleQuotesInsideSingleQuotedYAML() throws {
         // YAML single quotes are not shell quotes: the command is `echo "${{ … }}"`.
         _ = try valid("""

@@ -1,5 +1,9 @@
 /// A small tracker of POSIX shell quoting, enough to tell whether a position is inside
-/// single quotes (where flow's `${FLOW_EXPR_n}` substitution would not expand).
+/// single quotes, or in the body of a here-document whose delimiter is quoted (`<<'EOF'`,
+/// `<<"EOF"`, `<<\EOF`): where flow's `${FLOW_EXPR_n}` substitution would not expand.
+///
+/// A `<<` inside `$(( … ))` (a shift) is read as a here-document too: the rest of the
+/// command then counts as its unquoted body, so nothing there is flagged, rightly or not.
 struct ShellQuoting {
     enum State {
         case normal
@@ -10,13 +14,33 @@ struct ShellQuoting {
         case comment
     }
 
+    /// A here-document: its delimiter word (quotes removed), whether any of it was quoted
+    /// (then the body is not expanded), and whether `<<-` strips the lines' leading tabs.
+    struct HereDocument {
+        var delimiter = ""
+        var quoted = false
+        var stripsTabs = false
+    }
+
+    /// Reading the delimiter after `<<`: the document so far, whether a character of the
+    /// word came yet, and the quote or backslash in effect.
+    private var delimiter: (document: HereDocument, started: Bool, quote: Unicode.Scalar?, escaped: Bool)?
+    /// Documents whose bodies start after the current line, in order.
+    private var pendingDocuments: [HereDocument] = []
+    /// The document whose body is being read, and its current line.
+    private(set) var body: HereDocument?
+    private var line = ""
+
     var state = State.normal
     var escaped = false
     /// The previous character ended a word (so `#` starts a comment).
     var atWordStart = true
     var previous: Unicode.Scalar = " "
 
-    var inSingleQuotes: Bool { state == .single || state == .ansi }
+    var inSingleQuotes: Bool { body == nil && (state == .single || state == .ansi) }
+
+    /// Inside the body of a here-document with a quoted delimiter.
+    var inQuotedHereDocument: Bool { body?.quoted == true }
 
     mutating func feed(_ text: String) {
         for c in text.unicodeScalars { feed(c) }
@@ -24,16 +48,45 @@ struct ShellQuoting {
 
     /// An expression stands for a word part.
     mutating func feedWord() {
+        if delimiter != nil {
+            delimiter!.started = true
+            delimiter!.document.delimiter += "\u{0}"
+            return
+        }
+        if body != nil {
+            line += "\u{0}"  // a line with an expression is no delimiter line
+            return
+        }
         atWordStart = false
         previous = "x"
     }
 
     mutating func feed(_ c: Unicode.Scalar) {
         defer { previous = c }
+        if delimiter != nil, readDelimiter(c) { return }
+        if let document = body {
+            if c == "\n" {
+                let text = document.stripsTabs ? String(line.drop { $0 == "\t" }) : line
+                if text == document.delimiter {
+                    body = pendingDocuments.isEmpty ? nil : pendingDocuments.removeFirst()
+                }
+                line = ""
+            } else {
+                line.unicodeScalars.append(c)
+            }
+            return
+        }
         if escaped { escaped = false; atWordStart = false; return }
         switch state {
         case .normal:
             switch c {
+            case "<" where previous == "<":
+                // `<<`: a here-document's delimiter follows (`<<<`, a here-string, is
+                // told apart at the next character).
+                delimiter = (HereDocument(), false, nil, false)
+            case "\n" where !pendingDocuments.isEmpty:
+                body = pendingDocuments.removeFirst()
+                line = ""
             case "\\": escaped = true
             case "'": state = previous == "$" ? .ansi : .single
             case "\"": state = .double
@@ -48,7 +101,61 @@ struct ShellQuoting {
         case .double:
             if c == "\\" { escaped = true } else if c == "\"" { state = .normal }
         case .comment:
-            if c == "\n" { state = .normal; atWordStart = true }
+            if c == "\n" {
+                state = .normal
+                atWordStart = true
+                if !pendingDocuments.isEmpty {
+                    body = pendingDocuments.removeFirst()
+                    line = ""
+                }
+            }
+        }
+    }
+
+    /// Reads one character of a here-document's delimiter; false when `c` ends the word
+    /// and is for the caller to read too.
+    private mutating func readDelimiter(_ c: Unicode.Scalar) -> Bool {
+        guard var d = delimiter else { return false }
+        defer { if delimiter != nil { delimiter = d } }
+        if !d.started {
+            switch c {
+            case "<" where d.document.delimiter.isEmpty && previous == "<":
+                delimiter = nil  // `<<<`: a here-string
+                return true
+            case "-" where previous == "<":
+                d.document.stripsTabs = true
+                return true
+            case " ", "\t":
+                return true
+            default:
+                d.started = true
+            }
+        }
+        if let quote = d.quote {
+            if c == quote { d.quote = nil } else { d.document.delimiter.unicodeScalars.append(c) }
+            return true
+        }
+        if d.escaped {
+            d.escaped = false
+            d.document.delimiter.unicodeScalars.append(c)
+            return true
+        }
+        switch c {
+        case "'", "\"":
+            d.quote = c
+            d.document.quoted = true
+            return true
+        case "\\":
+            d.escaped = true
+            d.document.quoted = true
+            return true
+        case " ", "\t", "\n", ";", "&", "|", "<", ">", "(", ")":
+            if !d.document.delimiter.isEmpty { pendingDocuments.append(d.document) }
+            delimiter = nil
+            return false
+        default:
+            d.document.delimiter.unicodeScalars.append(c)
+            return true
         }
     }
 }
