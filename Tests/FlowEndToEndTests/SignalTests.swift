@@ -129,11 +129,12 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
-    /// SIGKILL cannot be caught or passed on: the kernel kills a step's process when flow
-    /// dies (its parent-death signal), for a step flow execs itself (no shell syntax). A
-    /// step run through `sh -c` loses only the shell (dash forks even a lone command), and
-    /// what the shell started outlives flow: a known limit, in docs/cli.md.
-    @Test func aSigkilledFlowTakesTheProcessesItExecsWithIt() throws {
+    /// SIGKILL cannot be caught or passed on. The kernel kills a step's own process with
+    /// flow (its parent-death signal); flow's guard (`ProcessGuard`) sees flow's end and
+    /// kills the rest of every running step's group: what `sh -c` started, and a background
+    /// grandchild. The guard itself carries flow's environment (and the sandbox's marker),
+    /// so it must be gone as well.
+    @Test func aSigkilledFlowTakesEveryStepsProcessesWithIt() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
             steps:
@@ -141,16 +142,44 @@ import Glibc
                   - name: direct
                     shell: \(RunSandbox.childPath) --stderr ready --sleep 60
                   - name: viashell
-                    shell: $CHILD --stderr ready --sleep 61
+                    shell: $CHILD --stderr ready --sleep 61; echo after
+                  - name: background
+                    shell: $CHILD --spawn-grandchild --stderr ready --sleep 62
             """)
         let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
-        #expect(flow.waitForLine("direct | ready"), "\(flow.stderr)")
-        #expect(flow.waitForLine("viashell | ready"), "\(flow.stderr)")
+        for name in ["direct", "viashell", "background"] {
+            #expect(flow.waitForLine("\(name) | ready"), "\(flow.stderr)")
+        }
+        #expect(RunSandbox.processes(withMarker: box.marker).count >= 6, "flow, its guard, the steps and a grandchild")
         flow.signal(SIGKILL)
         #expect(flow.waitExit(timeout: 10) == 128 + SIGKILL)
-        let left = box.leftoverProcesses(within: 2)
-        #expect(!left.contains { $0.contains("--sleep 60") }, "the exec'd step died with flow: \(left)")
+        let left = box.leftoverProcesses(within: 5)
+        #expect(left.isEmpty, "every step's process group died with flow: \(left)")
         box.killLeftovers()
+    }
+
+    /// A run that ends normally reaps its guard before it exits: nothing outlives flow, not
+    /// even for a moment.
+    @Test func theGuardEndsWithTheRun() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: first
+                shell: $CHILD --stderr ready --sleep 1
+              - shell: $CHILD --print two
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+        // The guard shares flow's memory, so its command line is flow's: it is told apart
+        // by its name.
+        let guards = {
+            RunSandbox.processes(withMarker: box.marker).filter { other in
+                other != flow.pid && (try? String(contentsOfFile: "/proc/\(other)/comm", encoding: .utf8)) == "flow-guard\n"
+            }
+        }
+        #expect(flow.waitForLine("first | ready"), "\(flow.stderr)")
+        #expect(guards().count == 1, "one guard while steps run")
+        #expect(flow.waitExit(timeout: 20) == 0)
+        #expect(guards().isEmpty, "the guard outlived flow")
     }
 
     @Test func backgroundGrandchildDoesNotSurviveASuccess() throws {

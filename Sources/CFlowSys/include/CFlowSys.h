@@ -5,6 +5,7 @@
 #define CFLOWSYS_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <spawn.h>
 #include <sys/types.h>
 /* Not covered by Swift's Glibc module; re-exported to Swift through this one. */
@@ -18,6 +19,17 @@ int cflow_pidfd_open(pid_t pid);
 
 /// pipe2(fds, O_CLOEXEC) (pipe2 is a _GNU_SOURCE declaration Swift does not see).
 int cflow_pipe_cloexec(int fds[2]);
+
+/// Starts flow's process guard (see ProcessGuard.swift) once; returns its pid, or -1 with
+/// errno set (ENOSYS on an architecture it does not support).
+pid_t cflow_guard_start(void);
+
+/// Puts `group` (0: none) into the guard's list at `slot`.
+void cflow_guard_set(int32_t slot, pid_t group);
+
+/// Ends the guard and reaps it: at once with `kill_now`, otherwise by closing its pipe, so
+/// that it kills the groups listed first. Does nothing if no guard runs.
+void cflow_guard_stop(int kill_now);
 
 /// Names the calling thread (prctl is variadic). Shows up in `ps -L` and debuggers.
 void cflow_set_thread_name(const char *name);

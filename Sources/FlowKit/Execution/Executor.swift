@@ -42,6 +42,7 @@ public final class Executor: Sendable {
         base["FLOW_RUN_ID"] = options.runID
         environment = ChildEnvironment(base)
         scratch = try ScratchDirectory(runID: options.runID) { [hub] in hub.whenIdle($0) }
+        if plan.root.runsProcesses { ProcessGuard.shared.startSoon() }
     }
 
     /// Runs the plan to the end (including `finally` and rollback) and reports the outcome.

@@ -19,6 +19,8 @@ public final class SignalTrap: @unchecked Sendable {
                 let count = cancellation.request(sig)
                 if count >= 2 {
                     hub.signalAll(SIGKILL)
+                    // `onSecond` ends flow with _exit, which skips the guard's own stop.
+                    ProcessGuard.shared.stop()
                     onSecond(cancellation.signal ?? sig)
                 }
             }

@@ -58,6 +58,14 @@ public final class PlanNode: Sendable {
     public let scope: Int
     public let span: SourceSpan
 
+    /// Whether this node or one below it (its `finally` and `undo` steps included) is a
+    /// shell step, i.e. whether running it can start a process.
+    public var runsProcesses: Bool {
+        if case .shell = kind { return true }
+        return children.contains { $0.runsProcesses } || finally.contains { $0.runsProcesses }
+            || undo.contains { $0.runsProcesses }
+    }
+
     init(path: String, name: String?, kind: Kind, children: [PlanNode], finally: [PlanNode], undo: [PlanNode],
          condition: Expression?, timeout: Duration?, retry: RetryPolicy?, continueOnError: Bool, tags: [String],
          env: [EnvVar], outputs: [String]?, description: String?, selected: Bool, scope: Int, span: SourceSpan)

@@ -12,6 +12,8 @@ final class ChildIO: @unchecked Sendable {
     let child: ChildProcess
     let onOutput: @Sendable (OutputChannel, UnsafeRawBufferPointer) -> Void
 
+    /// Its slot in `ProcessGuard`'s list, or -1.
+    var guardSlot: Int32 = -1
     var pidfd: Int32 = -1
     var stdoutFD: Int32 = -1
     var stderrFD: Int32 = -1

@@ -154,11 +154,14 @@ final class HubEventLoop {
                 // SIG_IGN). The pid may already be recycled: no sweep, and the status is
                 // lost, so report a failure rather than a success that may be false.
                 state.reaped = true
+                ProcessGuard.shared.release(io.guardSlot)
                 return .exited(255)
             }
             // Sweep, then reap, under the lock `signalGroup` takes: no signal can reach
             // the group id once the pid may be recycled.
             _ = Glibc.kill(-pid, SIGKILL)
+            // Off the guard's list before the pid can be recycled (it is, once reaped).
+            ProcessGuard.shared.release(io.guardSlot)
             var status: Int32 = 0
             var r: pid_t
             repeat { r = waitpid(pid, &status, WNOHANG) } while r < 0 && errno == EINTR

@@ -91,6 +91,9 @@ extension ProcessHub {
             throw .failed(executable: spec.executable, errno: rc)
         }
 
+        // Listed with the guard that kills the group should flow die without doing it.
+        let guardSlot = ProcessGuard.shared.watch(pid)
+
         // The child has its copies; ours of the write ends must go, or EOF never comes.
         // The read ends stay blocking until the loop needs otherwise (see `readOutput`):
         // two fcntl calls fewer per step.
@@ -111,6 +114,7 @@ extension ProcessHub {
 
         let child = ChildProcess(pid: pid)
         let io = ChildIO(token: nextToken.add(1, ordering: .relaxed).oldValue, child: child, onOutput: onOutput)
+        io.guardSlot = guardSlot
         io.stdoutFD = stdoutPipe?.read ?? -1
         io.stderrFD = stderrPipe?.read ?? -1
         if let stdinPipe, inputWritten < input.count {
@@ -173,6 +177,7 @@ extension ProcessHub {
         io.terminal?.takeBack()
         io.child.state.withLock { state in
             _ = Glibc.kill(-pid, SIGKILL)
+            ProcessGuard.shared.release(io.guardSlot)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             state.reaped = true
