@@ -64,9 +64,11 @@ let package = Package(
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
         .testTarget(name: "FlowCommandLineTests", dependencies: ["FlowCommandLine"]),
         .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "FlowKit", "CFlowSQLite"]),
+        // A pseudo-terminal for the job-control tests.
+        .target(name: "CTestTerminal", path: "Tests/CTestTerminal"),
         .testTarget(
             name: "FlowEndToEndTests",
-            dependencies: ["flow", "flow-test-child"],
+            dependencies: ["flow", "flow-test-child", "CTestTerminal"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -287,6 +287,82 @@ int cflow_install_sigchld_notifier(int eventfd) {
     return result;
 }
 
+int cflow_report_child_stops(int eventfd) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    int registered = 0;
+    for (int i = 0; i < notifier_count; i++) if (notifier_fds[i] == eventfd) registered = 1;
+    int result = registered ? 0 : cflow_install_sigchld_notifier(eventfd);
+    if (result == 0) {
+        /* The same handler, now also called when a child stops (no SA_NOCLDSTOP). */
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = sigchld_notifier;
+        action.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&action.sa_mask);
+        result = sigaction(SIGCHLD, &action, NULL);
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}
+
+int cflow_child_stopped(pid_t pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    /* WSTOPPED alone: consumes the report of a stop (one per stop), never an exit's. */
+    if (waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG) != 0) return 0;
+    return info.si_pid == pid && info.si_code == CLD_STOPPED;
+}
+
+static volatile sig_atomic_t suspend_requested = 0;
+static int suspend_eventfd = -1;
+
+static void suspend_notifier(int sig) {
+    (void)sig;
+    int saved = errno;
+    suspend_requested = 1;
+    uint64_t one = 1;
+    ssize_t ignored = write(suspend_eventfd, &one, sizeof one);
+    (void)ignored;
+    errno = saved;
+}
+
+int cflow_install_suspend_notifier(int eventfd) {
+    suspend_eventfd = eventfd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = suspend_notifier;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    cflow_reset_in_children(SIGTSTP);
+    return sigaction(SIGTSTP, &action, NULL);
+}
+
+int cflow_take_suspend_request(void) {
+    if (!suspend_requested) return 0;
+    suspend_requested = 0;
+    return 1;
+}
+
+void cflow_stop_self(void) {
+    /* Stopped by SIGTSTP itself, so that the shell reports the job as a Ctrl-Z stop: its
+       default action for a moment, raised at this thread with the signal unblocked here,
+       so that the stop happens before raise returns (that is, at once, not on another
+       thread after the handler is back). */
+    struct sigaction dfl, previous;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigset_t tstp, old_mask;
+    sigemptyset(&tstp);
+    sigaddset(&tstp, SIGTSTP);
+    sigaction(SIGTSTP, &dfl, &previous);
+    pthread_sigmask(SIG_UNBLOCK, &tstp, &old_mask);
+    raise(SIGTSTP);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGTSTP, &previous, NULL);
+}
+
 void cflow_consume_pending_sigpipe(void) {
     sigset_t set;
     sigemptyset(&set);

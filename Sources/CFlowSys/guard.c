@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -76,6 +77,9 @@ __attribute__((no_stack_protector)) static int guard_main(void *ends) {
     /* Into the root: the guard must not keep a directory (a mount) busy. */
     (void)raw_syscall(SYS_chdir, (long)"/", 0, 0, 0, 0);
     (void)raw_syscall(SYS_prctl, PR_SET_NAME, (long)"flow-guard", 0, 0, 0);
+    /* It inherited the priority of the thread that cloned it (a libdispatch thread's,
+       raised for its QoS); it needs none. */
+    (void)raw_syscall(SYS_setpriority, PRIO_PROCESS, 0, 0, 0, 0);
     /* Asking for no event: only POLLHUP, when the last write end closes, wakes it. Every
        signal stays blocked (the mask flow's spawning thread had during the clone). */
     struct pollfd hangup = {keep, 0, 0};

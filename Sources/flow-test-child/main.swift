@@ -31,6 +31,13 @@
 //   --exit CODE           exit now with CODE
 //
 // Example: flow-test-child --trap TERM:3 ready --sleep 30
+//
+// flow-test-child --job-shell TTY PROGRAM [ARG]... is a small job-control shell instead:
+// it starts a session with TTY (a pseudo-terminal's slave) as its controlling terminal,
+// runs PROGRAM in a process group of its own in the foreground, and reports on stdout
+// "job stopped SIG", "job exit CODE" or "job signal SIG". While the job is stopped it
+// waits for a signal: SIGUSR1 is `fg` (the job gets the terminal back, then SIGCONT),
+// SIGUSR2 is `bg` (SIGCONT only); both are reported as "job continued".
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -184,9 +191,77 @@ func spawnGrandchild(escape seconds: Double?) {
     say(seconds == nil ? "grandchild \(pid)" : "escapee \(pid)")
 }
 
+// MARK: job-control shell
+
+func jobShell(tty path: String, command: [String]) -> Never {
+    // A session needs a caller that leads no group: fork once if this one does.
+    if setsid() < 0 {
+        let pid = fork()
+        if pid < 0 { fail("fork: \(errno)") }
+        if pid > 0 {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            exit(status & 0x7f == 0 ? (status >> 8) & 0xff : 1)
+        }
+        if setsid() < 0 { fail("setsid: \(errno)") }
+    }
+    // The first terminal a session leader opens becomes its controlling terminal.
+    let tty = open(path, O_RDWR)
+    if tty < 0 { fail("open \(path): \(errno)") }
+    // Like a shell: taking the terminal back from the background must not stop us.
+    _ = signal(SIGTTOU, SIG_IGN)
+    var commands = sigset_t()
+    sigemptyset(&commands)
+    sigaddset(&commands, SIGUSR1)
+    sigaddset(&commands, SIGUSR2)
+    sigprocmask(SIG_BLOCK, &commands, nil)
+    let pid = fork()
+    if pid < 0 { fail("fork: \(errno)") }
+    if pid == 0 {
+        sigprocmask(SIG_UNBLOCK, &commands, nil)
+        _ = setpgid(0, 0)
+        _ = tcsetpgrp(tty, getpid())
+        _ = signal(SIGTTOU, SIG_DFL)
+        for fd in Int32(0)...2 { _ = dup2(tty, fd) }
+        if tty > 2 { close(tty) }
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) }
+        argv.append(nil)
+        execv(command[0], argv)
+        _exit(127)
+    }
+    _ = setpgid(pid, pid)
+    while true {
+        var status: Int32 = 0
+        let r = waitpid(pid, &status, WUNTRACED)
+        if r < 0 {
+            if errno == EINTR { continue }
+            fail("waitpid: \(errno)")
+        }
+        if status & 0xff == 0x7f {
+            say("job stopped \((status >> 8) & 0xff)")
+            _ = tcsetpgrp(tty, getpgrp())
+            var command: Int32 = 0
+            while sigwait(&commands, &command) != 0 {}
+            if command == SIGUSR1 { _ = tcsetpgrp(tty, pid) }
+            _ = kill(-pid, SIGCONT)
+            say("job continued")
+        } else if status & 0x7f == 0 {
+            say("job exit \((status >> 8) & 0xff)")
+            exit(0)
+        } else {
+            say("job signal \(status & 0x7f)")
+            exit(0)
+        }
+    }
+}
+
 // MARK: main
 
 let args = Array(CommandLine.arguments.dropFirst())
+if args.first == "--job-shell" {
+    guard args.count >= 3 else { fail("--job-shell needs a terminal and a program") }
+    jobShell(tty: args[1], command: Array(args.dropFirst(2)))
+}
 
 func value(after i: Int) -> String {
     guard i + 1 < args.count else { fail("\(args[i]) needs a value") }

@@ -104,6 +104,25 @@ int cflow_decode_wait_status(int status, int *value);
 /// and then calls whatever handler was installed before it. Returns 0 or -1 with errno.
 int cflow_install_sigchld_notifier(int eventfd);
 
+/// Make the SIGCHLD notifier (installed for `eventfd` if it is not yet) also run when a
+/// child stops, not only when one exits. Returns 0 or -1 with errno.
+int cflow_report_child_stops(int eventfd);
+
+/// Whether `pid` (our child) has stopped since the last call: consumes that report
+/// (waitid WSTOPPED | WNOHANG); never reaps.
+int cflow_child_stopped(pid_t pid);
+
+/// Handle SIGTSTP (Ctrl-Z) by noting the request and writing 1 to `eventfd`; children
+/// get SIGTSTP back at its default. Returns 0 or -1 with errno.
+int cflow_install_suspend_notifier(int eventfd);
+
+/// Whether a SIGTSTP came since the last call (and forget it).
+int cflow_take_suspend_request(void);
+
+/// Stop flow (the whole process) with SIGTSTP, as its default action would; returns once
+/// it is continued (SIGCONT).
+void cflow_stop_self(void);
+
 /// Consume a pending SIGPIPE of the calling thread (which must have it blocked), so a
 /// write that failed with EPIPE leaves nothing pending. Never blocks.
 void cflow_consume_pending_sigpipe(void);

@@ -94,6 +94,7 @@ final class HubEventLoop {
         if data == HubEventLoop.wakeToken {
             var value: UInt64 = 0
             _ = read(hub.wakeFD, &value, 8)
+            if cflow_take_suspend_request() != 0 || stoppedAtTheTerminal() { suspend() }
             if !hub.usesPidfd { scanForExits() }
             return
         }
@@ -104,6 +105,37 @@ final class HubEventLoop {
         case HubEventLoop.kindStderr: readOutput(io, .stderr, readable: true)
         default: writeInput(io)
         }
+    }
+
+    /// Whether the child holding the terminal has stopped (its Ctrl-Z, or a read after a
+    /// `bg`), when stops are reported at all.
+    private func stoppedAtTheTerminal() -> Bool {
+        guard hub.reportsStops.load(ordering: .relaxed) else { return false }
+        let holders = hub.registry.withLock { $0.values.filter { $0.terminal != nil && $0.exit == nil } }
+        return holders.contains { cflow_child_stopped($0.child.pid) == 1 }
+    }
+
+    /// Ctrl-Z: stops every running step's group, then flow (the shell sees the job stop);
+    /// once flow is continued, continues them, first giving the terminal back to the step
+    /// that held it if flow got the foreground back (`fg`; after `bg` that step stops
+    /// again at its next read of the terminal, and flow with it). The whole process is
+    /// stopped meanwhile, so nothing else needs to wait for this.
+    private func suspend() {
+        let running = hub.registry.withLock { $0.values.filter { $0.exit == nil && !$0.finished } }
+        let holder = running.first { $0.terminal != nil }
+        // The step's terminal modes (a full-screen program's), for its return; flow's own
+        // go back meanwhile, as a shell does for a stopped job.
+        var holderModes = termios()
+        let hasHolderModes = holder.map { tcgetattr($0.terminal!.ttyFD, &holderModes) == 0 } ?? false
+        holder?.terminal?.takeBack()
+        for io in running { io.child.signalGroup(SIGTSTP) }
+        cflow_stop_self()
+        if let holder, let terminal = holder.terminal, tcgetpgrp(terminal.ttyFD) == getpgrp() {
+            // SIGTTOU is blocked on this thread: flow may set the modes of its terminal.
+            if hasHolderModes { _ = tcsetattr(terminal.ttyFD, TCSADRAIN, &holderModes) }
+            terminal.handOver(to: holder.child.pid)
+        }
+        for io in running { io.child.signalGroup(SIGCONT) }
     }
 
     /// Fallback without pidfds: after a SIGCHLD, find which of our children exited.

@@ -45,6 +45,8 @@ extension ProcessHub {
         // An interactive child takes the terminal's foreground in the child itself, after
         // its setpgid and before exec, so it never runs (and checks) in the background.
         let terminal = spec.isInteractive ? TerminalHandoff.prepare(ttyFD: ttyFD) : nil
+        // Its Ctrl-Z stops it, not flow: the loop must hear of that (see `enableJobControl`).
+        if terminal != nil { reportStops() }
 
         let liveChildren = registry.withLock { $0.count }
         var pid: pid_t = 0

@@ -83,6 +83,28 @@ public final class ProcessHub: Sendable {
         HubEventLoop.start(hub: self)
     }
 
+    /// Whether SIGCHLD also reports stopped children (set at the first interactive spawn).
+    let reportsStops = Atomic<Bool>(false)
+
+    /// Job control for a run: Ctrl-Z (SIGTSTP) stops every running step's group and then
+    /// flow itself; `fg` or `bg` (SIGCONT) continues them, and gives the terminal back to
+    /// an interactive step that had it. An interactive step that is stopped itself (Ctrl-Z
+    /// goes to it, the terminal's foreground) stops flow the same way.
+    ///
+    /// Why: each step has a process group of its own, so the terminal's Ctrl-Z reaches
+    /// flow (or the interactive step) alone, as Ctrl-C does; without this the steps would
+    /// go on running behind a stopped flow, or an interactive step would stop with the
+    /// shell still waiting for a flow that never stopped, holding the terminal.
+    public func enableJobControl() {
+        _ = cflow_install_suspend_notifier(wakeFD)
+    }
+
+    /// Makes SIGCHLD wake the loop when a child stops (see `enableJobControl`).
+    func reportStops() {
+        guard !reportsStops.load(ordering: .relaxed) else { return }
+        if cflow_report_child_stops(wakeFD) == 0 { reportsStops.store(true, ordering: .relaxed) }
+    }
+
     /// Children not yet finished (spawned and still running or draining).
     public var activeChildren: Int {
         registry.withLock { $0.count }

@@ -1,0 +1,18 @@
+#define _GNU_SOURCE
+#include "CTestTerminal.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ctest_open_pty(char *path, size_t size) {
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return -1;
+    if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, path, size) != 0 ||
+        fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK) != 0) {
+        close(master);
+        return -1;
+    }
+    return master;
+}

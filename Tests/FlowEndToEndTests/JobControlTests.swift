@@ -1,0 +1,138 @@
+import CTestTerminal
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ctrl-Z through a real terminal: flow runs in a pseudo-terminal under a small
+/// job-control shell (`flow-test-child --job-shell`), which reports when its job stops
+/// and continues it on request (SIGUSR1: `fg`). The test types into the terminal's master
+/// side as a user would.
+@Suite struct JobControlTests {
+    /// The master side of a new pseudo-terminal, and the path of its slave.
+    final class Terminal {
+        let master: Int32
+        let slavePath: String
+        private var seen = Data()
+
+        init() throws {
+            var path = [CChar](repeating: 0, count: 128)
+            master = ctest_open_pty(&path, path.count)
+            guard master >= 0 else { throw LiveFlow.SpawnFailure(message: "no pseudo-terminal: errno \(errno)") }
+            slavePath = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+
+        deinit { close(master) }
+
+        /// Types `text` (control characters included: "\u{1a}" is Ctrl-Z).
+        func type(_ text: String) {
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+        }
+
+        /// Waits until the terminal showed `text`; reading keeps its buffer from filling.
+        func waitFor(_ text: String, timeout: Double = 20) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline {
+                let n = read(master, &buffer, buffer.count)
+                if n > 0 { seen.append(contentsOf: buffer[0..<n]) }
+                if String(decoding: seen, as: UTF8.self).contains(text) { return true }
+                if n <= 0 { usleep(10_000) }
+            }
+            return false
+        }
+
+        var text: String { String(decoding: seen, as: UTF8.self) }
+    }
+
+    /// The state letter of `pid` in /proc (`T` stopped, `S` sleeping, ...), or nil.
+    static func state(of pid: pid_t) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(close, offsetBy: 2)...].first
+    }
+
+    /// The sandbox's step processes (flow-test-child running a step, not the job shell).
+    static func steps(in box: RunSandbox, shell: pid_t) -> [pid_t] {
+        RunSandbox.processes(withMarker: box.marker).filter { pid in
+            guard pid != shell, let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: cmdline, as: UTF8.self).contains("flow-test-child\u{0}ready")
+        }
+    }
+
+    /// Waits until every process in `pids` is in `state`.
+    static func waitUntil(_ pids: [pid_t], are state: Character, timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !pids.isEmpty, pids.allSatisfy({ Self.state(of: $0) == state }) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    func start(_ box: RunSandbox, _ terminal: Terminal) throws -> LiveFlow {
+        try LiveFlow(executable: RunSandbox.childPath,
+                     arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
+                                 "--output", "prefixed", "--no-journal"],
+                     environment: box.environment, directory: box.root.path, ownGroup: false)
+    }
+
+    /// Ctrl-Z with the terminal at flow: the step's group stops, then flow (as a Ctrl-Z
+    /// stop, signal 20, which is what the shell reports); `fg` continues both, and the run
+    /// still answers Ctrl-C.
+    @Test func ctrlZStopsTheStepsWithFlowAndFgContinuesThem() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: $CHILD ready --sleep 30
+            """)
+        let terminal = try Terminal()
+        let shell = try start(box, terminal)
+        defer { box.killLeftovers() }  // when an expectation failed midway
+        #expect(terminal.waitFor("work | ready"), "\(terminal.text)")
+        terminal.type("\u{1a}")
+        #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
+        let steps = Self.steps(in: box, shell: shell.pid)
+        #expect(steps.count == 1)
+        #expect(Self.waitUntil(steps, are: "T"), "the step stopped with flow")
+        kill(shell.pid, SIGUSR1)
+        #expect(shell.waitForLine("job continued"))
+        #expect(Self.waitUntil(steps, are: "S"), "the step continued with flow")
+        terminal.type("\u{3}")
+        #expect(shell.waitForLine("job exit 130"), "\(shell.stdout)\n\(terminal.text)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    /// Ctrl-Z with the terminal at an interactive step: the step stops (Ctrl-Z is its),
+    /// flow notices, takes the terminal back and stops too; `fg` gives the terminal back
+    /// to the step, which reads from it again: the run finishes normally.
+    @Test func ctrlZOfAnInteractiveStepStopsFlowAndFgGivesItTheTerminalBack() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: talk
+                interactive: true
+                shell: $CHILD ready --echo-stdin
+              - print: after
+            """)
+        let terminal = try Terminal()
+        let shell = try start(box, terminal)
+        defer { box.killLeftovers() }  // when an expectation failed midway
+        #expect(terminal.waitFor("ready"), "\(terminal.text)")
+        terminal.type("\u{1a}")
+        #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
+        let steps = Self.steps(in: box, shell: shell.pid)
+        #expect(Self.waitUntil(steps, are: "T"))
+        kill(shell.pid, SIGUSR1)
+        #expect(shell.waitForLine("job continued"))
+        terminal.type("typed after fg\n")
+        #expect(terminal.waitFor("typed after fg\r\ntyped after fg"), "echoed by the tty, then by the step: \(terminal.text)")
+        terminal.type("\u{4}")
+        #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)\n\(terminal.text)")
+        #expect(terminal.waitFor("after"))
+    }
+}
