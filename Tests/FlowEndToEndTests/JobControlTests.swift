@@ -33,7 +33,7 @@ import Glibc
         }
 
         /// Waits until the terminal showed `text`; reading keeps its buffer from filling.
-        func waitFor(_ text: String, timeout: Double = 20) -> Bool {
+        func waitFor(_ text: String, timeout: Double = 10) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             var buffer = [UInt8](repeating: 0, count: 4096)
             while Date() < deadline {
@@ -134,5 +134,31 @@ import Glibc
         terminal.type("\u{4}")
         #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)\n\(terminal.text)")
         #expect(terminal.waitFor("after"))
+    }
+
+    /// `bg` after a Ctrl-Z of an interactive step: flow goes on in the background without
+    /// taking the terminal from the shell; the step's next read of the terminal stops it
+    /// (SIGTTIN), and flow with it; `fg` then gives the step the terminal.
+    @Test func anInteractiveStepPutInTheBackgroundStopsAtItsNextReadAndFlowWithIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: talk
+                interactive: true
+                shell: $CHILD ready --echo-stdin
+            """)
+        let terminal = try Terminal()
+        let shell = try start(box, terminal)
+        defer { box.killLeftovers() }
+        #expect(terminal.waitFor("ready"), "\(terminal.text)")
+        terminal.type("\u{1a}")
+        #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
+        kill(shell.pid, SIGUSR2)
+        #expect(shell.waitForLine("job stopped \(SIGTSTP)", count: 2), "stopped again: \(shell.stdout)")
+        kill(shell.pid, SIGUSR1)
+        #expect(shell.waitForLine("job continued", count: 2))
+        terminal.type("typed after fg\n\u{4}")
+        #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)\n\(terminal.text)")
+        #expect(terminal.waitFor("typed after fg\r\ntyped after fg"), "\(terminal.text)")
     }
 }

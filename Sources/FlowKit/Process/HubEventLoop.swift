@@ -122,12 +122,14 @@ final class HubEventLoop {
     /// stopped meanwhile, so nothing else needs to wait for this.
     private func suspend() {
         let running = hub.registry.withLock { $0.values.filter { $0.exit == nil && !$0.finished } }
+        // The interactive step, and whether it has the terminal now (not after a `bg`).
         let holder = running.first { $0.terminal != nil }
+        let holds = holder.map { tcgetpgrp($0.terminal!.ttyFD) == $0.child.pid } ?? false
         // The step's terminal modes (a full-screen program's), for its return; flow's own
         // go back meanwhile, as a shell does for a stopped job.
         var holderModes = termios()
-        let hasHolderModes = holder.map { tcgetattr($0.terminal!.ttyFD, &holderModes) == 0 } ?? false
-        holder?.terminal?.takeBack()
+        let hasHolderModes = holds && tcgetattr(holder!.terminal!.ttyFD, &holderModes) == 0
+        if holds { holder?.terminal?.takeBack() }
         for io in running { io.child.signalGroup(SIGTSTP) }
         cflow_stop_self()
         if let holder, let terminal = holder.terminal, tcgetpgrp(terminal.ttyFD) == getpgrp() {
@@ -212,7 +214,7 @@ final class HubEventLoop {
         // The child is gone: nobody will read the rest of its input.
         unwatchAndClose(&io.stdinFD)
         io.pendingInput = []
-        io.terminal?.takeBack()
+        io.terminal?.takeBack(from: pid)
         io.terminal = nil
         // The group is dead, so its pipes are normally at EOF already: drain them now
         // rather than after another round of epoll_wait.

@@ -128,7 +128,7 @@ extension ProcessHub {
         // Before the loop can see the child, so the loop cannot reap it (and take the
         // terminal back) before it was handed over.
         if let terminal {
-            terminal.handOver(to: pid)
+            terminal.confirm(pid)
             io.terminal = terminal
         }
 
@@ -176,7 +176,7 @@ extension ProcessHub {
     /// (quick: SIGKILL cannot be caught) and closes everything.
     private func abandon(_ io: ChildIO) {
         let pid = io.child.pid
-        io.terminal?.takeBack()
+        io.terminal?.takeBack(from: pid)
         io.child.state.withLock { state in
             _ = Glibc.kill(-pid, SIGKILL)
             ProcessGuard.shared.release(io.guardSlot)

@@ -24,16 +24,26 @@ struct TerminalHandoff: Sendable {
         return TerminalHandoff(ttyFD: ttyFD, previousForeground: foreground, savedModes: saved)
     }
 
-    /// Makes `group` the foreground group (again: the spawn's own file action normally did
-    /// it before exec, so the child never sees itself in the background), then wakes it in
-    /// case it stopped on SIGTTIN in between.
+    /// Makes `group` the foreground group.
     func handOver(to group: pid_t) {
         withSIGTTOUBlocked { _ = tcsetpgrp(ttyFD, group) }
+    }
+
+    /// After a spawn: the child made its group the foreground itself, before its exec, so
+    /// it never saw itself in the background. Only if that failed: hand the terminal over
+    /// and wake the group, in case it stopped on SIGTTIN meanwhile. Not otherwise: by now
+    /// the step may be running, and a SIGCONT would undo a Ctrl-Z the user just pressed.
+    func confirm(_ group: pid_t) {
+        guard tcgetpgrp(ttyFD) != group else { return }
+        handOver(to: group)
         _ = kill(-group, SIGCONT)
     }
 
-    /// Puts the previous foreground group (flow's) back, with the saved modes.
-    func takeBack() {
+    /// Puts the previous foreground group (flow's) back, with the saved modes. With
+    /// `group`, only if that group still has the terminal: after a `bg` the shell has it,
+    /// and flow, in the background then, must not take it from the shell.
+    func takeBack(from group: pid_t? = nil) {
+        if let group, tcgetpgrp(ttyFD) != group { return }
         withSIGTTOUBlocked {
             _ = tcsetpgrp(ttyFD, previousForeground)
             if var modes = savedModes { _ = tcsetattr(ttyFD, TCSADRAIN, &modes) }
