@@ -73,92 +73,90 @@ import Glibc
         return false
     }
 
-    func start(_ box: RunSandbox, _ terminal: Terminal) throws -> LiveFlow {
-        try LiveFlow(executable: RunSandbox.childPath,
-                     arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
-                                 "--output", "prefixed", "--no-journal"],
-                     environment: box.environment, directory: box.root.path, ownGroup: false)
+    /// A run of `workflow` under the job shell, typed Ctrl-Z once `ready` showed on the
+    /// terminal and reported stopped. Its processes are killed when it goes (when an
+    /// expectation failed midway).
+    final class StoppedRun {
+        let box: RunSandbox
+        let terminal: Terminal
+        let shell: LiveFlow
+
+        init(_ workflow: String, ready: String) throws {
+            box = try RunSandbox()
+            try box.write("wf.yaml", workflow)
+            terminal = try Terminal()
+            shell = try LiveFlow(executable: RunSandbox.childPath,
+                                 arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
+                                             "--output", "prefixed", "--no-journal"],
+                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+            #expect(terminal.waitFor(ready), "\(terminal.text)")
+            terminal.type("\u{1a}")
+            #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
+        }
+
+        deinit { box.killLeftovers() }
+
+        /// The step processes (flow-test-child started by a step, not the job shell).
+        var steps: [pid_t] { JobControlTests.steps(in: box, shell: shell.pid) }
     }
 
     /// Ctrl-Z with the terminal at flow: the step's group stops, then flow (as a Ctrl-Z
     /// stop, signal 20, which is what the shell reports); `fg` continues both, and the run
     /// still answers Ctrl-C.
     @Test func ctrlZStopsTheStepsWithFlowAndFgContinuesThem() throws {
-        let box = try RunSandbox()
-        try box.write("wf.yaml", """
+        let run = try StoppedRun("""
             steps:
               - name: work
                 shell: $CHILD ready --sleep 30
-            """)
-        let terminal = try Terminal()
-        let shell = try start(box, terminal)
-        defer { box.killLeftovers() }  // when an expectation failed midway
-        #expect(terminal.waitFor("work | ready"), "\(terminal.text)")
-        terminal.type("\u{1a}")
-        #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
-        let steps = Self.steps(in: box, shell: shell.pid)
+            """, ready: "work | ready")
+        let steps = run.steps
         #expect(steps.count == 1)
         #expect(Self.waitUntil(steps, are: "T"), "the step stopped with flow")
-        kill(shell.pid, SIGUSR1)
-        #expect(shell.waitForLine("job continued"))
+        kill(run.shell.pid, SIGUSR1)
+        #expect(run.shell.waitForLine("job continued"))
         #expect(Self.waitUntil(steps, are: "S"), "the step continued with flow")
-        terminal.type("\u{3}")
-        #expect(shell.waitForLine("job exit 130"), "\(shell.stdout)\n\(terminal.text)")
-        #expect(box.leftoverProcesses().isEmpty)
+        run.terminal.type("\u{3}")
+        #expect(run.shell.waitForLine("job exit 130"), "\(run.shell.stdout)\n\(run.terminal.text)")
+        #expect(run.box.leftoverProcesses().isEmpty)
     }
 
     /// Ctrl-Z with the terminal at an interactive step: the step stops (Ctrl-Z is its),
     /// flow notices, takes the terminal back and stops too; `fg` gives the terminal back
     /// to the step, which reads from it again: the run finishes normally.
     @Test func ctrlZOfAnInteractiveStepStopsFlowAndFgGivesItTheTerminalBack() throws {
-        let box = try RunSandbox()
-        try box.write("wf.yaml", """
+        let run = try StoppedRun("""
             steps:
               - name: talk
                 interactive: true
                 shell: $CHILD ready --echo-stdin
               - print: after
-            """)
-        let terminal = try Terminal()
-        let shell = try start(box, terminal)
-        defer { box.killLeftovers() }  // when an expectation failed midway
-        #expect(terminal.waitFor("ready"), "\(terminal.text)")
-        terminal.type("\u{1a}")
-        #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
-        let steps = Self.steps(in: box, shell: shell.pid)
-        #expect(Self.waitUntil(steps, are: "T"))
-        kill(shell.pid, SIGUSR1)
-        #expect(shell.waitForLine("job continued"))
-        terminal.type("typed after fg\n")
-        #expect(terminal.waitFor("typed after fg\r\ntyped after fg"), "echoed by the tty, then by the step: \(terminal.text)")
-        terminal.type("\u{4}")
-        #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)\n\(terminal.text)")
-        #expect(terminal.waitFor("after"))
+            """, ready: "ready")
+        #expect(Self.waitUntil(run.steps, are: "T"))
+        kill(run.shell.pid, SIGUSR1)
+        #expect(run.shell.waitForLine("job continued"))
+        run.terminal.type("typed after fg\n")
+        #expect(run.terminal.waitFor("typed after fg\r\ntyped after fg"), "echoed by the tty, then by the step: \(run.terminal.text)")
+        run.terminal.type("\u{4}")
+        #expect(run.shell.waitForLine("job exit 0"), "\(run.shell.stdout)\n\(run.terminal.text)")
+        #expect(run.terminal.waitFor("after"))
     }
 
     /// `bg` after a Ctrl-Z of an interactive step: flow goes on in the background without
     /// taking the terminal from the shell; the step's next read of the terminal stops it
     /// (SIGTTIN), and flow with it; `fg` then gives the step the terminal.
     @Test func anInteractiveStepPutInTheBackgroundStopsAtItsNextReadAndFlowWithIt() throws {
-        let box = try RunSandbox()
-        try box.write("wf.yaml", """
+        let run = try StoppedRun("""
             steps:
               - name: talk
                 interactive: true
                 shell: $CHILD ready --echo-stdin
-            """)
-        let terminal = try Terminal()
-        let shell = try start(box, terminal)
-        defer { box.killLeftovers() }
-        #expect(terminal.waitFor("ready"), "\(terminal.text)")
-        terminal.type("\u{1a}")
-        #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
-        kill(shell.pid, SIGUSR2)
-        #expect(shell.waitForLine("job stopped \(SIGTSTP)", count: 2), "stopped again: \(shell.stdout)")
-        kill(shell.pid, SIGUSR1)
-        #expect(shell.waitForLine("job continued", count: 2))
-        terminal.type("typed after fg\n\u{4}")
-        #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)\n\(terminal.text)")
-        #expect(terminal.waitFor("typed after fg\r\ntyped after fg"), "\(terminal.text)")
+            """, ready: "ready")
+        kill(run.shell.pid, SIGUSR2)
+        #expect(run.shell.waitForLine("job stopped \(SIGTSTP)", count: 2), "stopped again: \(run.shell.stdout)")
+        kill(run.shell.pid, SIGUSR1)
+        #expect(run.shell.waitForLine("job continued", count: 2))
+        run.terminal.type("typed after fg\n\u{4}")
+        #expect(run.shell.waitForLine("job exit 0"), "\(run.shell.stdout)\n\(run.terminal.text)")
+        #expect(run.terminal.waitFor("typed after fg\r\ntyped after fg"), "\(run.terminal.text)")
     }
 }
