@@ -10,13 +10,14 @@ struct RunCommand: Command {
         discussion: """
             With --dry-run, prints the execution tree (as `flow plan` does) and runs nothing.
 
-            Ctrl-C (or SIGTERM) passes the signal once to every running step, SIGKILLs what \
+            Ctrl-C (or SIGTERM, or SIGHUP) passes the signal once to every running step, SIGKILLs what \
             is left after --grace, then runs finally blocks and rollback; a second Ctrl-C \
             kills everything at once. Ctrl-Z stops the steps with flow; fg continues them.
 
             Exit status: 0 when every step succeeded (or was skipped, or failed with \
             continue_on_error); 1 when a step failed; 2 when the workflow is invalid or the \
-            command line is wrong (nothing ran); 130 after SIGINT; 143 after SIGTERM.
+            command line is wrong (nothing ran); 130 after SIGINT; 143 after SIGTERM; 129 \
+            after SIGHUP (the terminal went away; ignored under nohup).
             """,
         arguments: [
             ArgumentSpec("file", help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"])),

@@ -71,7 +71,7 @@ struct RunSession {
         let cancellation = RunCancellation()
         let trap = SignalTrap(cancellation: cancellation) { signal in
             Console.stderr("\nflow: second signal; killed every step\n")
-            _exit(signal == SIGINT ? 130 : 143)
+            _exit(128 + signal)
         }
         let executor: Executor
         do {

@@ -59,6 +59,41 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// A hangup (the terminal went away) stops the run like SIGTERM: the steps get SIGHUP
+    /// once, the run is `cancelled` and flow exits 129.
+    @Test func sighupExits129AndChildrenGetItOnce() throws {
+        let box = try RunSandbox()
+        let flow = try Self.startPair(box, trapping: "HUP")
+        flow.signal(SIGHUP)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 129, "\(r)")
+        #expect(Self.count(r.stdout, "w1 | got SIGHUP") == 1, "\(r)")
+        #expect(Self.count(r.stdout, "w2 | got SIGHUP") == 1, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        let runs = try box.run(["runs", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
+        #expect(list?.first?["exit_status"] as? Int == 129, "\(runs)")
+    }
+
+    /// Started under nohup (SIGHUP ignored), flow keeps ignoring a hangup: the run goes on.
+    @Test func aFlowStartedUnderNohupIgnoresSighup() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: $CHILD --stderr ready --sleep 0.5 --print done
+            """)
+        let flow = try LiveFlow(executable: "/bin/sh",
+                                arguments: ["-c", "trap '' HUP; exec \"$0\" \"$@\"", RunSandbox.flowPath,
+                                            "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGHUP)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("work | done"), "\(r)")
+    }
+
     @Test func ctrlCToTheForegroundGroupReachesChildrenOnce() throws {
         let box = try RunSandbox()
         let flow = try Self.startPair(box, trapping: "INT", ownGroup: true)

@@ -87,7 +87,7 @@ public final class Executor: Sendable {
         switch status {
         case .succeeded, .running: exitCode = 0
         case .failed: exitCode = 1
-        case .cancelled: exitCode = cancellation.signal == SIGINT ? 130 : 143
+        case .cancelled: exitCode = 128 + (cancellation.signal ?? SIGTERM)
         }
         let outcome = RunOutcome(status: status, exitCode: exitCode, counts: runState.counts,
                                  elapsed: Timestamp.monotonic() - start, time: .now())

@@ -37,14 +37,14 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` to the child's whole process group, if the leader is not reaped yet.
     ///
-    /// SIGTERM and SIGINT are followed by SIGCONT: a stopped process (e.g. one that read
+    /// SIGTERM, SIGINT and SIGHUP are followed by SIGCONT: a stopped process (e.g. one that read
     /// the terminal from the background and got SIGTTIN) would otherwise not act on them
     /// until the grace period ends. Exactly-once forwarding is the caller's business.
     public func signalGroup(_ signal: Int32) {
         state.withLock { state in
             guard !state.reaped else { return }
             sendToGroup(signal)
-            if signal == SIGTERM || signal == SIGINT {
+            if signal == SIGTERM || signal == SIGINT || signal == SIGHUP {
                 sendToGroup(SIGCONT)
             }
         }
@@ -59,7 +59,7 @@ public final class ChildProcess: Sendable {
             guard !state.reaped else { return }
             state.graceDeadline = HubEventLoop.now() + nanoseconds
             sendToGroup(signal)
-            if signal == SIGTERM || signal == SIGINT { sendToGroup(SIGCONT) }
+            if signal == SIGTERM || signal == SIGINT || signal == SIGHUP { sendToGroup(SIGCONT) }
         }
     }
 
