@@ -55,8 +55,11 @@ let package = Package(
             ],
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))]
         ),
+        // What the end-to-end tests and their helper child need from C (a pseudo-terminal,
+        // prctl).
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
         // A small child process for the end-to-end and signal tests.
-        .executableTarget(name: "flow-test-child"),
+        .executableTarget(name: "flow-test-child", dependencies: ["CTestSupport"]),
         // Timing of the process layer against a C posix_spawn loop (bench/), and a helper
         // process for the process tests that must lower their own limits.
         .executableTarget(name: "flow-proc-bench", dependencies: ["FlowKit"]),
@@ -64,11 +67,9 @@ let package = Package(
         .testTarget(name: "FlowKitTests", dependencies: ["FlowKit"]),
         .testTarget(name: "FlowCommandLineTests", dependencies: ["FlowCommandLine"]),
         .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "FlowKit", "CFlowSQLite"]),
-        // A pseudo-terminal for the job-control tests.
-        .target(name: "CTestTerminal", path: "Tests/CTestTerminal"),
         .testTarget(
             name: "FlowEndToEndTests",
-            dependencies: ["flow", "flow-test-child", "CTestTerminal"],
+            dependencies: ["flow", "flow-test-child", "CTestSupport"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -228,6 +228,19 @@ int cflow_child_has_exited(pid_t pid) {
     return info.si_pid != 0 ? 1 : 0;
 }
 
+pid_t cflow_some_exited_child(void) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -1;
+    return info.si_pid;
+}
+
+int cflow_reaps_orphans(void) {
+    int subreaper = 0;
+    if (getpid() == 1) return 1;
+    return prctl(PR_GET_CHILD_SUBREAPER, (unsigned long)&subreaper, 0, 0, 0) == 0 && subreaper != 0;
+}
+
 int cflow_decode_wait_status(int status, int *value) {
     if (WIFEXITED(status)) { *value = WEXITSTATUS(status); return 1; }
     if (WIFSIGNALED(status)) { *value = WTERMSIG(status); return 2; }

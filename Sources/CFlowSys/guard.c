@@ -155,6 +155,13 @@ void cflow_guard_set(int32_t slot, pid_t group) {
            !__atomic_compare_exchange_n(&guard_count, &count, slot + 1, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
 }
 
+pid_t cflow_guard_pid(void) {
+    pthread_mutex_lock(&guard_lock);
+    pid_t pid = guard_pid;
+    pthread_mutex_unlock(&guard_lock);
+    return pid;
+}
+
 void cflow_guard_stop(int kill_now) {
     pthread_mutex_lock(&guard_lock);
     if (guard_pid > 0) {

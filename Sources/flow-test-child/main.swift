@@ -32,6 +32,9 @@
 //
 // Example: flow-test-child --trap TERM:3 ready --sleep 30
 //
+// flow-test-child --subreaper-exec PROGRAM [ARG]... becomes a child subreaper (orphans
+// below it become its children, as under a container's pid 1) and execs PROGRAM.
+//
 // flow-test-child --job-shell TTY PROGRAM [ARG]... is a small job-control shell instead:
 // it starts a session with TTY (a pseudo-terminal's slave) as its controlling terminal,
 // runs PROGRAM in a process group of its own in the foreground, and reports on stdout
@@ -41,6 +44,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CTestSupport
 
 // MARK: output without buffering (what is printed is in the pipe when the call returns)
 
@@ -258,6 +262,14 @@ func jobShell(tty path: String, command: [String]) -> Never {
 // MARK: main
 
 let args = Array(CommandLine.arguments.dropFirst())
+if args.first == "--subreaper-exec" {
+    guard args.count >= 2 else { fail("--subreaper-exec needs a program") }
+    if ctest_become_subreaper() != 0 { fail("prctl: \(errno)") }
+    var argv: [UnsafeMutablePointer<CChar>?] = args.dropFirst().map { strdup($0) }
+    argv.append(nil)
+    execv(args[1], argv)
+    fail("exec \(args[1]): \(errno)")
+}
 if args.first == "--job-shell" {
     guard args.count >= 3 else { fail("--job-shell needs a terminal and a program") }
     jobShell(tty: args[1], command: Array(args.dropFirst(2)))

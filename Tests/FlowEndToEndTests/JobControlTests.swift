@@ -1,4 +1,4 @@
-import CTestTerminal
+import CTestSupport
 import Foundation
 import Testing
 

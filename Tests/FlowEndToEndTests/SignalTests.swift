@@ -217,6 +217,39 @@ import Glibc
         #expect(guards().isEmpty, "the guard outlived flow")
     }
 
+    /// Under a container's pid 1 (here: as a child subreaper, which is the same to the
+    /// kernel), what a step left behind and the sweep killed becomes flow's child once its
+    /// own parent is gone; flow reaps it rather than keep its zombie for the whole run.
+    @Test func orphansLeftByAStepAreReapedWhenFlowIsTheirReaper() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: leave
+                shell: $CHILD --spawn-grandchild --print left
+              - name: check
+                shell: $CHILD --stderr ready --sleep 30
+            """)
+        let flow = try LiveFlow(executable: RunSandbox.childPath,
+                                arguments: ["--subreaper-exec", RunSandbox.flowPath, "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        defer { box.killLeftovers() }
+        #expect(flow.waitForLine("check | ready"), "\(flow.stderr)")
+        let zombies = {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { entry -> pid_t? in
+                guard let pid = pid_t(entry),
+                      let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return nil }
+                let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+                return fields.count > 1 && fields[0] == "Z" && pid_t(fields[1]) == flow.pid ? pid : nil
+            } ?? []
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while !zombies().isEmpty && Date() < deadline { usleep(20_000) }
+        #expect(zombies().isEmpty, "zombies of flow: \(zombies())")
+        flow.signal(SIGINT)
+        #expect(flow.waitExit(timeout: 15) == 130)
+    }
+
     @Test func backgroundGrandchildDoesNotSurviveASuccess() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

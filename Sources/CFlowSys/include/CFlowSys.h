@@ -27,6 +27,9 @@ pid_t cflow_guard_start(void);
 /// Puts `group` (0: none) into the guard's list at `slot`.
 void cflow_guard_set(int32_t slot, pid_t group);
 
+/// The guard's pid, or -1 when none runs.
+pid_t cflow_guard_pid(void);
+
 /// Ends the guard and reaps it: at once with `kill_now`, otherwise by closing its pipe, so
 /// that it kills the groups listed first. Does nothing if no guard runs.
 void cflow_guard_stop(int kill_now);
@@ -94,6 +97,14 @@ void cflow_reset_in_children(int sig);
 /// Whether `pid` (our child) has terminated, without reaping it (waitid WNOWAIT).
 /// Returns 1 if it has, 0 if it is still running, -1 with errno on error (e.g. ECHILD).
 int cflow_child_has_exited(pid_t pid);
+
+/// The pid of one child that has exited and is not reaped yet (which one is the kernel's
+/// choice), 0 if none, -1 with errno (ECHILD: no children at all). Reaps nothing.
+pid_t cflow_some_exited_child(void);
+
+/// Whether processes orphaned anywhere below flow become flow's children: flow is pid 1
+/// (a container's init) or a child subreaper.
+int cflow_reaps_orphans(void);
 
 /// Decode a waitpid status: 1 and *value = exit code if exited normally, 2 and
 /// *value = signal number if killed by a signal, 0 otherwise (stopped/continued).

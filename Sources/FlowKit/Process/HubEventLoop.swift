@@ -96,11 +96,15 @@ final class HubEventLoop {
             _ = read(hub.wakeFD, &value, 8)
             if cflow_take_suspend_request() != 0 || stoppedAtTheTerminal() { suspend() }
             if !hub.usesPidfd { scanForExits() }
+            if hub.reapsOrphans { reapOrphans() }
             return
         }
         guard let io = hub.registry.withLock({ $0[data >> 2] }), !io.finished else { return }
         switch data & 3 {
-        case HubEventLoop.kindPidfd: reap(io)
+        case HubEventLoop.kindPidfd:
+            reap(io)
+            // An orphan that exited while this child was the first zombie in line.
+            if hub.reapsOrphans { reapOrphans() }
         case HubEventLoop.kindStdout: readOutput(io, .stdout, readable: true)
         case HubEventLoop.kindStderr: readOutput(io, .stderr, readable: true)
         default: writeInput(io)
@@ -138,6 +142,30 @@ final class HubEventLoop {
             terminal.handOver(to: holder.child.pid)
         }
         for io in running { io.child.signalGroup(SIGCONT) }
+    }
+
+    /// As pid 1 (a container's init) or a subreaper, flow becomes the parent of every
+    /// process orphaned below it: what a step left running and the sweep killed once its
+    /// shell was gone, a daemon whose parent exited. Their zombies are flow's to reap, or
+    /// they would pile up for as long as flow runs. Only those: a child of flow's own (or
+    /// its guard) is left to its owner, and the kernel shows one exited child at a time,
+    /// so the rest wait for the next wake-up.
+    private func reapOrphans() {
+        var ours: Set<pid_t>?
+        for _ in 0..<256 {
+            // A child being spawned elsewhere may exist before it is registered.
+            if hub.spawnsUnderWay.load(ordering: .sequentiallyConsistent) > 0 { return }
+            let pid = cflow_some_exited_child()
+            guard pid > 0 else { return }
+            if ours == nil {
+                var known = Set(hub.registry.withLock { $0.values.map(\.child.pid) })
+                known.insert(cflow_guard_pid())
+                ours = known
+            }
+            if ours!.contains(pid) { return }
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, WNOHANG)
+        }
     }
 
     /// Fallback without pidfds: after a SIGCHLD, find which of our children exited.

@@ -48,6 +48,8 @@ extension ProcessHub {
         // Its Ctrl-Z stops it, not flow: the loop must hear of that (see `enableJobControl`).
         if terminal != nil { reportStops() }
 
+        spawnsUnderWay.add(1, ordering: .sequentiallyConsistent)
+        defer { spawnsUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
         let liveChildren = registry.withLock { $0.count }
         var pid: pid_t = 0
         var pidfd: Int32 = -1

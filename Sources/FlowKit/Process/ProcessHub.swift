@@ -29,6 +29,12 @@ public final class ProcessHub: Sendable {
     /// The controlling terminal, or -1 (no terminal: interactive children just inherit).
     let ttyFD: Int32
     let usesPidfd: Bool
+    /// Whether orphans below flow become its children (flow is pid 1, or a subreaper): their
+    /// zombies are then flow's to reap (see `HubEventLoop.reapOrphans`).
+    let reapsOrphans: Bool
+    /// Spawns under way: a child that exists but is not registered yet must not be taken
+    /// for an orphan.
+    let spawnsUnderWay = Atomic<Int>(0)
     let drainNanoseconds: UInt64
     /// flow's pid, for the children's parent-death check (flow never forks without exec;
     /// glibc's getpid is a system call every time).
@@ -69,11 +75,15 @@ public final class ProcessHub: Sendable {
             }
         }
         usesPidfd = pidfdWorks
+        reapsOrphans = cflow_reaps_orphans() != 0
         drainNanoseconds = UInt64(max(0, drainMilliseconds)) * 1_000_000
         executor = HubTaskExecutor(wakeFD: wakeFD)
 
         if !usesPidfd {
             precondition(cflow_install_sigchld_notifier(wakeFD) == 0, "flow: cannot install SIGCHLD handler")
+        } else if reapsOrphans {
+            // An orphan's exit has no pidfd of ours: SIGCHLD is how the loop hears of it.
+            _ = cflow_install_sigchld_notifier(wakeFD)
         }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue

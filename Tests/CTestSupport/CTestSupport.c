@@ -1,7 +1,8 @@
 #define _GNU_SOURCE
-#include "CTestTerminal.h"
+#include "CTestSupport.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,4 +16,8 @@ int ctest_open_pty(char *path, size_t size) {
         return -1;
     }
     return master;
+}
+
+int ctest_become_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
