@@ -1,23 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
 /// The text of one workflow file, with the line index used to render diagnostics.
 public final class SourceFile: Sendable {
     /// The path as the user gave it (diagnostics print it unchanged).
     public let path: String
     /// The raw bytes of the file.
     public let bytes: [UInt8]
-    /// Byte offset of the start of every line (line 1 at index 0).
-    private let lineStarts: [Int]
+    /// Byte offset of the start of every line (line 1 at index 0), built at the first
+    /// question about lines: spans come with their line and column from libyaml, so a
+    /// valid file without expressions is read and checked without it (measured on 100,000
+    /// steps: 25 M instructions and a 1 MB array, 1.4% of `flow validate`).
+    private let lineIndex = Mutex<[Int]?>(nil)
 
     public init(path: String, bytes: [UInt8]) {
         self.path = path
         self.bytes = bytes
+    }
+
+    private var lineStarts: [Int] {
+        lineIndex.withLock { index in
+            if let index { return index }
+            let built = Self.lineStarts(of: bytes)
+            index = built
+            return built
+        }
+    }
+
+    /// memchr finds each line break (vectorised) instead of a test per byte.
+    private static func lineStarts(of bytes: [UInt8]) -> [Int] {
         var starts = [0]
         starts.reserveCapacity(bytes.count / 32 + 1)
         bytes.withUnsafeBufferPointer { buffer in
-            for i in 0..<buffer.count where buffer[i] == 0x0A {
-                starts.append(i + 1)
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count, let found = memchr(base + offset, 0x0A, buffer.count - offset) {
+                offset = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
+                starts.append(offset)
             }
         }
-        self.lineStarts = starts
+        return starts
     }
 
     public convenience init(path: String, text: String) {
@@ -26,12 +50,14 @@ public final class SourceFile: Sendable {
 
     /// The number of lines (a final newline does not start a new line).
     public var lineCount: Int {
+        let lineStarts = self.lineStarts
         if let last = lineStarts.last, last == bytes.count, lineStarts.count > 1 { return lineStarts.count - 1 }
         return lineStarts.count
     }
 
     /// The bytes of line `line` (1-based), without its line break.
     public func lineBytes(_ line: Int) -> ArraySlice<UInt8> {
+        let lineStarts = self.lineStarts
         guard line >= 1, line <= lineStarts.count else { return [] }
         let start = lineStarts[line - 1]
         var end = line < lineStarts.count ? lineStarts[line] - 1 : bytes.count
@@ -46,6 +72,7 @@ public final class SourceFile: Sendable {
 
     /// The location of byte `offset` (1-based line, column in Unicode scalars).
     public func location(ofByte offset: Int) -> SourceLocation {
+        let lineStarts = self.lineStarts
         var low = 0, high = lineStarts.count - 1
         while low < high {
             let mid = (low + high + 1) / 2
