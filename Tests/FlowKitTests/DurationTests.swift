@@ -34,4 +34,15 @@ import Testing
         #expect(duration.compact == text)
         #expect(Duration.parse(duration.compact) == duration)
     }
+
+    /// Trimming works on bytes: spaces and tabs go from both ends, anything else stays,
+    /// including non-ASCII text and inner spaces.
+    @Test(arguments: [
+        ("", ""), ("   ", ""), ("\t x \t", "x"), ("a b", "a b"), ("  héllo wörld  ", "héllo wörld"), ("é", "é"),
+        (" \u{00A0}x\u{00A0} ", "\u{00A0}x\u{00A0}"), ("\n x", "\n x"),
+    ])
+    func trimmingSpacesAndBlank(text: String, trimmed: String) {
+        #expect(String(text.trimmingSpaces) == trimmed)
+        #expect(text.isBlank == trimmed.isEmpty)
+    }
 }

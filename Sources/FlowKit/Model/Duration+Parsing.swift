@@ -102,18 +102,35 @@ extension Duration {
 }
 
 extension StringProtocol {
-    /// The string without leading and trailing spaces and tabs (scalar-wise: this runs for
-    /// every duration and expression of a 100,000-step file).
+    /// The string without leading and trailing spaces and tabs (byte-wise: this runs for
+    /// every duration and expression of a 100,000-step file, and a space or a tab byte is
+    /// never part of a longer UTF-8 sequence, so the ends stay on character boundaries).
     var trimmingSpaces: Substring {
-        let scalars = unicodeScalars
-        var start = scalars.startIndex, end = scalars.endIndex
-        while start < end, scalars[start] == " " || scalars[start] == "\t" { start = scalars.index(after: start) }
-        while end > start {
-            let before = scalars.index(before: end)
-            guard scalars[before] == " " || scalars[before] == "\t" else { break }
-            end = before
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") {
+            start = bytes.index(after: start)
+        }
+        // One pass forward (a StringProtocol's UTF-8 view only goes forward): the end is
+        // just after the last byte that is neither a space nor a tab.
+        if start < end {
+            var index = start
+            var last = start
+            while index < end {
+                let byte = bytes[index]
+                index = bytes.index(after: index)
+                if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { last = index }
+            }
+            end = last
         }
         return Substring(self)[start..<end]
+    }
+
+    /// Whether the text is empty or only spaces and tabs (what `trimmingSpaces` would make
+    /// empty), found at the first other byte: asked of every shell command.
+    var isBlank: Bool {
+        utf8.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
     /// Whether the text contains `${{` (a fast byte scan; most strings have none).

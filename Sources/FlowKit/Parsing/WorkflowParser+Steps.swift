@@ -103,7 +103,7 @@ extension WorkflowParser {
             return .delay(duration)
         case "shell":
             guard let text = string(value, "`shell`") else { return nil }
-            if text.value.trimmingSpaces.isEmpty {
+            if text.value.isBlank {
                 bag.error(.invalidValue, "`shell` has an empty command", at: text.span)
                 return nil
             }
