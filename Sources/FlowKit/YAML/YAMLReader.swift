@@ -107,10 +107,12 @@ extension YAMLReader {
         /// first line count it, as editors do.
         var bomOffset = 0
 
+        @inline(__always)
         func location(_ mark: yaml_mark_t) -> SourceLocation {
             SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1 + (mark.line == 0 ? bomOffset : 0))
         }
 
+        @inline(__always)
         func span(_ event: yaml_event_t) -> SourceSpan {
             SourceSpan(start: location(event.start_mark), end: location(event.end_mark))
         }
