@@ -9,21 +9,82 @@ public final class Step: @unchecked Sendable {
     public var kindSpan: SourceSpan
     /// The span of the whole step.
     public var span: SourceSpan
-    public var name: Located<String>?
-    public var description: Located<String>?
+    /// The common options, in a box made when the first one is set: most steps have none,
+    /// and inline they made a step ~470 bytes (measured: 45 MB of a 100,000-step file's
+    /// 103 MB; with the box, ~200 bytes for a step without options).
+    private var options: Options?
+
+    /// The common options of one step.
+    private final class Options {
+        var name: Located<String>?
+        var description: Located<String>?
+        var condition: Located<Expression>?
+        var timeout: Located<Duration>?
+        var retry: Located<RetryPolicy>?
+        var continueOnError: Located<Bool>?
+        var undo: [Step]?
+        var tags: [Located<String>] = []
+        var env: [EnvVar] = []
+        var shell: Located<ShellProgram>?
+        var outputs: [Located<String>]?
+    }
+
+    /// The box, made on first use (only the parser sets options).
+    private var settable: Options {
+        if let options { return options }
+        let made = Options()
+        options = made
+        return made
+    }
+
+    public var name: Located<String>? {
+        get { options?.name }
+        set { settable.name = newValue }
+    }
+    public var description: Located<String>? {
+        get { options?.description }
+        set { settable.description = newValue }
+    }
     /// The `if` condition.
-    public var condition: Located<Expression>?
-    public var timeout: Located<Duration>?
-    public var retry: Located<RetryPolicy>?
-    public var continueOnError: Located<Bool>?
+    public var condition: Located<Expression>? {
+        get { options?.condition }
+        set { settable.condition = newValue }
+    }
+    public var timeout: Located<Duration>? {
+        get { options?.timeout }
+        set { settable.timeout = newValue }
+    }
+    public var retry: Located<RetryPolicy>? {
+        get { options?.retry }
+        set { settable.retry = newValue }
+    }
+    public var continueOnError: Located<Bool>? {
+        get { options?.continueOnError }
+        set { settable.continueOnError = newValue }
+    }
     /// Steps that reverse this one during rollback.
-    public var undo: [Step]?
-    public var tags: [Located<String>] = []
-    public var env: [EnvVar] = []
+    public var undo: [Step]? {
+        get { options?.undo }
+        set { settable.undo = newValue }
+    }
+    public var tags: [Located<String>] {
+        get { options?.tags ?? [] }
+        set { settable.tags = newValue }
+    }
+    public var env: [EnvVar] {
+        get { options?.env ?? [] }
+        set { settable.env = newValue }
+    }
     /// A shell program for shell steps inside a group (see docs/workflow-format.md).
-    public var shell: Located<ShellProgram>?
+    public var shell: Located<ShellProgram>? {
+        get { options?.shell }
+        set { settable.shell = newValue }
+    }
     /// Output keys the step promises to write.
-    public var outputs: [Located<String>]?
+    public var outputs: [Located<String>]? {
+        get { options?.outputs }
+        set { settable.outputs = newValue }
+    }
 
     public init(kind: StepKind, kindSpan: SourceSpan, span: SourceSpan) {
         self.kind = kind
