@@ -46,7 +46,7 @@ extension WorkflowParser {
         let hasGroupKind = pairs.contains { document[$0.key].kind == .scalar && StepKind.isGroup(document[$0.key].value) }
         for (key, value) in pairs {
             let keyNode = document[key]
-            guard keyNode.kind == .scalar, StepKind.keywords.contains(keyNode.value) else { continue }
+            guard keyNode.kind == .scalar, StepKind.isKeyword(keyNode.value) else { continue }
             let name = Located(keyNode.value, keySpan(keyNode))
             if name.value == "shell", hasGroupKind { continue }
             if let first = kindKey {
@@ -59,7 +59,7 @@ extension WorkflowParser {
         }
         for (key, _) in pairs {
             let keyNode = document[key]
-            if keyNode.kind == .scalar, !StepKind.keywords.contains(keyNode.value), !Self.isKnownStepOption(keyNode.value),
+            if keyNode.kind == .scalar, !StepKind.isKeyword(keyNode.value), !Self.isKnownStepOption(keyNode.value),
                Suggestion.closest(to: keyNode.value, in: StepKind.keywords) != nil {
                 unknownLooksLikeKind = true
             }
@@ -95,12 +95,7 @@ extension WorkflowParser {
     /// The kind value itself (the command, message, children…).
     mutating func stepKind(_ kind: String, _ value: Int32, keySpan: SourceSpan) -> StepKind? {
         switch kind {
-        case "print":
-            guard let text = string(value, "`print`") else { return nil }
-            return .print(PrintStep(message: template(value, text)))
-        case "delay":
-            guard let duration = duration(value, "`delay`") else { return nil }
-            return .delay(duration)
+        // The most common kind first: a string switch tries its cases in order.
         case "shell":
             guard let text = string(value, "`shell`") else { return nil }
             if text.value.isBlank {
@@ -108,6 +103,12 @@ extension WorkflowParser {
                 return nil
             }
             return .shell(ShellStep(command: template(value, text)))
+        case "print":
+            guard let text = string(value, "`print`") else { return nil }
+            return .print(PrintStep(message: template(value, text)))
+        case "delay":
+            guard let duration = duration(value, "`delay`") else { return nil }
+            return .delay(duration)
         case "sequential", "concurrent":
             let steps = stepList(value, owner: "`\(kind)`", ownerSpan: keySpan)
             guard !steps.isEmpty else { return nil }
@@ -128,7 +129,7 @@ extension WorkflowParser {
             guard let name = keyName(key) else { continue }
             // Kind keys were handled above (a second one was reported there); on a group,
             // `shell` is the group option.
-            if StepKind.keywords.contains(name.value), !(isGroup && name.value == "shell") { continue }
+            if StepKind.isKeyword(name.value), !(isGroup && name.value == "shell") { continue }
             switch name.value {
             case "name": step.name = identifier(value, "step name")
             case "description": step.description = string(value, "`description`")
