@@ -48,12 +48,6 @@ import Glibc
         var text: String { String(decoding: seen, as: UTF8.self) }
     }
 
-    /// The state letter of `pid` in /proc (`T` stopped, `S` sleeping, ...), or nil.
-    static func state(of pid: pid_t) -> Character? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        return stat[stat.index(close, offsetBy: 2)...].first
-    }
 
     /// The sandbox's step processes (flow-test-child running a step, not the job shell).
     static func steps(in box: RunSandbox, shell: pid_t) -> [pid_t] {
@@ -67,7 +61,7 @@ import Glibc
     static func waitUntil(_ pids: [pid_t], are state: Character, timeout: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if !pids.isEmpty, pids.allSatisfy({ Self.state(of: $0) == state }) { return true }
+            if !pids.isEmpty, pids.allSatisfy({ RunSandbox.status(of: $0)?.state == state }) { return true }
             usleep(10_000)
         }
         return false

@@ -106,6 +106,17 @@ final class RunSandbox: @unchecked Sendable {
         return found
     }
 
+    /// The state letter (`T` stopped, `S` sleeping, `Z` zombie…) and the parent of `pid`,
+    /// from /proc, or nil when it is gone.
+    static func status(of pid: pid_t) -> (state: Character, parent: pid_t)? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After the name (which may hold spaces): state, then the parent's pid.
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        guard fields.count > 1, let state = fields[0].first, let parent = pid_t(fields[1]) else { return nil }
+        return (state, parent)
+    }
+
     /// Processes of this sandbox still alive after polling for up to `within` seconds (the
     /// kernel needs a moment to reap what was just killed). Empty is the good answer.
     func leftoverProcesses(within seconds: Double = 2) -> [String] {
