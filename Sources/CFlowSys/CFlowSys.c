@@ -327,6 +327,28 @@ int cflow_child_stopped(pid_t pid) {
     return info.si_pid == pid && info.si_code == CLD_STOPPED;
 }
 
+static int signal_pipe_fd = -1;
+
+static void signal_forwarder(int sig) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)sig;
+    ssize_t ignored = write(signal_pipe_fd, &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+int cflow_forward_signal(int sig, int pipe_fd) {
+    signal_pipe_fd = pipe_fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = signal_forwarder;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    /* Before the handler exists: a child between its clone and its exec must not run it. */
+    cflow_reset_in_children(sig);
+    return sigaction(sig, &action, NULL);
+}
+
 static volatile sig_atomic_t suspend_requested = 0;
 static int suspend_eventfd = -1;
 

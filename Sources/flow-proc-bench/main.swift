@@ -9,6 +9,7 @@
 //                                                            (as the executor's task group)
 //   flow-proc-bench probe-exhaustion                         see `probeExhaustion`
 //   flow-proc-bench probe-interactive HELPER                 see `probeInteractive`
+//   flow-proc-bench probe-early-signal                       see `probeEarlySignal`
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,6 +73,23 @@ func probeExhaustion() async {
     }
     for child in children { child.kill() }
     for child in children { _ = await child.termination }
+}
+
+/// A SIGINT that comes the moment `SignalTrap` is set up must cancel the run, not vanish:
+/// prints "cancelled by 2" (exit 0), or "lost" (exit 1) if nothing came within 5 s.
+func probeEarlySignal() {
+    let cancellation = RunCancellation()
+    let trap = SignalTrap(cancellation: cancellation) { _ in }
+    kill(getpid(), SIGINT)
+    let deadline = now() + 5
+    while !cancellation.isCancelled && now() < deadline { usleep(1_000) }
+    withExtendedLifetime(trap) {}
+    if let signal = cancellation.signal {
+        print("cancelled by \(signal)")
+        exit(0)
+    }
+    print("lost")
+    exit(1)
 }
 
 /// Run under a terminal (e.g. `script -qec "..." /dev/null`): an interactive child must be
@@ -147,6 +165,8 @@ case "probe-exhaustion":
     await probeExhaustion()
 case "probe-interactive":
     await probeInteractive(helper: args.count > 1 ? args[1] : "flow-test-child")
+case "probe-early-signal":
+    probeEarlySignal()
 default:
     print("usage: flow-proc-bench seq N [shell|direct] [capture|inherit] | concurrent N [shell|direct] | probe-exhaustion")
     exit(2)

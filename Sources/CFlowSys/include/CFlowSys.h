@@ -123,6 +123,11 @@ int cflow_report_child_stops(int eventfd);
 /// (waitid WSTOPPED | WNOHANG); never reaps.
 int cflow_child_stopped(pid_t pid);
 
+/// Handle `sig` by writing its number, one byte, to `pipe_fd` (non-blocking; every signal
+/// forwarded by this call shares the one pipe). The handler is in place when this returns,
+/// so no signal is lost to a registration still under way. Returns 0 or -1 with errno.
+int cflow_forward_signal(int sig, int pipe_fd);
+
 /// Handle SIGTSTP (Ctrl-Z) by noting the request and writing 1 to `eventfd`; children
 /// get SIGTSTP back at its default. Returns 0 or -1 with errno.
 int cflow_install_suspend_notifier(int eventfd);

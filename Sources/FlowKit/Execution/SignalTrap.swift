@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFlowSys
 import Dispatch
 
 /// Turns SIGINT, SIGTERM and SIGHUP into a run's cancellation (and turns on the hub's
@@ -10,28 +11,45 @@ import Dispatch
 /// process group at once and exits (128 + the first signal: 130 after SIGINT, 143 after
 /// SIGTERM, 129 after SIGHUP).
 public final class SignalTrap: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
+    private var source: DispatchSourceRead?
 
+    /// Why not `DispatchSource.makeSignalSource`: libdispatch installs its handler later, on
+    /// its own thread, and a signal that came before (while the default action had to be
+    /// set aside) was lost; under load that was after the first step had started (a CI run
+    /// lost a Ctrl-C so). Here the handler is installed before `init` returns and writes
+    /// the signal to a pipe, where it waits however late the pipe's reader starts.
     public init(cancellation: RunCancellation, hub: ProcessHub = .shared, onSecond: @escaping @Sendable (Int32) -> Void) {
         hub.enableJobControl()
-        // SIGHUP (the terminal went away: an ssh session dropped, a terminal window
-        // closed) is a request to stop like SIGTERM, passed on to the steps as SIGHUP;
-        // unless flow was started with it ignored (nohup), which it then keeps.
-        for sig in [SIGINT, SIGTERM, SIGHUP] where sig != SIGHUP || !Self.isIgnored(sig) {
-            // Ignore the default action; the dispatch source still sees the signal.
-            SignalDisposition.ignore(sig)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler {
-                let count = cancellation.request(sig)
-                if count >= 2 {
+        var ends: (Int32, Int32) = (-1, -1)
+        let piped = withUnsafeMutablePointer(to: &ends) {
+            $0.withMemoryRebound(to: Int32.self, capacity: 2) { cflow_pipe_cloexec($0) }
+        }
+        precondition(piped == 0, "flow: cannot create the signal pipe")
+        let (readEnd, writeEnd) = ends
+        _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
+        // A full pipe (thousands of signals unread) drops a signal rather than block a handler.
+        _ = fcntl(writeEnd, F_SETFL, O_NONBLOCK)
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 64)
+            let count = read(readEnd, &bytes, bytes.count)
+            for byte in bytes.prefix(max(count, 0)) {
+                let sig = Int32(byte)
+                if cancellation.request(sig) >= 2 {
                     hub.signalAll(SIGKILL)
                     // `onSecond` ends flow with _exit, which skips the guard's own stop.
                     ProcessGuard.shared.stop()
                     onSecond(cancellation.signal ?? sig)
                 }
             }
-            source.resume()
-            sources.append(source)
+        }
+        source.resume()
+        self.source = source
+        // SIGHUP (the terminal went away: an ssh session dropped, a terminal window
+        // closed) is a request to stop like SIGTERM, passed on to the steps as SIGHUP;
+        // unless flow was started with it ignored (nohup), which it then keeps.
+        for sig in [SIGINT, SIGTERM, SIGHUP] where sig != SIGHUP || !Self.isIgnored(sig) {
+            precondition(cflow_forward_signal(sig, writeEnd) == 0, "flow: cannot handle signal \(sig)")
         }
     }
 
