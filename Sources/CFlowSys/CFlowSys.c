@@ -337,16 +337,21 @@ static void signal_forwarder(int sig) {
     errno = saved;
 }
 
-int cflow_forward_signal(int sig, int pipe_fd) {
-    signal_pipe_fd = pipe_fd;
+/* Installs `handler` for `sig` (SA_RESTART). Children set `sig` back to its default first:
+   a child between its clone and its exec, in flow's memory, must not run a handler. */
+static int install_handler(int sig, void (*handler)(int)) {
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = signal_forwarder;
+    action.sa_handler = handler;
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
-    /* Before the handler exists: a child between its clone and its exec must not run it. */
     cflow_reset_in_children(sig);
     return sigaction(sig, &action, NULL);
+}
+
+int cflow_forward_signal(int sig, int pipe_fd) {
+    signal_pipe_fd = pipe_fd;
+    return install_handler(sig, signal_forwarder);
 }
 
 static volatile sig_atomic_t suspend_requested = 0;
@@ -364,13 +369,7 @@ static void suspend_notifier(int sig) {
 
 int cflow_install_suspend_notifier(int eventfd) {
     suspend_eventfd = eventfd;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = suspend_notifier;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    cflow_reset_in_children(SIGTSTP);
-    return sigaction(SIGTSTP, &action, NULL);
+    return install_handler(SIGTSTP, suspend_notifier);
 }
 
 int cflow_take_suspend_request(void) {
