@@ -76,13 +76,20 @@ public final class Executor: Sendable {
         if !plan.root.finally.isEmpty {
             let finallyScope = FailureScope(parent: nil)
             let finallyState = await runList(plan.root.finally, concurrent: false, frame: frame, scope: finallyScope, env: env,
-                                             mode: .finally, status: status, inheritedFailure: status != .succeeded)
+                                             mode: .finally, status: status, inheritedFailure: status != .succeeded,
+                                             runsAlways: true)
             if finallyState != .succeeded, status == .succeeded { status = .failed }
         }
+        // An interrupt during `finally` cancels the run as much as one during its steps: the
+        // run ends `cancelled` (exit 130/143) and rolls back.
+        if cancellation.isCancelled { status = .cancelled }
         runState.status = status
         if status != .succeeded, options.rollback, plan.rollback {
             await rollback(env: env, status: status)
         }
+        // …and so does one during rollback, which goes on to the end all the same.
+        if cancellation.isCancelled { status = .cancelled }
+        runState.status = status
         let exitCode: Int32
         switch status {
         case .succeeded, .running: exitCode = 0
@@ -125,7 +132,7 @@ public final class Executor: Sendable {
     /// succeeded, failed, or cancelled.
     func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
                  frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode, status: RunStatus,
-                 inheritedFailure: Bool = false, isUndo: Bool = false) async -> StepState
+                 inheritedFailure: Bool = false, isUndo: Bool = false, runsAlways: Bool = false) async -> StepState
     {
         let failed = Mutex(false)
         let record: @Sendable (PlanNode, StepState) -> Void = { node, state in
@@ -137,7 +144,7 @@ public final class Executor: Sendable {
         if !concurrent {
             for node in nodes {
                 let state = await execute(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
-                                          inheritedFailure: inheritedFailure, isUndo: isUndo)
+                                          inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways)
                 record(node, state)
             }
         } else {
@@ -178,21 +185,27 @@ public final class Executor: Sendable {
         return failed.withLock { $0 } ? .failed : .succeeded
     }
 
-    /// Marks a step (and everything in it) skipped without running it.
+    /// Marks a step, and every step inside it, skipped without running it: each gets its
+    /// own `pending → skipped` event, so the journal and reporters never leave one pending.
     func skip(_ node: PlanNode, frame: ScopeFrame, isUndo: Bool, reason: String) -> StepState {
         let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
         instance.transition(to: .skipped, reason: reason)
         runState.record(instance, StepResult(state: .skipped))
-        if node.isGroup { runState.countSkipped(node) }
+        if node.isGroup {
+            let inner = "its group `\(instance.ref.label)` was skipped"
+            for child in node.children + node.finally { _ = skip(child, frame: frame, isUndo: isUndo, reason: inner) }
+        }
         return .skipped
     }
 
     // MARK: One step
 
     func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool) async -> StepState
+                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false) async -> StepState
     {
         if !node.selected { return skip(node, frame: frame, isUndo: isUndo, reason: "not selected") }
+        // `run.status` inside `finally` says `cancelled` from the moment the run is.
+        let status = status == .succeeded && cancellation.isCancelled ? .cancelled : status
         if Task.isCancelled || (mode == .normal && cancellation.isCancelled) {
             return skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled")
         }
@@ -201,9 +214,10 @@ public final class Executor: Sendable {
                                      frame: frame, failures: inheritedFailure ? FailureScope(parent: scope, failed: true) : scope,
                                      env: stepEnv, runStatus: status)
         // `if` defaults to success() among the steps of this list; status functions see the
-        // enclosing group's failure too (inside `finally`).
+        // enclosing group's failure too (inside `finally`). The steps of a `finally` list
+        // itself always run: one failing does not skip the next.
         let shouldRun: Bool
-        let ownSuccess = !scope.hasFailure && (mode != .normal || !cancellation.isCancelled)
+        let ownSuccess = runsAlways || (!scope.hasFailure && (mode != .normal || !cancellation.isCancelled))
         if let condition = node.condition {
             let value = ExpressionEvaluator.evaluate(condition, in: context)?.isTruthy ?? false
             shouldRun = condition.calls.isEmpty ? ownSuccess && value : value
@@ -369,8 +383,8 @@ public final class Executor: Sendable {
             let finallyState = await Task(executorPreference: hub.executor) {
                 await self.runList(node.finally, concurrent: false, frame: finallyFrame, scope: FailureScope(parent: nil),
                                    env: env, mode: mode == .undo ? .undo : .finally,
-                                   status: self.cancellation.isCancelled ? .cancelled : (groupFailed ? .failed : status),
-                                   inheritedFailure: groupFailed, isUndo: instance.ref.isUndo)
+                                   status: self.cancellation.isCancelled ? .cancelled : (groupFailed ? .failed : (status == .running ? .succeeded : status)),
+                                   inheritedFailure: groupFailed, isUndo: instance.ref.isUndo, runsAlways: true)
             }.value
             if finallyState != .succeeded, state == .succeeded { state = .failed }
         }
@@ -386,16 +400,18 @@ public final class Executor: Sendable {
         let order = runState.rollbackOrder
         guard !order.isEmpty else { return }
         bus.emit(.note(nil, "rolling back \(order.count) step\(order.count == 1 ? "" : "s")"))
-        for instance in order {
+        for completion in order {
+            let instance = completion.instance
             instance.transition(to: .undoing)
+            runState.reinstate(completion)
             let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: FailureScope(parent: nil),
                                       env: env, mode: .undo, status: status, isUndo: true)
             if state == .succeeded {
                 instance.transition(to: .undone)
-                if instance.ref.isLeaf { runState.recount(.succeeded, .undone) }
+                runState.recount(instance, to: .undone)
             } else {
                 instance.transition(to: .undoFailed, reason: "its undo failed")
-                if instance.ref.isLeaf { runState.recount(.succeeded, .undoFailed) }
+                runState.recount(instance, to: .undoFailed)
                 bus.emit(.note(instance.ref, "undo of \(instance.ref.label) failed; rollback goes on"))
             }
         }

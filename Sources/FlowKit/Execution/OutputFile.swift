@@ -9,8 +9,11 @@ public enum OutputFile {
 
     public static func parse(_ text: String) throws(Failure) -> [String: String] {
         var outputs: [String: String] = [:]
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
-            line.hasSuffix("\r") ? line.dropLast() : line
+        // Split on the byte, not the Character: Swift reads `\r\n` as one Character, so a
+        // Character split would leave CRLF files (written on Windows, or by `printf …\r\n`)
+        // as one long line. A line's trailing `\r` is dropped.
+        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes -> Substring in
+            Substring(bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes)
         }
         if lines.last == "" { lines.removeLast() }
         var i = 0

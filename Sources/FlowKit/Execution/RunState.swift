@@ -1,12 +1,27 @@
 import Synchronization
 
-/// What the steps of a run share: results by name, the completion order for rollback,
-/// and counts for the summary.
+/// What the steps of a run share: results by name, the undo stack for rollback, and each
+/// step's latest state for the summary.
+///
+/// A retried group runs its steps again as new instances. A step's latest instance is the
+/// one that counts (in the summary and in `steps.<name>…`); every instance that succeeded
+/// stays on the undo stack with its own outputs, as the command pattern's history does:
+/// what two attempts created, rollback reverses twice.
 final class RunState: Sendable {
+    /// One entry of the undo stack: an instance that succeeded, and what it produced.
+    struct Completion: Sendable {
+        var instance: StepInstance
+        var result: StepResult
+    }
+
     private struct State {
         var results: [String: StepResult] = [:]
-        var completed: [StepInstance] = []
-        var counts: [StepState: Int] = [:]
+        var completed: [Completion] = []
+        /// The latest state of every workflow leaf that got one, by path (undo steps aside:
+        /// the summary counts the workflow's steps, and an undo shows as `undone`).
+        var leafStates: [String: StepState] = [:]
+        /// The latest instance of every path, so a superseded one does not recount.
+        var latest: [String: ObjectIdentifier] = [:]
         var status = RunStatus.running
     }
 
@@ -23,26 +38,19 @@ final class RunState: Sendable {
     func record(_ instance: StepInstance, _ result: StepResult) {
         state.withLock { s in
             if let name = instance.node.name { s.results[Self.key(instance.node.scope, name)] = result }
-            if instance.ref.isLeaf { s.counts[result.state, default: 0] += 1 }
-            if result.state == .succeeded, !instance.node.undo.isEmpty { s.completed.append(instance) }
-        }
-    }
-
-    /// Counts a step that never ran (deselected, or its group was skipped).
-    func countSkipped(_ node: PlanNode) {
-        state.withLock { s in
-            func visit(_ n: PlanNode) {
-                if !n.isGroup { s.counts[.skipped, default: 0] += 1 }
-                for child in n.children + n.finally { visit(child) }
+            s.latest[instance.ref.path] = ObjectIdentifier(instance)
+            if instance.ref.isLeaf, !instance.ref.isUndo { s.leafStates[instance.ref.path] = result.state }
+            if result.state == .succeeded, !instance.node.undo.isEmpty {
+                s.completed.append(Completion(instance: instance, result: result))
             }
-            visit(node)
         }
     }
 
-    func recount(_ from: StepState, _ to: StepState) {
+    /// Moves a step's count after its undo ran, when it is the step's latest instance.
+    func recount(_ instance: StepInstance, to next: StepState) {
         state.withLock { s in
-            s.counts[from, default: 0] -= 1
-            s.counts[to, default: 0] += 1
+            guard instance.ref.isLeaf, !instance.ref.isUndo, s.latest[instance.ref.path] == ObjectIdentifier(instance) else { return }
+            s.leafStates[instance.ref.path] = next
         }
     }
 
@@ -50,10 +58,20 @@ final class RunState: Sendable {
         state.withLock { $0.results[Self.key(frame.id, name)] }
     }
 
-    /// Steps with `undo` that succeeded, latest first.
-    var rollbackOrder: [StepInstance] { state.withLock { $0.completed.reversed() } }
+    /// Makes `completion`'s own result the one its undo steps see as `steps.<name>…`
+    /// (with a retried group, a later instance may have replaced it).
+    func reinstate(_ completion: Completion) {
+        guard let name = completion.instance.node.name else { return }
+        state.withLock { $0.results[Self.key(completion.instance.node.scope, name)] = completion.result }
+    }
 
-    var counts: [StepState: Int] { state.withLock { $0.counts } }
+    /// Steps with `undo` that succeeded, latest first.
+    var rollbackOrder: [Completion] { state.withLock { $0.completed.reversed() } }
+
+    /// How many workflow steps ended in each state.
+    var counts: [StepState: Int] {
+        state.withLock { s in s.leafStates.values.reduce(into: [:]) { $0[$1, default: 0] += 1 } }
+    }
 
     var status: RunStatus {
         get { state.withLock { $0.status } }

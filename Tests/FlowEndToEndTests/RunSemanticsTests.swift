@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Run semantics at the edges: `finally` lists, retried groups, skipped groups, outputs
+/// written with CRLF, and signals that arrive while `finally` or rollback runs.
+@Suite struct RunSemanticsTests {
+    /// Every step of a `finally` list runs, even after one of them failed (root and group).
+    @Test func everyFinallyStepRunsAfterOneFails() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                sequential:
+                  - { name: body, shell: echo body >> log }
+                finally:
+                  - { name: gf1, shell: echo gf1 >> log; exit 3 }
+                  - { name: gf2, shell: "echo gf2 ${{ run.status }} >> log" }
+            finally:
+              - { name: rf1, shell: echo rf1 >> log; exit 4 }
+              - { name: rf2, shell: "echo rf2 ${{ run.status }} >> log" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["body", "gf1", "gf2 succeeded", "rf1", "rf2 failed"], "\(r)")
+        #expect(r.finalState(of: "grp") == "failed", "\(r)")
+    }
+
+    /// A retried group runs its steps again as new instances: the summary counts each
+    /// workflow step once (its latest state), and rollback reverses every attempt that
+    /// succeeded, each with its own outputs, latest first.
+    @Test func retriedGroupCountsEachStepOnceAndUndoesEveryAttempt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: make
+                    shell: |
+                      n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n
+                      echo "id=$n" >> "$FLOW_OUTPUT"
+                    undo:
+                      shell: "echo undo ${{ steps.make.outputs.id }} >> log"
+                  - { name: flaky, shell: "test -e marker || { touch marker; exit 1; }" }
+                  - { name: after, print: after }
+              - { name: boom, shell: exit 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["undo 2", "undo 1"], "\(r)")
+        let finished = r.jsonEvents.first { $0["event"] as? String == "run_finished" }
+        let counts = finished?["counts"] as? [String: Int]
+        #expect(counts == ["succeeded": 2, "failed": 1, "undone": 1], "\(r)")
+    }
+
+    /// A skipped group's steps (nested to any depth) each get their own `pending → skipped`.
+    @Test func stepsOfASkippedGroupAreSkippedToo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                if: "false"
+                sequential:
+                  - { name: one, print: never }
+                  - name: inner
+                    concurrent:
+                      - { name: two, print: never }
+                    finally:
+                      - { name: three, print: never }
+              - { name: last, print: ran }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        for name in ["outer", "one", "inner", "two", "three"] {
+            #expect(r.states(of: name) == ["skipped"], "\(name): \(r)")
+        }
+        let show = try box.run(["show", "last", "--json"])
+        #expect(!show.stdout.contains("\"pending\""), "\(show)")
+    }
+
+    /// `key=value` lines ending in CRLF are read as lines, the CR dropped.
+    @Test func outputsWrittenWithCRLF() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: produce
+                shell: printf 'a=1\\r\\nb=2\\r\\nnotes<<END\\r\\nx\\r\\nEND\\r\\n' >> "$FLOW_OUTPUT"
+              - name: consume
+                print: "[${{ steps.produce.outputs.a }}][${{ steps.produce.outputs.b }}][${{ steps.produce.outputs.notes }}]"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines == ["[1][2][x]"], "\(r)")
+    }
+
+    /// A signal while the root `finally` runs: that step is not interrupted, the rest of
+    /// `finally` runs and sees `run.status == cancelled`, rollback runs, the run ends
+    /// `cancelled` with 128 + the signal.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalDuringFinallyCancelsTheRun(_ signal: Int32) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: made
+                shell: echo made >> log
+                undo:
+                  shell: echo unmade >> log
+            finally:
+              - { name: fin1, shell: $CHILD --stderr ready --sleep 1.5 }
+              - { name: fin2, shell: "echo fin2 ${{ run.status }} >> log" }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("fin1 | ready"), "\(flow.stderr)")
+        flow.signal(signal)
+        let r = try flow.finish(timeout: 20)
+        #expect(r.status == 128 + signal, "\(r)")
+        #expect(box.lines("log") == ["made", "fin2 cancelled", "unmade"], "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        let runs = try box.run(["runs", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
+        #expect(list?.first?["state"] as? String == "cancelled", "\(runs)")
+    }
+
+    /// A signal during rollback: rollback goes on to the end, and the run ends `cancelled`.
+    @Test func aSignalDuringRollbackLetsItFinish() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: first
+                shell: echo first >> log
+                undo:
+                  shell: echo unfirst >> log
+              - name: second
+                shell: echo second >> log
+                undo:
+                  shell: $CHILD --stderr ready --sleep 1.5 --print unsecond
+              - { name: boom, shell: exit 1 }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitFor { _, err in err.contains("| ready") }, "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 20)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.lines("log") == ["first", "second", "unfirst"], "\(r)")
+        #expect(r.stdout.contains("unsecond"), "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+}
