@@ -54,6 +54,10 @@ import Glibc
         let finished = r.jsonEvents.first { $0["event"] as? String == "run_finished" }
         let counts = finished?["counts"] as? [String: Int]
         #expect(counts == ["succeeded": 2, "failed": 1, "undone": 1], "\(r)")
+        // What flow says about the run comes as documented `note` events.
+        let notes = r.jsonEvents.filter { $0["event"] as? String == "note" }
+        #expect(notes.contains { $0["step"] as? String == "1" && ($0["message"] as? String)?.hasPrefix("retrying") == true }, "\(r)")
+        #expect(notes.contains { $0["step"] is NSNull && $0["message"] as? String == "rolling back 2 steps" }, "\(r)")
     }
 
     /// A skipped group's steps (nested to any depth) each get their own `pending → skipped`.

@@ -802,6 +802,22 @@ import FoundationXML
         }
     }
 
+    /// Plain `grouped` keeps the streams: a step's stdout lines on stdout, its stderr lines
+    /// and flow's own lines (headers, the summary) on stderr.
+    @Test func groupedOutputKeepsStreams() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: both, shell: "echo to-out; echo to-err >&2" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines == ["to-out"], "\(r)")
+        #expect(r.stderrLines.contains("to-err"), "\(r)")
+        #expect(r.stderrLines.first?.contains("both") == true, "\(r)")
+        #expect(r.stderrLines.last?.hasPrefix("✓ succeeded:") == true, "\(r)")
+    }
+
     @Test func quietPrintsOnlyFailuresAndTheSummary() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.mixedWorkflow)

@@ -1,11 +1,18 @@
 /// `--output grouped`: each step's output as one block after the step ends, so concurrent
 /// steps never mix. Under GitHub Actions (`GITHUB_ACTIONS=true`) the blocks are
 /// collapsible `::group::` log groups and failures become `::error::` annotations.
+///
+/// Streams are kept as in `prefixed`: a block's stdout lines go to stdout, its stderr lines
+/// to stderr, and flow's own lines (block headers, notes, the summary) to stderr. Under
+/// GitHub Actions a block is written whole to stdout instead: the runner reads the two
+/// streams separately, so a stderr line could land outside the `::group::` meant to hold it.
 public final class GroupedReporter: RunObserver, @unchecked Sendable {
     let out = OutputWriter(fd: 1)
+    let err = OutputWriter(fd: 2)
     let style: ReporterStyle
     let github: Bool
-    var buffers: [String: [UInt8]] = [:]
+    /// Each running step's lines so far, as runs of one stream.
+    var buffers: [String: [(OutputChannel, [UInt8])]] = [:]
     var log = FailureLog()
 
     public init(color: Bool, github: Bool) {
@@ -23,33 +30,47 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             let body = buffers.removeValue(forKey: t.step.path) ?? []
             if github {
                 out.append("::group::\(title)\n")
-                body.withUnsafeBytes { out.append($0) }
+                for (_, bytes) in body { bytes.withUnsafeBytes { out.append($0) } }
                 out.append("::endgroup::\n")
                 if [.failed, .timedOut].contains(t.to) {
                     out.append("::error title=flow step \(t.step.label) failed::\(t.step.label): \(detail)\n")
                 }
+                out.flush()
             } else {
-                out.append(style.paint("── \(title) ──", [.failed, .timedOut].contains(t.to) ? "1;31" : "1") + "\n")
-                body.withUnsafeBytes { out.append($0) }
+                err.append(style.paint("── \(title) ──", [.failed, .timedOut].contains(t.to) ? "1;31" : "1") + "\n")
+                err.flush()
+                for (channel, bytes) in body {
+                    let writer = channel == .stdout ? out : err
+                    bytes.withUnsafeBytes { writer.append($0) }
+                    writer.flush()
+                }
             }
-            out.flush()
         case .note(let step, let message):
-            out.append((step.map { "\($0.label): " } ?? "") + message + "\n")
             out.flush()
+            err.append((step.map { "\($0.label): " } ?? "") + message + "\n")
+            err.flush()
         case .runFinished(let outcome):
-            out.append(style.summary(outcome) + "\n")
             out.flush()
+            err.append(style.summary(outcome) + "\n")
+            err.flush()
         default:
             break
         }
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
-        buffers[step.path, default: []].append(contentsOf: line)
-        buffers[step.path, default: []].append(0x0A)
+        // Mutated in place (no copy of the step's buffer per line).
+        Self.append(line, stream, to: &buffers[step.path, default: []])
+    }
+
+    private static func append(_ line: UnsafeRawBufferPointer, _ stream: OutputChannel, to runs: inout [(OutputChannel, [UInt8])]) {
+        if runs.last?.0 != stream { runs.append((stream, [])) }
+        runs[runs.count - 1].1.append(contentsOf: line)
+        runs[runs.count - 1].1.append(0x0A)
     }
 
     public func finish() {
         out.flush()
+        err.flush()
     }
 }
