@@ -152,4 +152,42 @@ import Glibc
         #expect(r.stdout.contains("unsecond"), "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
     }
+
+    static let allowedWorkflow = """
+        vars:
+          target: staging
+        actions:
+          deploy:
+            params:
+              env: { required: true, allowed: [staging, prod] }
+            steps:
+              - { name: go, shell: "echo deploying ${{ params.env }} >> log" }
+        steps:
+          - name: pick
+            shell: echo "env=$PICK" >> "$FLOW_OUTPUT"
+          - name: fromvars
+            use: deploy
+            with: { env: "${{ vars.target }}" }
+          - name: fromoutput
+            use: deploy
+            with: { env: "${{ steps.pick.outputs.env }}" }
+        """
+
+    /// `allowed` holds for values built from expressions: from `vars` when the run is
+    /// planned (a usage error naming the location), from outputs when the step starts.
+    @Test func allowedParamValuesAreCheckedWhenKnown() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.allowedWorkflow)
+        let plan = try box.run(["plan", "wf.yaml", "--var", "target=bogus"])
+        #expect(plan.status == 2, "\(plan)")
+        #expect(plan.stderr.contains("wf.yaml:14:18: `bogus` (from `${{ vars.target }}`) is not an allowed value of `env`"), "\(plan)")
+        let good = try box.run(["run", "wf.yaml", "--output", "json"], env: ["PICK": "prod"])
+        #expect(good.status == 0, "\(good)")
+        #expect(box.lines("log") == ["deploying staging", "deploying prod"], "\(good)")
+        let bad = try box.run(["run", "wf.yaml", "--output", "json"], env: ["PICK": "evil"])
+        #expect(bad.status == 1, "\(bad)")
+        #expect(box.lines("log") == ["deploying staging", "deploying prod", "deploying staging"], "\(bad)")
+        #expect(bad.finalState(of: "fromoutput") == "failed", "\(bad)")
+        #expect(bad.jsonEvents.contains { ($0["message"] as? String)?.contains("`evil` is not an allowed value of `env`") == true }, "\(bad)")
+    }
 }

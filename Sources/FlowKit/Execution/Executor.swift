@@ -364,6 +364,18 @@ public final class Executor: Sendable {
         if case .use(_, let with) = node.kind {
             var params: [String: String] = [:]
             for (name, value) in with { params[name] = context.render(value) }
+            // `allowed` holds at run time too, for values only known now (an output, an env).
+            for (name, value) in with.map({ ($0.name, params[$0.name] ?? "") }) {
+                if let allowed = node.allowedParams[name], !allowed.contains(value) {
+                    let reason = "`\(value)` is not an allowed value of `\(name)` (allowed: " + allowed.joined(separator: ", ") + ")"
+                    // A note as well: reporters that show only leaves' ends still say why.
+                    bus.emit(.note(instance.ref, reason))
+                    for child in node.children {
+                        _ = skip(child, frame: frame, isUndo: instance.ref.isUndo, reason: "its action was given a value not allowed")
+                    }
+                    return AttemptResult(state: .failed, reason: reason)
+                }
+            }
             frame = ScopeFrame(id: node.children.first?.scope ?? node.scope, params: params)
         }
         let inner = FailureScope(parent: scope)

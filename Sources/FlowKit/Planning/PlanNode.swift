@@ -57,6 +57,9 @@ public final class PlanNode: Sendable {
     /// The invocation the step belongs to: 0 for the workflow, then one per `use`.
     public let scope: Int
     public let span: SourceSpan
+    /// For a `use` node: the `allowed` values of the action's parameters that declare them,
+    /// checked again at run time for values only known then (outputs, env).
+    public let allowedParams: [String: [String]]
 
     /// Whether this node or one below it (its `finally` and `undo` steps included) is a
     /// shell step, i.e. whether running it can start a process.
@@ -68,8 +71,10 @@ public final class PlanNode: Sendable {
 
     init(path: String, name: String?, kind: Kind, children: [PlanNode], finally: [PlanNode], undo: [PlanNode],
          condition: Expression?, timeout: Duration?, retry: RetryPolicy?, continueOnError: Bool, tags: [String],
-         env: [EnvVar], outputs: [String]?, description: String?, selected: Bool, scope: Int, span: SourceSpan)
+         env: [EnvVar], outputs: [String]?, description: String?, selected: Bool, scope: Int, span: SourceSpan,
+         allowedParams: [String: [String]] = [:])
     {
+        self.allowedParams = allowedParams
         self.path = path
         self.name = name
         self.kind = kind

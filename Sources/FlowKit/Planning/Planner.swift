@@ -4,10 +4,13 @@ public struct Planner {
     let workflow: Workflow
     let options: PlanOptions
     var nextScope = 1
+    /// The variables after `--var`, for checking `with` values built from them.
+    var statics: StaticContext
 
     public init(workflow: Workflow, options: PlanOptions) {
         self.workflow = workflow
         self.options = options
+        statics = StaticContext(vars: [:], workflowName: workflow.displayName)
     }
 
     /// Plans `workflow`; throws `PlanError` for command-line choices that do not fit it.
@@ -43,6 +46,7 @@ public struct Planner {
             }
             vars[index].1 = value
         }
+        statics.vars = Dictionary(vars, uniquingKeysWith: { $1 })
         let onlyScope = options.action.flatMap { workflow.action(named: $0)?.steps } ?? (workflow.steps + workflow.finally)
         if let only = options.only, !Self.contains(name: only, in: onlyScope) {
             var names: [String] = []
@@ -185,6 +189,22 @@ public struct Planner {
         nextScope += 1
         // Parameters not given take their defaults, so the plan shows every value.
         var params = with
+        var allowedParams: [String: [String]] = [:]
+        for param in action.params {
+            guard let allowed = param.allowed?.map(\.value) else { continue }
+            allowedParams[param.name.value] = allowed
+            // A value built from variables is known now (after `--var`): one outside
+            // `allowed` stops the run before anything starts. Literals were checked by
+            // validation; values from outputs or params are checked when the step runs.
+            guard let value = with.first(where: { $0.name == param.name.value })?.value, !value.isLiteral,
+                  ExpressionEvaluator.isResolvable(value, in: statics) else { continue }
+            let resolved = ExpressionEvaluator.render(value, in: statics)
+            if !allowed.contains(resolved) {
+                throw PlanError("\(workflow.file.path):\(value.span.start): `\(resolved)` (from `\(value.raw)`) is not an allowed value of "
+                                + "`\(param.name.value)` of action `\(action.name.value)`",
+                                help: "allowed: " + allowed.joined(separator: ", "))
+            }
+        }
         for param in action.params where !params.contains(where: { $0.name == param.name.value }) {
             params.append((param.name.value, Template(literal: param.defaultValue?.value ?? "", span: param.name.span)))
         }
@@ -201,7 +221,7 @@ public struct Planner {
             continueOnError: base?.continueOnError?.value ?? false, tags: base?.tags.map(\.value) ?? [], env: inner.env,
             outputs: nil, description: base?.description?.value ?? action.description?.value,
             selected: !skipped && children.contains(where: \.selected), scope: context.scope,
-            span: base?.kindSpan ?? action.name.span)
+            span: base?.kindSpan ?? action.name.span, allowedParams: allowedParams)
     }
 
     static func contains(name: String, in steps: [Step]) -> Bool {
