@@ -74,6 +74,10 @@ __attribute__((no_stack_protector)) static int guard_main(void *ends) {
             if (fd != keep) (void)raw_syscall(SYS_close, fd, 0, 0, 0, 0);
         }
     }
+    /* Out of flow's process group, into one of its own: `kill -9 -- -PGID` (a supervisor,
+       a CI runner or a terminal killing flow's job as a whole) must not kill the guard with
+       flow, or the steps, each in a group of its own, would be left running. */
+    (void)raw_syscall(SYS_setpgid, 0, 0, 0, 0, 0);
     /* Into the root: the guard must not keep a directory (a mount) busy. */
     (void)raw_syscall(SYS_chdir, (long)"/", 0, 0, 0, 0);
     (void)raw_syscall(SYS_prctl, PR_SET_NAME, (long)"flow-guard", 0, 0, 0);

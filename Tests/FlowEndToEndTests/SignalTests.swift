@@ -155,8 +155,11 @@ import Glibc
     /// flow (its parent-death signal); flow's guard (`ProcessGuard`) sees flow's end and
     /// kills the rest of every running step's group: what `sh -c` started, and a background
     /// grandchild. The guard itself carries flow's environment (and the sandbox's marker),
-    /// so it must be gone as well.
-    @Test func aSigkilledFlowTakesEveryStepsProcessesWithIt() throws {
+    /// so it must be gone as well. Killing flow's whole process group (`kill -9 -- -PGID`,
+    /// as a supervisor or CI runner may) must not kill the guard with it: it has a group of
+    /// its own.
+    @Test(arguments: [false, true])
+    func aSigkilledFlowTakesEveryStepsProcessesWithIt(_ wholeGroup: Bool) throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
             steps:
@@ -168,12 +171,12 @@ import Glibc
                   - name: background
                     shell: $CHILD --spawn-grandchild --stderr ready --sleep 62
             """)
-        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"], ownGroup: wholeGroup)
         for name in ["direct", "viashell", "background"] {
             #expect(flow.waitForLine("\(name) | ready"), "\(flow.stderr)")
         }
         #expect(RunSandbox.processes(withMarker: box.marker).count >= 6, "flow, its guard, the steps and a grandchild")
-        flow.signal(SIGKILL)
+        if wholeGroup { flow.signalGroup(SIGKILL) } else { flow.signal(SIGKILL) }
         #expect(flow.waitExit(timeout: 10) == 128 + SIGKILL)
         let left = box.leftoverProcesses(within: 5)
         #expect(left.isEmpty, "every step's process group died with flow: \(left)")
