@@ -272,6 +272,14 @@ import Glibc
         #expect(r.status == 130, "\(r)")
         #expect(Date().timeIntervalSince(second) < 2, "the second signal does not wait for the grace period")
         #expect(box.leftoverProcesses().isEmpty)
+        // The journal has the run's end: cancelled with 130, the killed step cancelled.
+        let runs = try box.run(["runs", "--json"])
+        let list = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
+        #expect(list?.first?["state"] as? String == "cancelled", "\(runs)")
+        #expect(list?.first?["exit_status"] as? Int == 130, "\(runs)")
+        let show = try box.run(["show", "last", "--json"])
+        let steps = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["steps"] as? [[String: Any]]
+        #expect(steps?.first { $0["name"] as? String == "slowfin" }?["state"] as? String == "cancelled", "\(show)")
     }
 
     @Test func firstSigintDoesNotCancelFinally() throws {
