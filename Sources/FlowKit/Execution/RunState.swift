@@ -17,11 +17,12 @@ final class RunState: Sendable {
     private struct State {
         var results: [String: StepResult] = [:]
         var completed: [Completion] = []
-        /// The latest state of every workflow leaf that got one, by path (undo steps aside:
-        /// the summary counts the workflow's steps, and an undo shows as `undone`).
-        var leafStates: [String: StepState] = [:]
-        /// The latest instance of every path, so a superseded one does not recount.
-        var latest: [String: ObjectIdentifier] = [:]
+        /// The latest state of every workflow leaf that got one, and the instance that set
+        /// it (a superseded instance's undo does not recount), by plan node (undo steps
+        /// aside: the summary counts the workflow's steps, and an undo shows as `undone`).
+        /// Keyed by the node's identity, not its path: hashing a path string per step
+        /// cost more than the rest of the record.
+        var leafStates: [ObjectIdentifier: (state: StepState, instance: ObjectIdentifier)] = [:]
         var status = RunStatus.running
     }
 
@@ -38,8 +39,9 @@ final class RunState: Sendable {
     func record(_ instance: StepInstance, _ result: StepResult) {
         state.withLock { s in
             if let name = instance.node.name { s.results[Self.key(instance.node.scope, name)] = result }
-            s.latest[instance.ref.path] = ObjectIdentifier(instance)
-            if instance.ref.isLeaf, !instance.ref.isUndo { s.leafStates[instance.ref.path] = result.state }
+            if instance.ref.isLeaf, !instance.ref.isUndo {
+                s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance))
+            }
             if result.state == .succeeded, !instance.node.undo.isEmpty {
                 s.completed.append(Completion(instance: instance, result: result))
             }
@@ -49,8 +51,9 @@ final class RunState: Sendable {
     /// Moves a step's count after its undo ran, when it is the step's latest instance.
     func recount(_ instance: StepInstance, to next: StepState) {
         state.withLock { s in
-            guard instance.ref.isLeaf, !instance.ref.isUndo, s.latest[instance.ref.path] == ObjectIdentifier(instance) else { return }
-            s.leafStates[instance.ref.path] = next
+            let node = ObjectIdentifier(instance.node)
+            guard s.leafStates[node]?.instance == ObjectIdentifier(instance) else { return }
+            s.leafStates[node] = (next, ObjectIdentifier(instance))
         }
     }
 
@@ -70,7 +73,7 @@ final class RunState: Sendable {
 
     /// How many workflow steps ended in each state.
     var counts: [StepState: Int] {
-        state.withLock { s in s.leafStates.values.reduce(into: [:]) { $0[$1, default: 0] += 1 } }
+        state.withLock { s in s.leafStates.values.reduce(into: [:]) { $0[$1.state, default: 0] += 1 } }
     }
 
     var status: RunStatus {
