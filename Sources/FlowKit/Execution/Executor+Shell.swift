@@ -41,7 +41,7 @@ extension Executor {
         defer { scratch.discard(outputPath) }
         environment.set("FLOW_OUTPUT", outputPath)
         // FLOW_RUN_ID is in the run's base environment; a step's `env:` may not change it.
-        if env.overrides["FLOW_RUN_ID"] != nil { environment.set("FLOW_RUN_ID", options.runID) }
+        if env.override("FLOW_RUN_ID") != nil { environment.set("FLOW_RUN_ID", options.runID) }
         environment.set("FLOW_STEP", instance.ref.label)
 
         var arguments: [String]

@@ -30,17 +30,19 @@ struct CStringArray: ~Copyable {
         storage = .allocate(capacity: max(total, 1))
         pointers = .allocate(capacity: base.values.count + overrides.count + 1)
         var count = 0
-        if overrides.isEmpty {
-            pointers.update(from: base.entries, count: base.values.count)
-            count = base.values.count
+        // Few overrides (a step's FLOW_* and env:): look each up, rather than hash every
+        // base variable. Usually none of them is in the base: then the base's pointers go
+        // over in one copy.
+        var skipped: [Int] = []
+        for (key, _) in overrides {
+            if let i = base.index[key] { skipped.append(i) }
+        }
+        let baseCount = base.values.count
+        if skipped.isEmpty {
+            pointers.update(from: base.entries, count: baseCount)
+            count = baseCount
         } else {
-            // Few overrides (a step's FLOW_* and env:): look each up, rather than hash every
-            // base variable.
-            var skipped: [Int] = []
-            for key in overrides.keys {
-                if let i = base.index[key] { skipped.append(i) }
-            }
-            for i in 0..<base.values.count where !skipped.contains(i) {
+            for i in 0..<baseCount where !skipped.contains(i) {
                 pointers[count] = base.entries[i]
                 count += 1
             }

@@ -58,7 +58,8 @@ struct FailureLog {
             guard t.step.isLeaf else { return }
             if !failed.contains(t.step) { failed.append(t.step) }
         case .succeeded, .skipped, .cancelled:
-            tails[t.step.path] = nil
+            // Most steps print nothing: no hashing of their path then.
+            if !tails.isEmpty { tails[t.step.path] = nil }
         default: break
         }
     }
