@@ -64,7 +64,8 @@ struct ResumeCommand: Command {
                                    content: content, args: record.args, cwd: record.cwd)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = reuse
-        Console.stderr("resuming run \(id): \(reuse.count) step\(reuse.count == 1 ? "" : "s") already succeeded\n")
+        let reused = JournalInput.reusedCount(reuse, plan: plan)
+        Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
         throw ExitCode(await session.run())
     }
 }

@@ -150,6 +150,8 @@ struct FlowOutcome: Sendable, CustomStringConvertible {
     var stderr: String
     /// Seconds from spawn to exit.
     var elapsed: Double
+    /// stdout as it came, byte for byte (`stdout` has invalid UTF-8 replaced).
+    var stdoutBytes: [UInt8] = []
 
     var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastEmpty() }
     var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastEmpty() }
@@ -303,6 +305,12 @@ final class LiveFlow: @unchecked Sendable {
         return String(decoding: err, as: UTF8.self)
     }
 
+    var stdoutBytes: [UInt8] {
+        condition.lock()
+        defer { condition.unlock() }
+        return Array(out)
+    }
+
     /// Waits until `predicate(stdout, stderr)` holds; false after `timeout` seconds.
     func waitFor(timeout: Double = 20, _ predicate: (String, String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
@@ -373,7 +381,7 @@ final class LiveFlow: @unchecked Sendable {
         let elapsed = Date().timeIntervalSince(started)
         // flow has exited; its pipes close unless something it started still holds them.
         _ = waitFor(timeout: 3) { _, _ in false }
-        let outcome = FlowOutcome(status: status, stdout: stdout, stderr: stderr, elapsed: elapsed)
+        let outcome = FlowOutcome(status: status, stdout: stdout, stderr: stderr, elapsed: elapsed, stdoutBytes: stdoutBytes)
         return outcome
     }
 
