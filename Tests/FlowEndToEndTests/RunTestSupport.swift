@@ -70,18 +70,20 @@ final class RunSandbox: @unchecked Sendable {
         ]
     }
 
-    /// Starts `flow arguments…` in the sandbox. An empty value in `extra` removes the variable.
-    func start(_ arguments: [String], env extra: [String: String] = [:], ownGroup: Bool = false) throws -> LiveFlow {
+    /// Starts `flow arguments…` in the sandbox (or in its subdirectory `directory`). An empty
+    /// value in `extra` removes the variable.
+    func start(_ arguments: [String], env extra: [String: String] = [:], ownGroup: Bool = false,
+               in directory: String? = nil) throws -> LiveFlow {
         var env = environment
         for (key, value) in extra { env[key] = value.isEmpty ? nil : value }
-        return try LiveFlow(executable: Self.flowPath, arguments: arguments, environment: env, directory: root.path,
-                            ownGroup: ownGroup)
+        return try LiveFlow(executable: Self.flowPath, arguments: arguments, environment: env,
+                            directory: directory.map(path) ?? root.path, ownGroup: ownGroup)
     }
 
     /// Runs `flow arguments…` to the end (killing it after `timeout`, which fails the test).
-    func run(_ arguments: [String], env extra: [String: String] = [:], timeout: Double = 60,
+    func run(_ arguments: [String], env extra: [String: String] = [:], timeout: Double = 60, in directory: String? = nil,
              sourceLocation: SourceLocation = #_sourceLocation) throws -> FlowOutcome {
-        let flow = try start(arguments, env: extra)
+        let flow = try start(arguments, env: extra, in: directory)
         return try flow.finish(timeout: timeout, sourceLocation: sourceLocation)
     }
 
