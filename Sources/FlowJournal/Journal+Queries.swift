@@ -104,7 +104,7 @@ extension Journal {
             var records = rows.map { row in
                 let path: String = row["path"] ?? ""
                 return StepRecord(path: path, position: row["position"] ?? 0, depth: row["depth"] ?? 0, name: row["name"],
-                                  kind: row["kind"] ?? "", label: row["label"] ?? "", state: row["state"] ?? "",
+                                  kind: row["kind"] ?? "", summary: row["label"] ?? "", state: row["state"] ?? "",
                                   attempts: row["attempts"] ?? 0, exitCode: row["exit_code"], startedAt: row["started_at"],
                                   endedAt: row["ended_at"], completedSeq: row["completed_seq"], outputs: outputs[path] ?? [:])
             }
@@ -166,10 +166,10 @@ extension Journal {
                 if bytes.last == 0x0A { bytes.removeLast() }
                 let (id, path, stream, time): (Int64, String, String, Double) =
                     (row["id"] ?? 0, row["path"] ?? "", row["stream"] ?? "", row["time"] ?? 0)
+                // Only the newline separates lines: a CRLF line keeps its `\r`, as the
+                // terminal and the .log file got it (`flow logs` prints what was printed).
                 for piece in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-                    var line = Array(piece)
-                    if line.last == 0x0D { line.removeLast() }  // stored as printed; shown as lines
-                    records.append(LineRecord(id: id, path: path, stream: stream, time: time, bytes: line))
+                    records.append(LineRecord(id: id, path: path, stream: stream, time: time, bytes: Array(piece)))
                 }
             }
             return records

@@ -33,7 +33,9 @@ public struct StepRecord: Sendable {
     public var depth: Int
     public var name: String?
     public var kind: String
-    public var label: String
+    /// The short description of trees (the `label` column): the name, else the command,
+    /// message or duration as written (`PlanNode.summary`).
+    public var summary: String
     public var state: String
     public var attempts: Int
     public var exitCode: Int?
@@ -41,6 +43,10 @@ public struct StepRecord: Sendable {
     public var endedAt: Double?
     public var completedSeq: Int?
     public var outputs: [String: String] = [:]
+
+    /// What the live output calls the step (`PlanNode.label`): its name, or `KIND@PATH`.
+    /// Derived from the stored name, kind and path, so journals written before it read alike.
+    public var label: String { name ?? "\(kind)@\(path)" }
 }
 
 /// One recorded output line.
@@ -49,5 +55,7 @@ public struct LineRecord: Sendable {
     public var path: String
     public var stream: String
     public var time: Double
+    /// The line as the step printed it, without its newline: a `\r` before the newline
+    /// (CRLF output) and bytes that are not UTF-8 are kept.
     public var bytes: [UInt8]
 }

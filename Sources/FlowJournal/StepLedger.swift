@@ -70,6 +70,10 @@ struct StepLedger {
             }
             attempts.append(Attempt(path: path, number: attempt, startedAt: attemptStarts.removeValue(forKey: path) ?? time,
                                     endedAt: time, state: to, exitCode: exitCode, signal: signal))
+        case .undoing, .undone, .undoFailed:
+            // Rollback happens to a step that already ended: its own run time stays the
+            // step's (its undo steps have times of their own).
+            break
         default:
             entry.endedAt = StepState(rawValue: to)?.isFinal == true ? time : nil
         }

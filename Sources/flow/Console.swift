@@ -18,6 +18,11 @@ enum Console {
         write(text, to: 2)
     }
 
+    /// Bytes as they are (output recorded in the journal need not be UTF-8).
+    static func stdout(bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { writeAll(1, $0) }
+    }
+
     /// Writes all of `text` to `fd`, retrying short writes; a closed pipe ends quietly.
     private static func write(_ text: String, to fd: Int32) {
         var text = text

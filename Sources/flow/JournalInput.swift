@@ -42,6 +42,21 @@ enum JournalInput {
         return results
     }
 
+    /// How many steps `resume` will not run again: the reused leaves of `plan`, except those
+    /// in `finally` blocks (every finally block runs again). Undo steps are not in
+    /// `plan.steps`; a step that was undone is not among the results (its state is `undone`).
+    static func reusedCount(_ reuse: [String: StepResult], plan: Plan) -> Int {
+        plan.steps.filter { node in
+            reuse[node.path] != nil && !node.isGroup && !node.path.split(separator: ".").contains { $0.hasPrefix("f") }
+        }.count
+    }
+
+    /// The step `selector` names: a name, a label as output shows it (`shell@2.1`), or a
+    /// path (`2.1`), tried in that order (a name such as `f1` wins over the path `f1`).
+    static func step(_ selector: String, in steps: [StepRecord]) -> StepRecord? {
+        steps.first { $0.name == selector } ?? steps.first { $0.label == selector } ?? steps.first { $0.path == selector }
+    }
+
     /// `2026-11-21 22:31:47` in local time.
     static func localTime(_ unix: Double) -> String {
         var seconds = time_t(unix)

@@ -11,12 +11,13 @@ struct LogsCommand: Command {
         name: "logs",
         abstract: "Print what a run, or one of its steps, printed.",
         discussion: """
-            STEP is a step name or path (see `flow show`); a group's STEP includes the steps \
-            inside it. With --follow, keeps printing while the run is live.
+            STEP is a step's name, its label as output shows it (`shell@2.1`) or its path \
+            (`2.1`; see `flow show`); a group's STEP includes the steps inside it. With \
+            --follow, keeps printing while the run is live.
             """,
         arguments: [
             JournalOptions.runArgument,
-            ArgumentSpec("step", help: "Only this step (name or path).", isOptional: true),
+            ArgumentSpec("step", help: "Only this step (name, label such as shell@2.1, or path).", isOptional: true),
         ],
         options: JournalOptions.options + [.flag("follow", short: "f", help: "Keep printing new lines while the run is live.")]
     )
@@ -39,25 +40,28 @@ struct LogsCommand: Command {
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         var path: String?
         if let step {
-            guard let match = steps.first(where: { $0.name == step || $0.path == step }) else {
-                let names = steps.compactMap(\.name)
+            guard let match = JournalInput.step(step, in: steps) else {
+                let names = steps.compactMap(\.name) + steps.map(\.label)
                 Console.stderr("error: run \(id) has no step `\(step)`" + (Suggestion.help(for: step, in: names).map { " (\($0))" } ?? "") + "\n")
                 throw ExitCode(2)
             }
             path = match.path
         }
-        let labels = Dictionary(steps.map { ($0.path, $0.name ?? $0.label) }, uniquingKeysWith: { a, _ in a })
+        // The labels of the live output (`name`, else `KIND@PATH`), so lines read as they did then.
+        let labels = Dictionary(steps.map { ($0.path, $0.label) }, uniquingKeysWith: { a, _ in a })
         let prefixed = path == nil || steps.contains { $0.path.hasPrefix(path! + ".") }
         var last: Int64 = 0
         while true {
             let lines = try JournalInput.attempt { () throws(JournalError) in try journal.lines(id, path: path, after: last) }
-            var out = ""
+            // Bytes, not a String: a line that is not UTF-8 is printed as the step printed it.
+            var out: [UInt8] = []
             for line in lines {
-                if prefixed { out += (labels[line.path] ?? line.path) + " | " }
-                out += String(decoding: line.bytes, as: UTF8.self) + "\n"
+                if prefixed { out += Array(((labels[line.path] ?? line.path) + " | ").utf8) }
+                out += line.bytes
+                out.append(0x0A)
                 last = line.id
             }
-            if !out.isEmpty { Console.stdout(out) }
+            if !out.isEmpty { Console.stdout(bytes: out) }
             guard follow else { return }
             let live = try JournalInput.attempt { () throws(JournalError) in try journal.isLive(id) }
             if !live && lines.isEmpty { return }

@@ -12,7 +12,8 @@ struct ResumeCommand: Command {
             Groups run again around them, and every `finally` block runs again. The run uses \
             the workflow content and arguments recorded with it; if the file has changed since, \
             resume refuses unless --force, which uses the current file (steps match by position). \
-            The new run is recorded as a run of its own.
+            The steps run in the directory the run was started in, wherever resume is \
+            invoked from. The new run is recorded as a run of its own.
             """,
         arguments: [JournalOptions.runArgument],
         options: [.flag("force", help: "Resume even though the workflow file changed (with the current file).")]
@@ -45,6 +46,7 @@ struct ResumeCommand: Command {
             Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)` again instead\n")
             throw ExitCode(2)
         }
+        try RecordedDirectory.check(record)
         let path = JournalInput.workflowPath(record)
         var content = record.content
         let current = try? FileReader.read(path)
@@ -62,9 +64,12 @@ struct ResumeCommand: Command {
         let reuse = JournalInput.succeededResults(steps, leavesOnly: true)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
                                    content: content, args: record.args, cwd: record.cwd)
+        var execution = self.execution
+        try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = reuse
-        Console.stderr("resuming run \(id): \(reuse.count) step\(reuse.count == 1 ? "" : "s") already succeeded\n")
+        let reused = JournalInput.reusedCount(reuse, plan: plan)
+        Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
         throw ExitCode(await session.run())
     }
 }

@@ -67,7 +67,9 @@ struct RunSession {
         runOptions.grace = options.grace.value
         runOptions.maxParallel = options.maxParallel
         runOptions.rollback = !options.noRollback
-        runOptions.passThroughOutput = mode == .raw
+        // Raw output reaches the journal only through flow: captured (and passed through
+        // byte for byte by RawReporter) unless nothing records it.
+        runOptions.passThroughOutput = mode == .raw && options.noJournal
         runOptions.reuse = reuse
         runOptions.reusedFrom = metadata.parentID
         let cancellation = RunCancellation()

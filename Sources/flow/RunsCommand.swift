@@ -34,6 +34,8 @@ struct RunsCommand: Command {
         json = arguments.flag("json")
         prune = try arguments.value("prune", as: Int.self)
         pruneOlderThan = arguments.value("prune-older-than")
+        // `--limit 0` would list nothing and then say "no runs recorded": a wrong answer, not an empty one.
+        if let limit, limit < 1 { throw arguments.error("--limit must be 1 or more (got \(limit))") }
         if let prune, prune < 0 { throw arguments.error("--prune takes 0 or more") }
         if let age = pruneOlderThan, Self.age(age) == nil {
             throw arguments.error("invalid age `\(age)` for --prune-older-than (e.g. 12h, 7d)")

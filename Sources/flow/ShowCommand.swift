@@ -34,6 +34,7 @@ struct ShowCommand: Command {
                 ("steps", .array(steps.map { step in
                     .object([
                         ("path", .string(step.path)), ("name", step.name.map(JSONValue.string) ?? .null),
+                        ("label", .string(step.label)),
                         ("kind", .string(step.kind)), ("state", .string(step.state)), ("attempts", .int(step.attempts)),
                         ("exit_code", step.exitCode.map(JSONValue.int) ?? .null),
                         ("duration_seconds", Self.duration(step).map(JSONValue.double) ?? .null),
@@ -54,8 +55,7 @@ struct ShowCommand: Command {
         for step in steps {
             var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
             line += step.path.contains("u") ? "undo " : ""
-            line += step.kind + (step.name.map { " " + $0 } ?? "")
-            if step.name == nil, step.label != step.kind { line += ": " + step.label }
+            line += step.label + (Self.detail(step).map { ": " + $0 } ?? "")
             var facts = [step.state]
             if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
             if let code = step.exitCode, step.kind == "shell" { facts.append("exit \(code)") }
@@ -66,6 +66,16 @@ struct ShowCommand: Command {
         Console.stdout("steps: \(JournalInput.counts(record.counts))\n")
     }
 
+    /// What an unnamed step does (its command, message, duration or action), without the
+    /// kind its label already has (`print@f1: bye`, not `print: print bye`). Named steps
+    /// have none: the name stands for the step, as in the live output.
+    static func detail(_ step: StepRecord) -> String? {
+        guard step.name == nil, step.summary != step.kind else { return nil }
+        let prefix = step.kind + " "
+        return step.summary.hasPrefix(prefix) && step.kind != "shell" ? String(step.summary.dropFirst(prefix.count)) : step.summary
+    }
+
+    /// The step's own run time, first start to last end (a rollback later is not part of it).
     static func duration(_ step: StepRecord) -> Double? {
         guard let start = step.startedAt, let end = step.endedAt else { return nil }
         return end - start

@@ -9,7 +9,8 @@ struct UndoCommand: Command {
         abstract: "Roll back a finished run: the undo steps of its succeeded steps, latest first.",
         discussion: """
             Uses the workflow content and outputs recorded with the run, so undo steps see \
-            `steps.<name>.outputs` as they were. Steps the run already rolled back are left \
+            `steps.<name>.outputs` as they were, in the directory the run was started in. \
+            Steps the run already rolled back are left \
             alone. The rollback is recorded as a run of its own; a run that was undone \
             before is refused unless --force.
             """,
@@ -38,6 +39,7 @@ struct UndoCommand: Command {
             Console.stderr("error: run \(id) is itself an undo\n")
             throw ExitCode(2)
         }
+        try RecordedDirectory.check(record)
         let history = try JournalInput.attempt { () throws(JournalError) in try journal.runs(limit: nil) }
         if !force, let earlier = history.first(where: { $0.kind == "undo" && $0.parentID == id && $0.state == "succeeded" }) {
             Console.stderr("error: run \(id) was already undone by run \(earlier.id)\n")
@@ -58,6 +60,8 @@ struct UndoCommand: Command {
         }
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .undo, parentID: id, workflowPath: record.workflowPath,
                                    content: record.content, args: record.args, cwd: record.cwd)
+        var execution = self.execution
+        try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = seeds
         session.undo = undoable

@@ -70,18 +70,20 @@ final class RunSandbox: @unchecked Sendable {
         ]
     }
 
-    /// Starts `flow arguments…` in the sandbox. An empty value in `extra` removes the variable.
-    func start(_ arguments: [String], env extra: [String: String] = [:], ownGroup: Bool = false) throws -> LiveFlow {
+    /// Starts `flow arguments…` in the sandbox (or in its subdirectory `directory`). An empty
+    /// value in `extra` removes the variable.
+    func start(_ arguments: [String], env extra: [String: String] = [:], ownGroup: Bool = false,
+               in directory: String? = nil) throws -> LiveFlow {
         var env = environment
         for (key, value) in extra { env[key] = value.isEmpty ? nil : value }
-        return try LiveFlow(executable: Self.flowPath, arguments: arguments, environment: env, directory: root.path,
-                            ownGroup: ownGroup)
+        return try LiveFlow(executable: Self.flowPath, arguments: arguments, environment: env,
+                            directory: directory.map(path) ?? root.path, ownGroup: ownGroup)
     }
 
     /// Runs `flow arguments…` to the end (killing it after `timeout`, which fails the test).
-    func run(_ arguments: [String], env extra: [String: String] = [:], timeout: Double = 60,
+    func run(_ arguments: [String], env extra: [String: String] = [:], timeout: Double = 60, in directory: String? = nil,
              sourceLocation: SourceLocation = #_sourceLocation) throws -> FlowOutcome {
-        let flow = try start(arguments, env: extra)
+        let flow = try start(arguments, env: extra, in: directory)
         return try flow.finish(timeout: timeout, sourceLocation: sourceLocation)
     }
 
@@ -150,6 +152,8 @@ struct FlowOutcome: Sendable, CustomStringConvertible {
     var stderr: String
     /// Seconds from spawn to exit.
     var elapsed: Double
+    /// stdout as it came, byte for byte (`stdout` has invalid UTF-8 replaced).
+    var stdoutBytes: [UInt8] = []
 
     var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastEmpty() }
     var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastEmpty() }
@@ -303,6 +307,12 @@ final class LiveFlow: @unchecked Sendable {
         return String(decoding: err, as: UTF8.self)
     }
 
+    var stdoutBytes: [UInt8] {
+        condition.lock()
+        defer { condition.unlock() }
+        return Array(out)
+    }
+
     /// Waits until `predicate(stdout, stderr)` holds; false after `timeout` seconds.
     func waitFor(timeout: Double = 20, _ predicate: (String, String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
@@ -373,7 +383,7 @@ final class LiveFlow: @unchecked Sendable {
         let elapsed = Date().timeIntervalSince(started)
         // flow has exited; its pipes close unless something it started still holds them.
         _ = waitFor(timeout: 3) { _, _ in false }
-        let outcome = FlowOutcome(status: status, stdout: stdout, stderr: stderr, elapsed: elapsed)
+        let outcome = FlowOutcome(status: status, stdout: stdout, stderr: stderr, elapsed: elapsed, stdoutBytes: stdoutBytes)
         return outcome
     }
 

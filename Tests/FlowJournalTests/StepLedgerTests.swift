@@ -37,16 +37,24 @@ import Testing
         #expect(ledger.entries["c"]?.completedSeq == 1 && ledger.entries["a"]?.completedSeq == 2 && ledger.entries["b"]?.completedSeq == 3)
     }
 
-    @Test func skippedAndUndoStatesEndTheStepWithoutAnAttempt() {
+    @Test func skippedEndsTheStepWithoutAnAttempt() {
         var ledger = StepLedger()
         ledger.apply(path: "3", to: "skipped", attempt: 1, time: 5, exitCode: nil, signal: nil)
         #expect(ledger.entries["3"] == StepLedger.Entry(state: "skipped", endedAt: 5))
+    }
+
+    /// An undone step's times are those of its own run; the rollback that came later is not
+    /// part of it (`flow show` would report the time until the rollback ended).
+    @Test(arguments: ["undone", "undo_failed"])
+    func rollbackKeepsTheStepsOwnEnd(_ end: String) {
+        var ledger = StepLedger()
         ledger.apply(path: "4", to: "running", attempt: 1, time: 1, exitCode: nil, signal: nil)
         ledger.apply(path: "4", to: "succeeded", attempt: 1, time: 2, exitCode: 0, signal: nil)
         ledger.apply(path: "4", to: "undoing", attempt: 1, time: 3, exitCode: nil, signal: nil)
-        #expect(ledger.entries["4"]?.endedAt == nil)
-        ledger.apply(path: "4", to: "undone", attempt: 1, time: 4, exitCode: nil, signal: nil)
-        #expect(ledger.entries["4"]?.state == "undone" && ledger.entries["4"]?.endedAt == 4)
+        #expect(ledger.entries["4"]?.state == "undoing" && ledger.entries["4"]?.endedAt == 2)
+        ledger.apply(path: "4", to: end, attempt: 1, time: 9, exitCode: nil, signal: nil)
+        #expect(ledger.entries["4"]?.state == end)
+        #expect(ledger.entries["4"]?.startedAt == 1 && ledger.entries["4"]?.endedAt == 2)
         #expect(ledger.attempts.count == 1)
     }
 }

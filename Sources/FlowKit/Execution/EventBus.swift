@@ -35,6 +35,7 @@ public final class EventBus: Sendable {
             let key = stream == .stdout ? step.path + "\u{1}o" : step.path + "\u{1}e"
             var splitter = s.splitters.removeValue(forKey: key) ?? LineSplitter()
             let observers = s.observers
+            for observer in observers { observer.outputChunk(step, stream, chunk: chunk) }
             splitter.feedLines(chunk) { lines in
                 for observer in observers { observer.outputLines(step, stream, lines: lines) }
             }

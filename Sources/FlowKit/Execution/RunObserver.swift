@@ -10,6 +10,10 @@ public protocol RunObserver: AnyObject, Sendable {
     /// default, `output(_:_:line:)` for each; an observer that handles output in bulk (the
     /// journal, the prefixed reporter) takes the run at once.
     func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer)
+    /// A chunk of a step's output exactly as read, before it is cut into lines (a partial
+    /// line, a lone `\r`, no newline added at the end): for `--output raw`, which passes the
+    /// bytes through untouched. By default ignored.
+    func outputChunk(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer)
     /// A chunk of a child's output has been delivered line by line: a good moment to
     /// flush, so a long-running step's lines show as they come.
     func endOfChunk()
@@ -26,6 +30,7 @@ extension RunObserver {
     public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
         LineSplitter.forEachLine(in: lines) { output(step, stream, line: $0) }
     }
+    public func outputChunk(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {}
     public func endOfChunk() {}
     public func finish() {}
     public func settle() {}

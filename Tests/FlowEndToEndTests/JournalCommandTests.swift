@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+/// What the journal commands (`runs`, `show`, `logs`, `resume`) tell about a recorded run,
+/// checked against what the run itself did: labels, output bytes, durations, counts.
+@Suite struct JournalCommandTests {
+    /// `flow show RUN --json`'s steps, by path.
+    static func steps(_ box: RunSandbox, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: [String: Any]] {
+        let run = try JournalEndToEndTests.show(box, sourceLocation: sourceLocation)
+        var steps: [String: [String: Any]] = [:]
+        for step in (run["steps"] as? [[String: Any]]) ?? [] {
+            if let path = step["path"] as? String { steps[path] = step }
+        }
+        return steps
+    }
+
+    @Test(arguments: ["0", "-1"])
+    func runsLimitBelowOneIsAUsageError(_ value: String) throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0)
+        let r = try box.run(["runs", "--limit", value])
+        #expect(r.status == 2, "\(r)")
+        #expect(r.stdout.isEmpty, "no table, and no \"no runs recorded\": \(r)")
+        #expect(r.stderr.contains("--limit") && r.stderr.contains(value), "\(r)")
+        #expect(try box.run(["runs", "--limit", "1"]).stdout.contains("succeeded"))
+    }
+
+    /// `flow logs` prints the lines as the step printed them: a CRLF line keeps its `\r`
+    /// (the terminal and the .log file got it), and bytes that are not UTF-8 stay as they were.
+    @Test func logsKeepCarriageReturnsAndBytesThatAreNotUTF8() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: crlf
+                shell: printf 'one\\r\\ntwo\\r\\n'
+              - name: latin1
+                shell: printf 'caf\\351\\n'
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 0, "\(run)")
+        let crlf = try box.run(["logs", "last", "crlf"])
+        #expect(crlf.status == 0, "\(crlf)")
+        #expect(crlf.stdoutBytes == Array("one\r\ntwo\r\n".utf8), "\(crlf.stdoutBytes)")
+        let latin1 = try box.run(["logs", "last", "latin1"])
+        #expect(latin1.stdoutBytes == Array("caf".utf8) + [0xE9, 0x0A], "\(latin1.stdoutBytes)")
+        let all = try box.run(["logs", "last"])
+        #expect(all.stdoutBytes == Array("crlf | one\r\ncrlf | two\r\nlatin1 | caf".utf8) + [0xE9, 0x0A], "\(all)")
+    }
+
+    /// An undone step's duration is its own run time; the rollback that undid it later is
+    /// shown on its undo step.
+    @Test func anUndoneStepsDurationIsItsOwnRunTime() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: quick
+                shell: "true"
+                undo:
+                  shell: sleep 0.5
+              - shell: exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let steps = try Self.steps(box)
+        #expect(steps["1"]?["state"] as? String == "undone", "\(steps)")
+        let own = try #require(steps["1"]?["duration_seconds"] as? Double, "\(steps)")
+        let undo = try #require(steps["1.u1"]?["duration_seconds"] as? Double, "\(steps)")
+        #expect(undo >= 0.5, "\(steps)")
+        #expect(own < undo, "quick's duration (\(own)s) does not include its rollback (\(undo)s)")
+    }
+
+    /// The count `resume` announces is the steps it will not run again: not the undo steps
+    /// of the rollback, not the steps they undid, not the `finally` steps (which run again).
+    @Test func resumeCountsOnlyTheStepsItReuses() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: kept
+                shell: echo kept >> log
+              - name: reverted
+                shell: echo reverted >> log
+                undo:
+                  shell: echo unreverted >> log
+              - name: gate
+                shell: test -f go
+            finally:
+              - shell: echo finally >> log
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        #expect(box.lines("log") == ["kept", "reverted", "finally", "unreverted"])
+        try box.write("go", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderrLines.first?.hasSuffix(": 1 step already succeeded") == true, "\(resumed)")
+        #expect(box.lines("log") == ["kept", "reverted", "finally", "unreverted", "reverted", "finally"],
+                "only `kept` was not run again")
+    }
+
+    static let labelled = """
+        steps:
+          - sequential:
+              - shell: echo in-group
+              - name: named
+                shell: echo named-line
+          - shell: echo plain
+            undo:
+              shell: echo undo-plain
+          - shell: exit 3
+        finally:
+          - print: bye
+        """
+
+    /// `logs` labels lines as the live run did, and `show` uses the same labels, which
+    /// `logs` accepts as step selectors (as it does names and paths).
+    @Test func journalCommandsUseTheLiveLabels() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.labelled)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        let live = run.stdoutLines.map(LiveFlow.squeeze)
+        #expect(live.contains("shell@2.u1 | undo-plain") && live.contains("print@f1 | bye"), "\(run)")
+        let logs = try box.run(["logs", "last"])
+        #expect(logs.status == 0, "\(logs)")
+        #expect(logs.stdoutLines.sorted() == live.sorted(), "\(logs)\n--- live\n\(run)")
+
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0, "\(show)")
+        for line in ["✓ sequential@1 ", "✓ shell@1.1: echo in-group ", "✓ named ", "↺ shell@2: echo plain ",
+                     "✓ undo shell@2.u1: echo undo-plain ", "✗ shell@3: exit 3 ", "✓ print@f1: bye "] {
+            #expect(show.stdoutLines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(line) }, "\(line): \(show)")
+        }
+        #expect(!show.stdout.contains("print: print"), "\(show)")
+        let json = try Self.steps(box)
+        #expect(json["2.u1"]?["label"] as? String == "shell@2.u1", "\(json)")
+
+        for selector in ["shell@1.1", "1.1"] {
+            let one = try box.run(["logs", "last", selector])
+            #expect(one.status == 0 && one.stdout == "in-group\n", "\(selector): \(one)")
+        }
+        let group = try box.run(["logs", "last", "sequential@1"])
+        #expect(group.stdoutLines == ["shell@1.1 | in-group", "named | named-line"], "\(group)")
+        #expect(try box.run(["logs", "last", "named"]).stdout == "named-line\n")
+        #expect(try box.run(["logs", "last", "shell@2.u1"]).stdout == "undo-plain\n")
+        let unknown = try box.run(["logs", "last", "shell@9"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("shell@9"), "\(unknown)")
+    }
+}
