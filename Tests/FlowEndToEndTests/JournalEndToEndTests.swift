@@ -304,6 +304,9 @@ import Glibc
         #expect(undo.status == 0, "\(undo)")
         #expect(box.lines("log") == ["undo-c", "undo-b", "undo-a A1"])
         #expect(Set(box.lines("log")) == ["undo-c", "undo-b", "undo-a A1"])
+        // The steps being undone did not run again, and the output does not say they did.
+        #expect(undo.stderrLines.contains("✓ a reused from run \(runID)"), "\(undo)")
+        #expect(!undo.stderrLines.contains { $0.hasPrefix("▶ a") }, "\(undo)")
         let runs = try Self.runs(box)
         #expect(runs.first?["kind"] as? String == "undo")
         #expect(runs.first?["parent_id"] as? String == runID)

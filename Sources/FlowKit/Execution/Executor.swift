@@ -445,7 +445,7 @@ extension Executor {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
             let frame = recordedFrame(for: node)
             let instance = StepInstance(node: node, frame: frame, bus: bus)
-            let reason = options.reusedFrom.map { "succeeded in run \($0)" }
+            let reason = options.reusedFrom.map { "reused from run \($0)" }
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,
                                 outputs: result.outputs.isEmpty ? nil : result.outputs)
