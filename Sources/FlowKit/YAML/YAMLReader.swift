@@ -103,13 +103,9 @@ extension YAMLReader {
             document.nodes.reserveCapacity(file.bytes.count / 8)
         }
 
-        /// A UTF-8 byte order mark is skipped before libyaml sees the text; columns on the
-        /// first line count it, as editors do.
-        var bomOffset = 0
-
         @inline(__always)
         func location(_ mark: yaml_mark_t) -> SourceLocation {
-            SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1 + (mark.line == 0 ? bomOffset : 0))
+            SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
         }
 
         @inline(__always)
@@ -126,10 +122,11 @@ extension YAMLReader {
             var parser = yaml_parser_t()
             guard yaml_parser_initialize(&parser) == 1 else { return }
             defer { yaml_parser_delete(&parser) }
+            // A UTF-8 byte order mark is skipped before libyaml sees the text; SourceFile
+            // leaves it out of line 1 too, so columns agree.
             var input = buffer
             if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
                 input = UnsafeBufferPointer(rebasing: buffer[3...])
-                bomOffset = 1
             }
             yaml_parser_set_input_string(&parser, input.baseAddress ?? UnsafePointer(bitPattern: 1)!, input.count)
             yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
