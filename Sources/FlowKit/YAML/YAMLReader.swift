@@ -243,7 +243,10 @@ extension YAMLReader {
                               at: span(event), help: "this looks like an alias bomb (\"billion laughs\")")
                     return false
                 }
-                return attach(target.node, weight: target.weight, event: event, bag: &bag)
+                // A copy of the node (one node, not its subtree) marks the use site.
+                let copy = append(document[target.node])
+                document.aliasSites[copy] = span(event)
+                return attach(copy, weight: target.weight, event: event, bag: &bag)
             default:
                 break
             }
@@ -363,14 +366,22 @@ extension YAMLReader {
                                   at: node.span)
                         continue
                     }
+                    // Keys merged from an alias are copies marked with it, so a problem with
+                    // one (a duplicate step name) can point at this use of the alias.
+                    let site = document.aliasSites[source]
                     var j = 0
                     let items = Array(document.children(of: source))
                     while j + 1 < items.count {
-                        let key = items[j], value = items[j + 1]
+                        var key = items[j]
+                        let value = items[j + 1]
                         j += 2
                         let name = document[key].value
                         if seen[name] == nil {
                             seen[name] = key
+                            if let site {
+                                key = append(document[key])
+                                document.aliasSites[key] = site
+                            }
                             result.append(key); result.append(value)
                         }
                     }
