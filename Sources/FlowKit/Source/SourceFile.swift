@@ -106,6 +106,20 @@ public final class SourceFile: Sendable {
         return bytes[start..<max(start, end)]
     }
 
+    /// The line break that ends line `line` as it reads in a YAML scalar's value: LF for
+    /// LF, CR LF, CR and U+0085 (libyaml normalises those), U+2028 or U+2029 as they are;
+    /// nil when the line is the last and has none.
+    public func lineBreak(after line: Int) -> Unicode.Scalar? {
+        let lineStarts = self.lineStarts
+        guard line >= 1, line < lineStarts.count else { return nil }
+        let end = lineStarts[line]
+        switch bytes[end - 1] {
+        case 0xA8: return "\u{2028}"
+        case 0xA9: return "\u{2029}"
+        default: return "\n"
+        }
+    }
+
     /// Line `line` as text (invalid UTF-8 is replaced, so rendering never fails).
     public func lineText(_ line: Int) -> String {
         String(decoding: lineBytes(line), as: UTF8.self)
