@@ -4,6 +4,8 @@
 ///
 /// A command substitution (`$( … )` or `` `…` ``) starts a quoting context of its own,
 /// also inside double quotes: in `"$( echo '…' )"` the inner `'…'` is single-quoted.
+/// Parentheses inside one are counted; the unbalanced `)` of a `case` pattern is read as
+/// its end.
 ///
 /// A `<<` inside `$(( … ))` (a shift) is read as a here-document too: the rest of the
 /// command then counts as its unquoted body, so nothing there is flagged, rightly or not.
