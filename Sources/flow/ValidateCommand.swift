@@ -44,7 +44,7 @@ struct ValidateCommand: Command {
         var kept: [LoadedWorkflow] = []
         defer { withExtendedLifetime(kept) {} }
         for path in files {
-            var loaded = LoadedWorkflow.load(path: path)
+            var loaded = LoadedWorkflow.load(path: path, pathBytes: RawArguments.bytes(of: path))
             if strict {
                 loaded.diagnostics = loaded.diagnostics.map { d in
                     var d = d
@@ -57,7 +57,7 @@ struct ValidateCommand: Command {
             all += loaded.diagnostics
             if format == .text {
                 Console.stderr(renderer.text(loaded.diagnostics))
-                if loaded.errorCount == 0 { Console.stdout("\(path): valid\n") }
+                if loaded.errorCount == 0 { Console.stdout("\(ControlEscaping.escaped(path)): valid\n") }
             }
         }
         switch format {

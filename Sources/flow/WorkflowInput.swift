@@ -7,7 +7,7 @@ enum WorkflowInput {
     nonisolated(unsafe) static var kept: [LoadedWorkflow] = []
 
     static func loadValid(_ path: String, noColor: Bool) throws -> Workflow {
-        var loaded = LoadedWorkflow.load(path: path)
+        var loaded = LoadedWorkflow.load(path: path, pathBytes: RawArguments.bytes(of: path))
         loaded.dropSyntaxTree()
         kept.append(loaded)
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
@@ -16,7 +16,7 @@ enum WorkflowInput {
         }
         guard loaded.isValid, let workflow = loaded.workflow else {
             let count = loaded.errorCount
-            Console.stderr("error: \(path) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run\n")
+            Console.stderr("error: \(ControlEscaping.escaped(path)) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run\n")
             throw ExitCode(2)
         }
         return workflow

@@ -5,7 +5,8 @@ import FlowCommandLine
 
 // Usage errors exit with 2 (the contract); help, --version and completion scripts exit 0.
 do {
-    switch try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()), root: FlowCommand.spec) {
+    RawArguments.load()
+    switch try CommandLineParser.parse(RawArguments.strings, root: FlowCommand.spec) {
     case .help(let path):
         Console.stdout(HelpFormatter.help(path))
     case .version(let version):

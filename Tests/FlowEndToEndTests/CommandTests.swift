@@ -119,6 +119,35 @@ import Testing
         #expect(unknown.status == 2)
     }
 
+    /// A file name that is not valid UTF-8 (Latin-1 `café.yaml`) is opened by its bytes and
+    /// shown with the bad byte escaped; a missing one too, with control characters escaped.
+    @Test func fileNamesThatAreNotUTF8() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            good="$(printf 'caf\351.yaml')"; missing="$(printf 'gone\351\033.yaml')"
+            printf 'steps:\n  - print: hi\n' > "$good"
+            "$0" validate "$good" "$missing"; echo "status $?"
+            "$0" plan "$good"
+            """#
+        let result = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(result.stdout == """
+            caf\\xE9.yaml: valid
+            status 1
+            caf\\xE9 (caf\\xE9.yaml)
+            └─ print: hi
+
+            1 step, shortest wall time 0s
+
+            """)
+        #expect(result.stderr == """
+            gone\\xE9\\u{1B}.yaml:1:1: error: cannot read `gone\\xE9\\u{1B}.yaml`: No such file or directory [file-unreadable]
+            1 error in 2 files
+
+            """)
+    }
+
     @Test func version() throws {
         let result = try FlowBinary.run(["--version"], in: FlowBinary.packageRoot)
         #expect(result.status == 0)

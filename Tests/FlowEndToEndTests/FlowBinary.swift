@@ -47,8 +47,12 @@ enum FlowBinary {
     ///
     /// With `memoryLimitKB`, flow runs under `ulimit -v`, so a runaway allocation fails fast
     /// instead of exhausting the machine.
+    ///
+    /// With `shellScript`, `/bin/sh -c SCRIPT` runs instead, with the binary's path as `$0`
+    /// and `arguments` after it: for what a `String` argument cannot carry (bytes that are
+    /// not UTF-8, made there with `printf`).
     static func run(_ arguments: [String], in directory: URL, timeout: TimeInterval = 60,
-                    memoryLimitKB: Int? = nil) throws -> Result {
+                    memoryLimitKB: Int? = nil, shellScript: String? = nil) throws -> Result {
         let fileManager = FileManager.default
         let scratch = fileManager.temporaryDirectory.appendingPathComponent("flow-e2e-\(UUID().uuidString)")
         let state = scratch.appendingPathComponent("state")
@@ -62,7 +66,10 @@ enum FlowBinary {
         let err = try FileHandle(forWritingTo: errURL)
 
         let process = Process()
-        if let memoryLimitKB {
+        if let shellScript {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shellScript, url.path] + arguments
+        } else if let memoryLimitKB {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -v \(memoryLimitKB) && exec \"$0\" \"$@\"", url.path] + arguments
         } else {

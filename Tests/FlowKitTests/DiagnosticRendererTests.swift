@@ -54,7 +54,30 @@ import Testing
 
     @Test func tabsAndControlCharactersKeepTheCaretAligned() {
         let d = Self.diagnostic("a:\t\u{7}x\n", line: 1, column: 5, length: 1)
-        #expect(DiagnosticRenderer().text(d).hasSuffix("1 | a:  x\n  |     ^\n"))
+        #expect(DiagnosticRenderer().text(d).hasSuffix("1 | a: \\u{7}x\n  |         ^\n"))
+    }
+
+    /// An ESC, CR or NUL from the workflow never reaches the terminal raw: in the message,
+    /// the help, notes, the file name and the excerpt it is escaped, the caret still under
+    /// the span.
+    @Test func controlCharactersAreEscapedEverywhereInText() {
+        let d = Self.diagnostic("\u{1B}[31mkey\u{0}: x\n", line: 1, column: 12, length: 1,
+                                message: "unknown key `\u{1B}[31mkey\r\u{0}`", help: "did you mean `\u{9B}2J`?",
+                                notes: [.init("note \u{7F}", at: SourceSpan(line: 1, column: 1, length: 4))],
+                                path: "a\u{1B}.yaml")
+        let text = DiagnosticRenderer().text(d)
+        #expect(!text.unicodeScalars.contains { ControlEscaping.isControl($0) && $0 != "\n" }, "\(text.debugDescription)")
+        #expect(text == #"""
+            a\u{1B}.yaml:1:12: error: unknown key `\u{1B}[31mkey\u{D}\u{0}` [unknown-key]
+              |
+            1 | \u{1B}[31mkey\u{0}: x
+              |                     ^ did you mean `\u{9B}2J`?
+            a\u{1B}.yaml:1:1: note: note \u{7F}
+              |
+            1 | \u{1B}[31mkey\u{0}: x
+              | ^^^^^^^^^
+
+            """#)
     }
 
     @Test func wideCharactersBeforeTheSpan() {
@@ -150,6 +173,14 @@ import Testing
             ::error file=my dir/a%2Cb%3Ac%25.yaml,line=1,col=1,endLine=1,endColumn=2,title=flow unknown-key::50%25 done%0Anext line%0D (a, b: c)
 
             """)
+    }
+
+    @Test func githubCommandsEscapeOtherControlCharacters() {
+        let d = Self.diagnostic("a\n", line: 1, column: 1, length: 1, message: "key `a\u{0}b\u{1B}c`", path: "x\u{0}.yaml")
+        #expect(DiagnosticRenderer().github([d]) == #"""
+            ::error file=x\u{0}.yaml,line=1,col=1,endLine=1,endColumn=2,title=flow unknown-key::key `a\u{0}b\u{1B}c`
+
+            """#)
     }
 
     @Test func githubWarnings() {

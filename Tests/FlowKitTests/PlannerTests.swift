@@ -455,6 +455,21 @@ import Testing
             """)
     }
 
+    /// An ESC, CR or NUL in a message, command or description is escaped in plan lines, so
+    /// it cannot act on the terminal; the description is shown after `—`.
+    @Test func planLinesEscapeControlCharacters() throws {
+        let plan = try Self.plan(#"""
+            steps:
+              - print: "hi\e[2J\rthere\0!"
+                description: "clears\e[Hscreen"
+              - shell: "echo \"\x7F\u0085\""
+            """#)
+        let text = PlanPrinter(plan: plan).text()
+        #expect(!text.unicodeScalars.contains { ControlEscaping.isControl($0) && $0 != "\n" }, "\(text.debugDescription)")
+        #expect(text.contains(#"├─ print: hi\u{1B}[2J\u{D}there\u{0}!  — clears\u{1B}[Hscreen"#))
+        #expect(text.contains(#"└─ shell: echo "\u{7F}\u{85}""#))
+    }
+
     @Test func jsonPlanIsValidAndComplete() throws {
         let plan = try Self.plan(Self.actions)
         let json = PlanPrinter(plan: plan).json()

@@ -25,6 +25,18 @@ import Testing
         ("echo 'multi\nline ", true),
         ("echo 'a'\"b\"'", true),
         ("", false),
+        // A command substitution starts a quoting context of its own, also inside "…".
+        ("echo \"$( echo '", true),
+        ("echo \"$( echo 'a' ) '", false),     // back in the double quotes
+        ("echo \"$( echo ')' '", true),        // a `)` in single quotes closes nothing
+        ("echo \"$( (cd x; echo a) ) '", false),
+        ("echo \"$(( 1 + 2 )) '", false),
+        ("echo $( echo \"$( echo '", true),    // nested
+        ("echo \"\\$( echo '", false),          // an escaped `$` opens nothing
+        ("echo \"`echo '", true),
+        ("echo \"`echo 'a'` '", false),
+        ("echo `echo '`'", true),               // the backtick ends it, even inside '…'
+        ("echo `echo \"'", false),
     ])
     func state(prefix: String, expected: Bool) {
         #expect(Self.inSingleQuotes(after: prefix) == expected, "after \(prefix.debugDescription)")
@@ -41,6 +53,17 @@ import Testing
               - shell: "echo '⟦single-quoted-expression⟧${{ vars.x }}' ${{ vars.x }} '⟦single-quoted-expression⟧${{ vars.x }}'"
               - shell: echo 'a' ${{ vars.x }} 'b'
               - shell: echo '⟦single-quoted-expression⟧${{ vars.x }}
+            """)
+    }
+
+    @Test func singleQuotedExpressionsInCommandSubstitutions() {
+        expectDiagnostics("""
+            vars: {x: "1"}
+            steps:
+              - shell: echo "$( echo '⟦single-quoted-expression⟧${{ vars.x }}' )"
+              - shell: echo "$( echo "${{ vars.x }}" ) '${{ vars.x }}'"
+              - shell: echo "`echo '⟦single-quoted-expression⟧${{ vars.x }}'`"
+              - shell: echo "$(printf '%s' a) ${{ vars.x }}"
             """)
     }
 

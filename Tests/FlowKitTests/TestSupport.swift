@@ -147,6 +147,10 @@ extension YAMLDocument {
 
     /// Follows a path of mapping keys and sequence indices from the root.
     func node(_ path: Any...) -> YAMLNode? {
+        node(path: path)
+    }
+
+    func node(path: [Any]) -> YAMLNode? {
         guard var id = root else { return nil }
         for step in path {
             if let key = step as? String {

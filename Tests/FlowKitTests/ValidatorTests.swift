@@ -536,6 +536,51 @@ import Testing
         #expect(loaded.diagnostics.allSatisfy { $0.notes.map { at($0.span) } == ["2:11"] })
     }
 
+    /// A name brought in by an alias (`*s`) or a merge (`<<: *s`) is the anchored text for
+    /// every use: the error points at the use, the notes at the first use and the text.
+    @Test func duplicateStepNamesThroughAliasesPointAtTheUse() throws {
+        let loaded = expectDiagnostics("""
+            ⟦unknown-key⟧x-step: &s
+              name: build
+              print: hi
+            steps:
+              - name: build
+                print: first
+              - ⟦duplicate-name⟧*s
+              - <<: ⟦duplicate-name⟧*s
+                print: third
+            """)
+        let duplicates = loaded.diagnostics.filter { $0.code == .duplicateName }
+        #expect(duplicates.map { $0.notes.map { at($0.span) } } == [["5:11", "2:9"], ["5:11", "2:9"]])
+    }
+
+    @Test func duplicateStepNamesOnlyThroughMergesNoteTheFirstMerge() throws {
+        let loaded = expectDiagnostics("""
+            ⟦unknown-key⟧x-step: &s
+              name: build
+              print: hi
+            steps:
+              - <<: *s
+              - <<: ⟦duplicate-name⟧*s
+            """)
+        let duplicate = try #require(loaded.diagnostics.first { $0.code == .duplicateName })
+        #expect(duplicate.notes.map { at($0.span) } == ["5:9", "2:9"])
+    }
+
+    /// A node used through two aliases is checked once per use; the same problem at the
+    /// same place is reported once.
+    @Test func problemsInsideAnAliasedNodeAreReportedOnce() {
+        expectDiagnostics("""
+            ⟦unknown-key⟧x-step: &s
+              print: "${{ vars.⟦unknown-reference⟧nope }}"
+              ⟦unknown-key⟧timout: 5s
+            steps:
+              - *s
+              - *s
+              - sequential: [*s]
+            """)
+    }
+
     @Test func sameStepNameInTwoActionsIsFine() throws {
         _ = try valid("""
             actions:

@@ -251,6 +251,22 @@ import Testing
         #expect(loaded.diagnostics.first?.span.start.line == 1)
     }
 
+    @Test func byteOrderMarkIsNeitherAColumnNorShown() {
+        let loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", bytes: [0xEF, 0xBB, 0xBF] + Array("stepz:\n  - print: hi\n".utf8)))
+        #expect(loaded.diagnostics.map(Spot.init).sorted() == [Spot(.unknownKey, 1, 1), Spot(.missingKey, 1, 1)].sorted())
+        #expect(rendered(loaded.diagnostics).contains("1 | stepz:\n"), "no byte order mark in the excerpt")
+    }
+
+    /// libyaml counts NEL, LS, PS and a lone CR as line breaks; the line index must agree,
+    /// or every position after one is a line off and its excerpt missing.
+    @Test(arguments: ["\u{85}", "\u{2028}", "\u{2029}", "\r"])
+    func unicodeLineBreaksCountAsLibyamlCountsThem(lineBreak: String) {
+        let loaded = load("steps:\n  - print: \"a\(lineBreak)b\"\n  - delay: soon\n")
+        #expect(loaded.diagnostics.map(Spot.init) == [Spot(.invalidDuration, 4, 12)])
+        #expect(rendered(loaded.diagnostics).contains("4 |   - delay: soon\n"))
+        #expect(loaded.file.lineCount == 4)
+    }
+
     @Test func crlfLineEndingsKeepPositions() {
         let loaded = load("steps:\r\n  - print: x\r\n  - delay: soon\r\n")
         #expect(loaded.diagnostics.map(Spot.init) == [Spot(.invalidDuration, 3, 12)])

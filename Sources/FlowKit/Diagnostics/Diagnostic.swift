@@ -32,4 +32,11 @@ public struct Diagnostic: Sendable {
         self.help = help
         self.notes = notes
     }
+
+    /// Whether `other` says the same thing at the same place (notes included).
+    func reportsTheSame(as other: Diagnostic) -> Bool {
+        span == other.span && code == other.code && severity == other.severity && message == other.message
+            && help == other.help && notes.map(\.message) == other.notes.map(\.message)
+            && notes.map(\.span) == other.notes.map(\.span)
+    }
 }

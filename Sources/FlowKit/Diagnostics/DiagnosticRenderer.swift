@@ -18,15 +18,19 @@ public struct DiagnosticRenderer: Sendable {
         return out
     }
 
+    /// Text from the workflow (key names, values, the file name) goes into messages as it
+    /// is; control characters in it are escaped here, so none reaches the terminal raw.
     public func text(_ d: Diagnostic) -> String {
         var out = ""
         let label = d.severity == .error ? paint("error", "1;31") : paint("warning", "1;33")
-        out += paint("\(d.file.path):\(d.span.start.line):\(d.span.start.column):", "1")
-        out += " \(label): \(paint(d.message, "1")) [\(d.code.rawValue)]\n"
-        out += excerpt(file: d.file, span: d.span, label: d.help, caretColor: d.severity == .error ? "1;31" : "1;33")
+        let path = ControlEscaping.escaped(d.file.path)
+        out += paint("\(path):\(d.span.start.line):\(d.span.start.column):", "1")
+        out += " \(label): \(paint(ControlEscaping.escaped(d.message), "1")) [\(d.code.rawValue)]\n"
+        out += excerpt(file: d.file, span: d.span, label: d.help.map { ControlEscaping.escaped($0) },
+                       caretColor: d.severity == .error ? "1;31" : "1;33")
         for note in d.notes {
-            out += paint("\(d.file.path):\(note.span.start.line):\(note.span.start.column):", "1")
-            out += " \(paint("note", "1;36")): \(note.message)\n"
+            out += paint("\(path):\(note.span.start.line):\(note.span.start.column):", "1")
+            out += " \(paint("note", "1;36")): \(ControlEscaping.escaped(note.message))\n"
             out += excerpt(file: d.file, span: note.span, label: nil, caretColor: "1;36")
         }
         return out
@@ -36,10 +40,7 @@ public struct DiagnosticRenderer: Sendable {
     func excerpt(file: SourceFile, span: SourceSpan, label: String?, caretColor: String) -> String {
         let lineNumber = span.start.line
         guard !file.bytes.isEmpty, lineNumber >= 1, lineNumber <= max(file.lineCount, 1) else { return "" }
-        var scalars = Array(file.lineText(lineNumber).unicodeScalars).map { scalar -> Unicode.Scalar in
-            // Tabs and control characters become one space so the caret stays aligned.
-            scalar.value < 0x20 || scalar.value == 0x7F ? " " : scalar
-        }
+        var scalars = Array(file.lineText(lineNumber).unicodeScalars)
         var startColumn = max(span.start.column - 1, 0)
         var endColumn = span.end.line == span.start.line ? span.end.column - 1 : scalars.count
         endColumn = max(endColumn, startColumn + 1)
@@ -52,14 +53,36 @@ public struct DiagnosticRenderer: Sendable {
             scalars = Array(scalars[from..<to])
             startColumn -= from
             endColumn = min(endColumn - from, scalars.count + 1)
-            if startColumn > 0, !prefix.isEmpty { startColumn += 1; endColumn += 1 }
         }
-        startColumn = min(startColumn, scalars.count + prefix.count)
-        endColumn = max(min(endColumn, scalars.count + prefix.count + 1), startColumn + 1)
+        // A tab becomes one space; other control characters are escaped (`\u{1B}`), and
+        // the caret columns move by what the escapes add before them.
+        var line = ""
+        var displayStart = [Int]()  // where each source scalar starts in `line`
+        displayStart.reserveCapacity(scalars.count + 1)
+        var width = 0
+        for scalar in scalars {
+            displayStart.append(width)
+            if scalar == "\t" {
+                line.unicodeScalars.append(" ")
+                width += 1
+            } else if ControlEscaping.isControl(scalar) {
+                let escape = ControlEscaping.escaped(scalar)
+                line += escape
+                width += escape.unicodeScalars.count
+            } else {
+                line.unicodeScalars.append(scalar)
+                width += 1
+            }
+        }
+        func display(_ column: Int) -> Int {
+            column < scalars.count ? displayStart[max(column, 0)] : width + column - scalars.count
+        }
+        (startColumn, endColumn) = (display(startColumn), display(endColumn))
+        if startColumn > 0, !prefix.isEmpty { startColumn += 1; endColumn += 1 }
+        startColumn = min(startColumn, width + prefix.count)
+        endColumn = max(min(endColumn, width + prefix.count + 1), startColumn + 1)
         let gutterWidth = String(lineNumber).count
         let pad = String(repeating: " ", count: gutterWidth)
-        var line = ""
-        line.unicodeScalars.append(contentsOf: scalars)
         var out = "\(pad) \(paint("|", "1;34"))\n"
         out += "\(paint(String(lineNumber), "1;34")) \(paint("|", "1;34")) \(prefix)\(line)\(suffix)\n"
         let carets = String(repeating: "^", count: endColumn - startColumn)
@@ -116,8 +139,11 @@ public struct DiagnosticRenderer: Sendable {
         return out
     }
 
+    /// GitHub's escapes for `%`, CR and LF; other control characters (a NUL would cut the
+    /// command) are escaped as in the text format.
     private func escapeData(_ s: String) -> String {
-        s.replacing("%", with: "%25").replacing("\r", with: "%0D").replacing("\n", with: "%0A")
+        ControlEscaping.escaped(s.replacing("%", with: "%25"), except: ["\r", "\n"])
+            .replacing("\r", with: "%0D").replacing("\n", with: "%0A")
     }
 
     private func escapeProperty(_ s: String) -> String {

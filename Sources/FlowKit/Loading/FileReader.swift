@@ -17,7 +17,16 @@ public enum FileReader {
     public static let maxSize = 64 << 20
 
     public static func read(_ path: String) throws(Failure) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        try read(pathBytes: Array(path.utf8), name: path)
+    }
+
+    /// Reads the file whose name is `pathBytes` (any bytes but NUL: a file name need not be
+    /// UTF-8); `name` is how failures show it.
+    public static func read(pathBytes: [UInt8], name path: String) throws(Failure) -> [UInt8] {
+        guard !pathBytes.contains(0) else { throw Failure(path: path, reason: "the name contains a NUL byte") }
+        let fd = (pathBytes + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+        }
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()

@@ -27,9 +27,12 @@ public struct LoadedWorkflow: Sendable {
 
     /// Reads, parses and validates the file at `path`. An unreadable file is a `file-unreadable`
     /// diagnostic, not a thrown error, so `flow validate a b c` reports every file.
-    public static func load(path: String) -> LoadedWorkflow {
+    ///
+    /// `pathBytes`, when given, is the file's name as bytes (one that is not valid UTF-8);
+    /// `path` is then only how messages show it.
+    public static func load(path: String, pathBytes: [UInt8]? = nil) -> LoadedWorkflow {
         do {
-            let bytes = try FileReader.read(path)
+            let bytes = try FileReader.read(pathBytes: pathBytes ?? Array(path.utf8), name: path)
             return load(SourceFile(path: path, bytes: bytes))
         } catch {
             let file = SourceFile(path: path, bytes: [])

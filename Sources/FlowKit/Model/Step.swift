@@ -27,6 +27,7 @@ public final class Step: @unchecked Sendable {
         var env: [EnvVar] = []
         var shell: Located<ShellProgram>?
         var outputs: [Located<String>]?
+        var aliasSite: SourceSpan?
     }
 
     /// The box, made on first use (only the parser sets options).
@@ -84,6 +85,13 @@ public final class Step: @unchecked Sendable {
     public var outputs: [Located<String>]? {
         get { options?.outputs }
         set { settable.outputs = newValue }
+    }
+
+    /// When the step, or its `name`, was reached through a YAML alias (`*x`, `<<: *x`):
+    /// that alias. The step's spans are those of the anchored text, the same for every use.
+    public var aliasSite: SourceSpan? {
+        get { options?.aliasSite }
+        set { settable.aliasSite = newValue }
     }
 
     public init(kind: StepKind, kindSpan: SourceSpan, span: SourceSpan) {

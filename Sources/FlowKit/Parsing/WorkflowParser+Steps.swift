@@ -12,6 +12,9 @@ extension WorkflowParser {
             wrongType(id, expected: "a list of steps", what: owner)
             return []
         }
+        let outerAlias = aliasContext
+        defer { aliasContext = outerAlias }
+        if let site = document.aliasSites[id] { aliasContext = site }
         var steps: [Step] = []
         steps.reserveCapacity(document.children(of: id).count)
         for item in document.children(of: id) {
@@ -23,6 +26,9 @@ extension WorkflowParser {
     /// One step: a mapping, or a bare string as shorthand for a shell step.
     mutating func step(_ id: Int32) -> Step? {
         let node = document[id]
+        let outerAlias = aliasContext
+        defer { aliasContext = outerAlias }
+        if let site = document.aliasSites[id] { aliasContext = site }
         if node.kind == .scalar {
             guard !node.isNull else {
                 bag.error(.wrongType, "a step must be a mapping or a command string, found null", at: valueSpan(node),
@@ -131,7 +137,10 @@ extension WorkflowParser {
             // `shell` is the group option.
             if StepKind.isKeyword(name.value), !(isGroup && name.value == "shell") { continue }
             switch name.value {
-            case "name": step.name = identifier(value, "step name")
+            case "name":
+                step.name = identifier(value, "step name")
+                // Merged in by `<<: *x`, or in a step reached through an alias.
+                if step.name != nil, let site = document.aliasSites[key] ?? aliasContext { step.aliasSite = site }
             case "description": step.description = string(value, "`description`")
             case "if": step.condition = condition(value)
             case "timeout": step.timeout = positiveDuration(value, "`timeout`")

@@ -6,6 +6,10 @@ public struct WorkflowParser {
     let document: YAMLDocument
     let file: SourceFile
     var bag: DiagnosticBag
+    /// The innermost alias through which the node being parsed was reached (nil when the
+    /// node is written where it is): a step met there carries it, so a duplicate step
+    /// name can point at this use of the alias rather than twice at the anchored text.
+    var aliasContext: SourceSpan?
 
     /// The top-level keys of a workflow.
     public static let topLevelKeys = [

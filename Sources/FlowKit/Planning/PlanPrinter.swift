@@ -17,8 +17,8 @@ public struct PlanPrinter {
         // seam, which costs more than everything else here on a 100,000-step plan.
         var out: [UInt8] = []
         out.reserveCapacity(128 * 1024)
-        out.append(contentsOf: (plan.action.map { "\(plan.workflowName) · action \($0)" } ?? plan.workflowName).utf8)
-        out.append(contentsOf: (" (\(plan.file.path))\n").utf8)
+        out.append(contentsOf: ControlEscaping.escaped(plan.action.map { "\(plan.workflowName) · action \($0)" } ?? plan.workflowName).utf8)
+        out.append(contentsOf: (" (\(ControlEscaping.escaped(plan.file.path)))\n").utf8)
         var context = base
         if case .use(_, let with) = plan.root.kind { context = base.entering(with) }
         let lists: [(String?, [PlanNode])] = [(nil, plan.root.children), ("finally", plan.root.finally)]
@@ -38,27 +38,27 @@ public struct PlanPrinter {
         out.append(contentsOf: (last ? "└─ " : "├─ ").utf8)
         if !node.selected { out.append(contentsOf: ("○ ").utf8) }
         out.append(contentsOf: (node.keyword).utf8)
-        if let name = node.name { out.append(contentsOf: (" " + name).utf8) }
+        if let name = node.name { out.append(contentsOf: (" " + ControlEscaping.escaped(name)).utf8) }
         var inner = context
         inner.env = node.env
         switch node.kind {
         case .print(let message, let stream):
-            out.append(contentsOf: (": " + Self.oneLine(ExpressionEvaluator.render(message, in: inner))).utf8)
+            out.append(contentsOf: (": " + Self.shown(ExpressionEvaluator.render(message, in: inner))).utf8)
             if stream == .stderr { out.append(contentsOf: ("  [stderr]").utf8) }
         case .delay(let duration):
             out.append(contentsOf: (": " + duration.compact).utf8)
         case .shell(let task):
-            out.append(contentsOf: (": " + Self.oneLine(ExpressionEvaluator.render(task.command, in: inner))).utf8)
+            out.append(contentsOf: (": " + Self.shown(ExpressionEvaluator.render(task.command, in: inner))).utf8)
         case .use(let action, let with):
-            let args = with.map { "\($0.name)=\(Self.oneLine(ExpressionEvaluator.render($0.value, in: inner)))" }
+            let args = with.map { "\($0.name)=\(Self.shown(ExpressionEvaluator.render($0.value, in: inner)))" }
             out.append(contentsOf: (": \(action)" + (args.isEmpty ? "" : "(" + args.joined(separator: ", ") + ")")).utf8)
             inner = inner.entering(with)
         case .sequential, .concurrent:
             break
         }
         let options = optionText(node)
-        if !options.isEmpty { out.append(contentsOf: ("  [" + options.joined(separator: " · ") + "]").utf8) }
-        if let description = node.description { out.append(contentsOf: ("  — " + Self.oneLine(description)).utf8) }
+        if !options.isEmpty { out.append(contentsOf: ("  [" + ControlEscaping.escaped(options.joined(separator: " · ")) + "]").utf8) }
+        if let description = node.description { out.append(contentsOf: ("  — " + Self.shown(description)).utf8) }
         if !node.selected { out.append(contentsOf: ("  (skipped: not selected)").utf8) }
         out.append(contentsOf: ("\n").utf8)
         let childPrefix = prefix + (last ? "   " : "│  ")
@@ -107,6 +107,12 @@ public struct PlanPrinter {
         if !node.tags.isEmpty { options.append("tags " + node.tags.joined(separator: ",")) }
         if let outputs = node.outputs, !outputs.isEmpty { options.append("outputs " + outputs.joined(separator: ",")) }
         return options
+    }
+
+    /// Text from the workflow as a plan line shows it: its first line, control characters
+    /// escaped (an ESC or CR in a message must not act on the terminal).
+    static func shown(_ text: String) -> String {
+        ControlEscaping.escaped(oneLine(text))
     }
 
     /// The first line of a multi-line text, marked as continued.

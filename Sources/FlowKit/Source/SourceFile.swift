@@ -29,19 +29,61 @@ public final class SourceFile: Sendable {
         }
     }
 
-    /// memchr finds each line break (vectorised) instead of a test per byte.
+    /// Line starts after exactly the line breaks libyaml counts (its marks give every
+    /// span's line): LF, CR LF, a lone CR, and U+0085, U+2028, U+2029. A UTF-8 byte order
+    /// mark is not part of line 1 (libyaml skips it, and editors do not show it).
+    /// memchr finds each LF (vectorised); the byte-by-byte scan runs only for files that
+    /// hold a CR or a lead byte of the other breaks.
     private static func lineStarts(of bytes: [UInt8]) -> [Int] {
-        var starts = [0]
+        var starts = [bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0]
         starts.reserveCapacity(bytes.count / 32 + 1)
         bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count, let found = memchr(base + offset, 0x0A, buffer.count - offset) {
-                offset = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
-                starts.append(offset)
+            let onlyLF = memchr(base, 0x0D, buffer.count) == nil && memchr(base, 0xC2, buffer.count) == nil
+                && memchr(base, 0xE2, buffer.count) == nil
+            if onlyLF {
+                var offset = 0
+                while offset < buffer.count, let found = memchr(base + offset, 0x0A, buffer.count - offset) {
+                    offset = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
+                    starts.append(offset)
+                }
+                return
+            }
+            var i = starts[0]
+            while i < buffer.count {
+                let breakLength = lineBreakLength(buffer, at: i)
+                if breakLength > 0 {
+                    i += breakLength
+                    starts.append(i)
+                } else {
+                    i += 1
+                }
             }
         }
         return starts
+    }
+
+    /// The length in bytes of the line break at `i` (0 when there is none there).
+    private static func lineBreakLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+        switch b[i] {
+        case 0x0A: return 1
+        case 0x0D: return i + 1 < b.count && b[i + 1] == 0x0A ? 2 : 1
+        case 0xC2: return i + 1 < b.count && b[i + 1] == 0x85 ? 2 : 0
+        case 0xE2: return i + 2 < b.count && b[i + 1] == 0x80 && (b[i + 2] == 0xA8 || b[i + 2] == 0xA9) ? 3 : 0
+        default: return 0
+        }
+    }
+
+    /// The length of the line break that ends just before `end` (the start of a line).
+    private func lineBreakLength(endingAt end: Int) -> Int {
+        guard end > 0 else { return 0 }
+        switch bytes[end - 1] {
+        case 0x0A: return end >= 2 && bytes[end - 2] == 0x0D ? 2 : 1
+        case 0x0D: return 1
+        case 0x85: return 2
+        case 0xA8, 0xA9: return 3
+        default: return 0
+        }
     }
 
     public convenience init(path: String, text: String) {
@@ -60,9 +102,22 @@ public final class SourceFile: Sendable {
         let lineStarts = self.lineStarts
         guard line >= 1, line <= lineStarts.count else { return [] }
         let start = lineStarts[line - 1]
-        var end = line < lineStarts.count ? lineStarts[line] - 1 : bytes.count
-        if end > start, bytes[end - 1] == 0x0D { end -= 1 }
+        let end = line < lineStarts.count ? lineStarts[line] - lineBreakLength(endingAt: lineStarts[line]) : bytes.count
         return bytes[start..<max(start, end)]
+    }
+
+    /// The line break that ends line `line` as it reads in a YAML scalar's value: LF for
+    /// LF, CR LF, CR and U+0085 (libyaml normalises those), U+2028 or U+2029 as they are;
+    /// nil when the line is the last and has none.
+    public func lineBreak(after line: Int) -> Unicode.Scalar? {
+        let lineStarts = self.lineStarts
+        guard line >= 1, line < lineStarts.count else { return nil }
+        let end = lineStarts[line]
+        switch bytes[end - 1] {
+        case 0xA8: return "\u{2028}"
+        case 0xA9: return "\u{2029}"
+        default: return "\n"
+        }
     }
 
     /// Line `line` as text (invalid UTF-8 is replaced, so rendering never fails).
@@ -78,7 +133,7 @@ public final class SourceFile: Sendable {
             let mid = (low + high + 1) / 2
             if lineStarts[mid] <= offset { low = mid } else { high = mid - 1 }
         }
-        let start = lineStarts[low]
+        let start = lineStarts[low]  // after a byte order mark on line 1
         var column = 1
         var i = start
         while i < offset, i < bytes.count {

@@ -2,6 +2,11 @@
 /// single quotes, or in the body of a here-document whose delimiter is quoted (`<<'EOF'`,
 /// `<<"EOF"`, `<<\EOF`): where flow's `${FLOW_EXPR_n}` substitution would not expand.
 ///
+/// A command substitution (`$( … )` or `` `…` ``) starts a quoting context of its own,
+/// also inside double quotes: in `"$( echo '…' )"` the inner `'…'` is single-quoted.
+/// Parentheses inside one are counted; the unbalanced `)` of a `case` pattern is read as
+/// its end.
+///
 /// A `<<` inside `$(( … ))` (a shift) is read as a here-document too: the rest of the
 /// command then counts as its unquoted body, so nothing there is flagged, rightly or not.
 struct ShellQuoting {
@@ -22,6 +27,17 @@ struct ShellQuoting {
         var stripsTabs = false
     }
 
+    /// An open command substitution: the quoting state around it (restored when it
+    /// closes) and what closes it.
+    struct Substitution {
+        var outer: State
+        /// A backtick substitution ends at the next unescaped backtick, whatever the quoting
+        /// inside (the shell finds the end before it parses the inside).
+        var backtick: Bool
+        /// Plain `(` opened inside `$( … )` and not yet closed (subshells, `$(( … ))`).
+        var parentheses = 0
+    }
+
     /// Reading the delimiter after `<<`: the document so far, whether a character of the
     /// word came yet, and the quote or backslash in effect.
     private var delimiter: (document: HereDocument, started: Bool, quote: Unicode.Scalar?, escaped: Bool)?
@@ -32,7 +48,11 @@ struct ShellQuoting {
     private var line = ""
 
     var state = State.normal
+    /// Command substitutions open around the current position, innermost last.
+    private var substitutions: [Substitution] = []
     var escaped = false
+    /// The previous character was escaped by a backslash (so `\$(` opens nothing).
+    private var previousEscaped = false
     /// The previous character ended a word (so `#` starts a comment).
     var atWordStart = true
     var previous: Unicode.Scalar = " "
@@ -62,6 +82,8 @@ struct ShellQuoting {
     }
 
     mutating func feed(_ c: Unicode.Scalar) {
+        let dollar = previous == "$" && !previousEscaped
+        previousEscaped = false
         defer { previous = c }
         if delimiter != nil, readDelimiter(c) { return }
         if let document = body {
@@ -76,10 +98,27 @@ struct ShellQuoting {
             }
             return
         }
-        if escaped { escaped = false; atWordStart = false; return }
+        if escaped { escaped = false; previousEscaped = true; atWordStart = false; return }
+        if c == "`", let last = substitutions.last, last.backtick {
+            state = substitutions.removeLast().outer
+            atWordStart = false
+            return
+        }
         switch state {
         case .normal:
             switch c {
+            case "(" where dollar:
+                substitutions.append(Substitution(outer: .normal, backtick: false))
+            case "(" where !substitutions.isEmpty && !substitutions[substitutions.count - 1].backtick:
+                substitutions[substitutions.count - 1].parentheses += 1
+            case ")" where !substitutions.isEmpty && !substitutions[substitutions.count - 1].backtick:
+                if substitutions[substitutions.count - 1].parentheses > 0 {
+                    substitutions[substitutions.count - 1].parentheses -= 1
+                } else {
+                    state = substitutions.removeLast().outer
+                }
+            case "`":
+                substitutions.append(Substitution(outer: .normal, backtick: true))
             case "<" where previous == "<":
                 // `<<`: a here-document's delimiter follows (`<<<`, a here-string, is
                 // told apart at the next character).
@@ -88,18 +127,30 @@ struct ShellQuoting {
                 body = pendingDocuments.removeFirst()
                 line = ""
             case "\\": escaped = true
-            case "'": state = previous == "$" ? .ansi : .single
+            case "'": state = dollar ? .ansi : .single
             case "\"": state = .double
             case "#" where atWordStart: state = .comment
             default: break
             }
-            atWordStart = c == " " || c == "\t" || c == "\n" || c == ";" || c == "&" || c == "|" || c == "(" || c == ")"
+            atWordStart = c == " " || c == "\t" || c == "\n" || c == ";" || c == "&" || c == "|" || c == "(" || c == ")" || c == "`"
         case .single:
             if c == "'" { state = .normal }
         case .ansi:
             if c == "\\" { escaped = true } else if c == "'" { state = .normal }
         case .double:
-            if c == "\\" { escaped = true } else if c == "\"" { state = .normal }
+            switch c {
+            case "\\": escaped = true
+            case "\"": state = .normal
+            case "(" where dollar:
+                substitutions.append(Substitution(outer: .double, backtick: false))
+                state = .normal
+                atWordStart = true
+            case "`":
+                substitutions.append(Substitution(outer: .double, backtick: true))
+                state = .normal
+                atWordStart = true
+            default: break
+            }
         case .comment:
             if c == "\n" {
                 state = .normal

@@ -11,6 +11,8 @@ public struct Validator {
         var name: Located<String>
         var path: StepPath
         var outputs: [Located<String>]?
+        /// The alias the step was reached through, if any (see `Step.aliasSite`).
+        var aliasSite: SourceSpan?
     }
 
     /// The names visible to expressions in one scope (the workflow, or one action's body).
@@ -83,11 +85,18 @@ public struct Validator {
             let path = base.appending(list, index)
             if let name = step.name {
                 if let first = scope.steps[name.value] {
-                    bag.error(.duplicateName, "duplicate step name `\(name.value)`", at: name.span,
+                    // Through an alias, the name's text is the anchored one, shared by every
+                    // use: point at the uses, and at the text once.
+                    let firstSpan = first.aliasSite ?? first.name.span
+                    var notes: [Diagnostic.Note] = [.init("`\(name.value)` is first used here", at: firstSpan)]
+                    if step.aliasSite != nil, name.span != firstSpan {
+                        notes.append(.init("the alias brings in the name from here", at: name.span))
+                    }
+                    bag.error(.duplicateName, "duplicate step name `\(name.value)`", at: step.aliasSite ?? name.span,
                               help: "step names are unique in a \(scope.action == nil ? "workflow" : "action")",
-                              notes: [.init("`\(name.value)` is first used here", at: first.name.span)])
+                              notes: notes)
                 } else {
-                    scope.steps[name.value] = NamedStep(name: name, path: path, outputs: step.outputs)
+                    scope.steps[name.value] = NamedStep(name: name, path: path, outputs: step.outputs, aliasSite: step.aliasSite)
                 }
             }
             switch step.kind {

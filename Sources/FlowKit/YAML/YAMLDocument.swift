@@ -4,6 +4,11 @@ public struct YAMLDocument: Sendable {
     /// The children of every collection, each collection's run contiguous.
     public var children: [Int32] = []
     public var root: Int32?
+    /// Nodes that stand for an alias use: a copy of the anchored node (sharing its children
+    /// and span), made per alias so that what was reached through which alias can be told.
+    /// Each maps to the span of its `*name`. Keys brought in by a `<<: *name` merge are
+    /// copies too, mapped to that alias. Empty for the many files without aliases.
+    public var aliasSites: [Int32: SourceSpan] = [:]
 
     public init(nodes: [YAMLNode] = [], root: Int32? = nil) {
         self.nodes = nodes

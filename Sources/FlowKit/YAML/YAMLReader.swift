@@ -103,13 +103,9 @@ extension YAMLReader {
             document.nodes.reserveCapacity(file.bytes.count / 8)
         }
 
-        /// A UTF-8 byte order mark is skipped before libyaml sees the text; columns on the
-        /// first line count it, as editors do.
-        var bomOffset = 0
-
         @inline(__always)
         func location(_ mark: yaml_mark_t) -> SourceLocation {
-            SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1 + (mark.line == 0 ? bomOffset : 0))
+            SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
         }
 
         @inline(__always)
@@ -126,10 +122,11 @@ extension YAMLReader {
             var parser = yaml_parser_t()
             guard yaml_parser_initialize(&parser) == 1 else { return }
             defer { yaml_parser_delete(&parser) }
+            // A UTF-8 byte order mark is skipped before libyaml sees the text; SourceFile
+            // leaves it out of line 1 too, so columns agree.
             var input = buffer
             if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
                 input = UnsafeBufferPointer(rebasing: buffer[3...])
-                bomOffset = 1
             }
             yaml_parser_set_input_string(&parser, input.baseAddress ?? UnsafePointer(bitPattern: 1)!, input.count)
             yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
@@ -246,7 +243,10 @@ extension YAMLReader {
                               at: span(event), help: "this looks like an alias bomb (\"billion laughs\")")
                     return false
                 }
-                return attach(target.node, weight: target.weight, event: event, bag: &bag)
+                // A copy of the node (one node, not its subtree) marks the use site.
+                let copy = append(document[target.node])
+                document.aliasSites[copy] = span(event)
+                return attach(copy, weight: target.weight, event: event, bag: &bag)
             default:
                 break
             }
@@ -366,14 +366,22 @@ extension YAMLReader {
                                   at: node.span)
                         continue
                     }
+                    // Keys merged from an alias are copies marked with it, so a problem with
+                    // one (a duplicate step name) can point at this use of the alias.
+                    let site = document.aliasSites[source]
                     var j = 0
                     let items = Array(document.children(of: source))
                     while j + 1 < items.count {
-                        let key = items[j], value = items[j + 1]
+                        var key = items[j]
+                        let value = items[j + 1]
                         j += 2
                         let name = document[key].value
                         if seen[name] == nil {
                             seen[name] = key
+                            if let site {
+                                key = append(document[key])
+                                document.aliasSites[key] = site
+                            }
                             result.append(key); result.append(value)
                         }
                     }
