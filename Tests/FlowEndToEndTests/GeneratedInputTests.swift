@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// Inputs too big or too repetitive for a fixture folder, written to a temp directory and
+/// run through the built binary: each once crashed flow or took minutes.
+@Suite struct GeneratedInputTests {
+    /// Writes `yaml` as `wf.yaml` in a fresh directory and runs `flow arguments… wf.yaml`.
+    static func run(_ arguments: [String], on yaml: String) throws -> FlowBinary.Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-generated-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try yaml.write(to: directory.appendingPathComponent("wf.yaml"), atomically: true, encoding: .utf8)
+        return try FlowBinary.run(arguments + ["wf.yaml"], in: directory, timeout: 60)
+    }
+
+    /// A one-step workflow whose `if` is `expression`.
+    static func condition(_ expression: String) -> String {
+        "steps:\n  - if: \"${{ \(expression) }}\"\n    print: hi\n"
+    }
+
+    static let deepExpressions: [(String, String)] = [
+        ("10,000 `(`", String(repeating: "(", count: 10_000) + "true" + String(repeating: ")", count: 10_000)),
+        ("200,000 `!`", String(repeating: "!", count: 200_000) + "true"),
+        ("50,000 `!`", String(repeating: "!", count: 50_000) + "true"),
+        ("100,000 `&&` operands", Array(repeating: "true", count: 100_000).joined(separator: " && ")),
+        ("100,000 `||` operands", Array(repeating: "true", count: 100_000).joined(separator: " || ")),
+    ]
+
+    /// These segfaulted (stack overflow) in validate or plan; now validate reports where
+    /// the expression passes the depth limit and plan refuses the workflow.
+    @Test(arguments: deepExpressions)
+    func deeplyNestedExpressionIsALocatedError(what: String, expression: String) throws {
+        let yaml = Self.condition(expression)
+        let validate = try Self.run(["validate"], on: yaml)
+        #expect(validate.status == 1, "\(what): \(validate.stderr.prefix(300))")
+        #expect(validate.stderr.hasPrefix("wf.yaml:2:"), "\(what): \(validate.stderr.prefix(300))")
+        #expect(validate.stderr.contains("nested more than 256 levels deep [expression-syntax]"))
+        for format in ["text", "json"] {
+            let plan = try Self.run(["plan", "--format", format], on: yaml)
+            #expect(plan.status == 2, "\(what), plan --format \(format): \(plan.stderr.prefix(300))")
+        }
+    }
+
+    /// The deepest expression accepted plans, graphs and runs.
+    @Test func expressionAtTheDepthLimitRuns() throws {
+        let yaml = Self.condition(Array(repeating: "true", count: 256).joined(separator: " && "))
+        for arguments in [["validate"], ["plan"], ["plan", "--format", "json"], ["graph"], ["run"]] {
+            let result = try Self.run(arguments, on: yaml)
+            #expect(result.status == 0, "\(arguments): \(result.stderr.prefix(300))")
+        }
+    }
+}
