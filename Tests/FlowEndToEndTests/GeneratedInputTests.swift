@@ -49,4 +49,29 @@ import Testing
             #expect(result.status == 0, "\(arguments): \(result.stderr.prefix(300))")
         }
     }
+
+    /// Duration options take the workflow grammar and maximum: a usage error (exit 2), where
+    /// `--grace 99999999999999999999999h` used to trap.
+    @Test(arguments: [
+        ["run", "--grace", "99999999999999999999999h"], ["run", "--grace", "1000001h"], ["run", "--grace", "1e3"],
+        ["run", "--grace", ".5s"],
+    ])
+    func durationOptionBeyondTheGrammarIsAUsageError(arguments: [String]) throws {
+        let result = try Self.run(arguments, on: "steps:\n  - print: hi\n")
+        #expect(result.status == 2, "\(arguments): \(result.stderr.prefix(300))")
+        #expect(result.stderr.contains("invalid"), "\(result.stderr.prefix(300))")
+    }
+
+    /// `runs --prune-older-than` takes days too; the number is of the duration grammar.
+    @Test(arguments: ["1e400d", "999999999d", "infd", "99999999999999999999999h", "5sd"])
+    func pruneAgeBeyondTheGrammarIsAUsageError(age: String) throws {
+        let result = try FlowBinary.run(["runs", "--prune-older-than", age], in: FileManager.default.temporaryDirectory)
+        #expect(result.status == 2, "\(age): \(result.stderr.prefix(300))")
+        #expect(result.stderr.contains("invalid age"), "\(result.stderr.prefix(300))")
+    }
+
+    @Test func durationOptionAtTheMaximumIsAccepted() throws {
+        let result = try Self.run(["run", "--grace", "1000000h"], on: "steps:\n  - print: hi\n")
+        #expect(result.status == 0, "\(result.stderr.prefix(300))")
+    }
 }

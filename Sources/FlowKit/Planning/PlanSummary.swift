@@ -53,6 +53,8 @@ public struct PlanSummary: Sendable {
         var out = "\(total) step\(total == 1 ? "" : "s")"
         if selected != total { out += " (\(selected) selected)" }
         out += ", shortest wall time \(shortestWallTime.compact)"
+        // The sum saturated (or is exactly the maximum): it is at least that.
+        if shortestWallTime >= .maximum { out += " or more" }
         return out
     }
 }
