@@ -50,6 +50,22 @@ import Testing
         }
     }
 
+    /// Thousands of unresolved references each searched every name for a "did you mean"
+    /// (20,000 took minutes). Now the search is bounded: this completes, and the first
+    /// references still get a suggestion.
+    @Test func manyUnresolvedReferencesValidate() throws {
+        let count = 4_000
+        var yaml = "vars:\n" + (0..<count).map { "  v\($0): x\n" }.joined() + "steps:\n"
+        for n in 0..<count {
+            yaml += "  - name: s\(n)\n    print: \"${{ steps.zz\(n).outputs.x }} ${{ vars.zz\(n) }}\"\n"
+        }
+        let result = try Self.run(["validate"], on: yaml)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("\(2 * count) errors, \(count) warnings in 1 file\n"), "\(result.stderr.suffix(200))")
+        #expect(result.stderr.contains("no step named `zz0` in this workflow [unknown-reference]"))
+        #expect(result.stderr.contains("did you mean `s10`?"))
+    }
+
     /// Duration options take the workflow grammar and maximum: a usage error (exit 2), where
     /// `--grace 99999999999999999999999h` used to trap.
     @Test(arguments: [

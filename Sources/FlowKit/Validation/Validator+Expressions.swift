@@ -56,7 +56,7 @@ extension Validator {
             usedVars.insert(name.value)
             if !workflow.vars.contains(where: { $0.name.value == name.value }) {
                 bag.error(.unknownReference, "unknown variable `\(name.value)`", at: name.span,
-                          help: Suggestion.help(for: name.value, in: workflow.vars.map(\.name.value)) ?? "declare it under `vars:`")
+                          help: varHelp(for: name.value) ?? "declare it under `vars:`")
             }
         case "env":
             guard field(1, "<NAME>") != nil else { return }
@@ -106,7 +106,7 @@ extension Validator {
         guard let target = scope.steps[name.value] else {
             let place = scope.action.map { "action `\($0.name.value)`" } ?? "this workflow"
             bag.error(.unknownReference, "no step named `\(name.value)` in \(place)", at: name.span,
-                      help: Suggestion.help(for: name.value, in: scope.steps.keys.sorted()))
+                      help: stepHelp(for: name.value))
             return
         }
         switch field.value {
