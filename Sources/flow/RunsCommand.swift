@@ -96,8 +96,14 @@ struct RunsCommand: Command {
     }
 
     /// `30s`, `12h`, `7d` → seconds.
+    /// Days are a plain number of the duration grammar (not `Double`'s, which takes `inf` and
+    /// `1e400`), and the result is at most `Duration.maximum`, as every duration.
     static func age(_ text: String) -> Double? {
-        if text.hasSuffix("d"), let days = Double(text.dropLast()), days >= 0 { return days * 86_400 }
+        if text.hasSuffix("d") {
+            guard let days = Duration.parse(String(text.dropLast())), !text.dropLast().contains(where: \.isLetter) else { return nil }
+            let seconds = days.seconds * 86_400
+            return seconds <= Duration.maximum.seconds ? seconds : nil
+        }
         return Duration.parse(text).map(\.seconds)
     }
 }

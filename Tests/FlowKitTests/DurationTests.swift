@@ -15,9 +15,70 @@ import Testing
     @Test(arguments: [
         "", "   ", "-1", "-5s", "abc", "5 minutes", "30m1h", "1h1h", "1s1s", "1.2.3s", "s", "5d", "1h 30m", "ms", "inf", "nan",
         "1S", ".s",
+        // Outside the documented grammar, though `Double(_:)` or YAML would take them.
+        ".5s", "5.s", ".5", "5.", "1e3", "1E3", "1e300", "-0", "+5", "0x10", "1_000", "5sec", "1m5",
     ])
     func rejects(text: String) {
         #expect(Duration.parse(text) == nil, "`\(text)` should not parse")
+    }
+
+    /// Why a text is not a duration decides the message.
+    @Test(arguments: [
+        ("", Duration.ParseFailure.empty), (" \t", .empty), ("-0", .negative), ("-5s", .negative), (".5s", .malformed),
+        ("1e20", .malformed), ("99999999999999999999999h", .tooLong), ("9223372036854775807", .tooLong),
+        ("1000000h1ms", .tooLong), ("1000001h", .tooLong), ("60000001m", .tooLong), ("3600000000.5", .tooLong),
+        ("99999999999999999999999h5x", .malformed),
+    ])
+    func failureKinds(text: String, failure: Duration.ParseFailure) {
+        #expect(Duration.parseChecked(text) == .failure(failure))
+    }
+
+    /// The maximum, written any way, is accepted, and is exact.
+    @Test(arguments: ["1000000h", "60000000m", "3600000000s", "3600000000", "999999h59m59.999999999s"])
+    func upToTheMaximum(text: String) throws {
+        let duration = try #require(Duration.parse(text))
+        #expect(duration <= Duration.maximum)
+        #expect(Duration.parse(Duration.maximumText) == Duration.maximum)
+    }
+
+    /// Values are kept in whole nanoseconds, exactly (no binary fractions of a second).
+    @Test(arguments: [
+        ("1m30s500ms", Duration.milliseconds(90_500)), ("3599.9s", .milliseconds(3_599_900)), ("1.5ms", .microseconds(1_500)),
+        ("0.1", .milliseconds(100)), ("1.000000001s", .nanoseconds(1_000_000_001)), ("0.5h", .seconds(1800)),
+        ("1h2m3s4ms", .milliseconds(3_723_004)), ("007s", .seconds(7)),
+    ])
+    func exactValues(text: String, duration: Duration) {
+        #expect(Duration.parse(text) == duration)
+    }
+
+    /// The compact form is the exact value: it used to round (`1m30s500ms` printed as
+    /// `1m31s`, `3599.9s` as `1h`, `1.5ms` as `2ms`).
+    @Test(arguments: [
+        ("1m30s500ms", "1m30.5s"), ("3599.9s", "59m59.9s"), ("1.5ms", "1.5ms"), ("0.000001s", "0.001ms"),
+        ("3600.5", "1h0.5s"), ("59.999s", "59.999s"), ("1000000h", "1000000h"), ("0.0000000001s", "0s"),
+        ("1.000000001s", "1.000000001s"), ("61m", "1h1m"), ("0", "0s"),
+    ])
+    func compactIsExact(text: String, compact: String) throws {
+        let duration = try #require(Duration.parse(text))
+        #expect(duration.compact == compact)
+        #expect(Duration.parse(duration.compact) == duration, "the compact form parses back")
+    }
+
+    /// Sums saturate at the maximum instead of trapping.
+    @Test func saturatingAdd() {
+        #expect(Duration.seconds(1).saturatingAdd(.seconds(2)) == .seconds(3))
+        #expect(Duration.maximum.saturatingAdd(.maximum) == .maximum)
+        #expect(Duration.maximum.saturatingAdd(.nanoseconds(1)) == .maximum)
+        #expect(Duration.seconds(Int64.max).saturatingAdd(.seconds(Int64.max)) == .maximum)
+    }
+
+    /// A large backoff reaches infinity in Double; the delay stops at the maximum.
+    @Test func retryDelayWithAHugeBackoffIsCapped() {
+        var policy = RetryPolicy(limit: 2000)
+        policy.delay = .maximum
+        policy.backoff = 1e300
+        #expect(policy.delay(beforeAttempt: 2000) == .maximum)
+        #expect(policy.delay(beforeAttempt: 3) == .maximum)
     }
 
     @Test(arguments: [

@@ -144,6 +144,55 @@ import Testing
 
     // MARK: Templates
 
+    // MARK: Depth limit
+
+    /// `n` operands joined by `op`: a flat chain.
+    static func chain(_ operand: String, _ op: String, _ n: Int) -> String {
+        Array(repeating: operand, count: n).joined(separator: " \(op) ")
+    }
+
+    /// `leaf` inside `n` copies of `open` (and as many `close`).
+    static func nested(_ open: String, _ n: Int, _ leaf: String, _ close: String = "") -> String {
+        String(repeating: open, count: n) + leaf + String(repeating: close, count: n)
+    }
+
+    /// (text, offset of the token where the limit is passed); a chain operand with its
+    /// operator is 5 characters, so the 256th operator is at 256 × 5 − 3.
+    static let tooDeep: [(String, Int)] = [
+        (nested("(", 10_000, "a", ")"), 256),
+        (nested("!", 200_000, "a"), 256),
+        (chain("a", "&&", 100_000), 256 * 5 - 3),
+        (chain("a", "||", 50_000), 256 * 5 - 3),
+        (chain("a", "==", 257), 256 * 5 - 3),
+        ("(" + chain("a", "&&", 256) + ")", 0),
+    ]
+
+    /// Deep nesting used to overflow the stack (parser, evaluator, printer). Now the parser
+    /// stops at `maximumDepth` levels: each `(`, `!` and operator above an operand is one.
+    @Test(arguments: tooDeep)
+    func nestingBeyondTheLimitIsASyntaxError(text: String, offset: Int) throws {
+        let failure = try #require(Self.failure(text))
+        #expect(failure.message.contains("\(ExpressionParser.maximumDepth)"))
+        #expect(failure.span.start == Self.locate(offset))
+    }
+
+    static let deepestAccepted: [String] = [
+        nested("(", 255, "true", ")"),
+        nested("!", 255, "true"),
+        chain("true", "&&", 256),
+        chain("false", "||", 256),
+        "!(" + chain("true", "&&", 254) + ")",
+    ]
+
+    /// Exactly at the limit everything still works, down to evaluation and printing.
+    @Test(arguments: deepestAccepted)
+    func nestingUpToTheLimitParsesEvaluatesAndPrints(text: String) throws {
+        let expression = try Self.parse(text)
+        #expect(!expression.text.isEmpty)
+        #expect(expression.references.isEmpty)
+        _ = try Self.evaluate(text)
+    }
+
     @Test func templateParts() throws {
         let (t, failures) = Template.parse("a ${{ x }} b ${{y}}${{ '}}' }}", span: SourceSpan(line: 1, column: 1, length: 1),
                                            locate: { FlowKit.SourceLocation(line: 1, column: 1 + $0) })

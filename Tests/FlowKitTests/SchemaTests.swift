@@ -23,6 +23,26 @@ import Testing
         return try #require(variants.first { ($0["required"] as? [String]) == [kind] }, "no variant for `\(kind)`")
     }
 
+    /// The schema's duration pattern takes exactly the strings the parser takes.
+    @Test(arguments: [
+        "250ms", "1s", "1.5s", "2m", "1h30m", "1h", "90", "0.5", "1h2m3s4ms", "1h4ms", "2m1ms", "  5s\t", "1m30.5s",
+        "", " ", ".5s", "5.s", ".5", "1e3", "-0", "-5s", "0x10", "30m1h", "1h1h", "1h 30m", "5d", "ms", "5 s", "1m5",
+        "99999999999999999999999h",
+    ])
+    func durationPatternAgreesWithTheParser(text: String) throws {
+        let duration = try Self.object(try Self.schema(), "$defs", "duration")
+        let variants = try #require(duration["anyOf"] as? [[String: Any]])
+        let pattern = try #require(variants.compactMap { $0["pattern"] as? String }.first)
+        let regex = try NSRegularExpression(pattern: pattern)
+        let matches = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        // The pattern cannot bound the value: a too long duration matches it.
+        let parses = Duration.parseChecked(text) != .failure(.malformed) && Duration.parseChecked(text) != .failure(.empty)
+            && Duration.parseChecked(text) != .failure(.negative)
+        #expect(matches == parses, "`\(text)`: schema \(matches), parser \(parses)")
+        let number = try #require(variants.first { $0["type"] as? String == "number" })
+        #expect(number["maximum"] as? Int == 3_600_000_000)
+    }
+
     @Test func schemaIsJSONWithADraft() throws {
         let schema = try Self.schema()
         #expect(schema["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")

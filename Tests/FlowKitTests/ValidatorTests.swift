@@ -140,6 +140,24 @@ import Testing
             """)
     }
 
+    /// The message names the relation: the group's outputs are set only when it finishes
+    /// (it used to read "step `top` is inside `top`, which has not finished").
+    @Test func referenceToTheOwnGroupOrItselfSaysWhy() {
+        let loaded = expectDiagnostics("""
+            steps:
+              - name: top
+                sequential:
+                  - name: inner
+                    shell: echo "${{ steps.⟦later-reference⟧top.outputs.x }}"
+              - name: me
+                shell: echo "${{ steps.⟦later-reference⟧me.exit_code }}"
+            """)
+        #expect(loaded.diagnostics.map(\.message) == [
+            "`inner` refers to the outputs of its own enclosing group `top`, which are not set until the group finishes",
+            "`me` refers to its own exit code, which is not set until it finishes",
+        ])
+    }
+
     @Test func siblingsInAConcurrentGroupAreConcurrentReferences() throws {
         let loaded = expectDiagnostics("""
             steps:

@@ -425,6 +425,74 @@ import Testing
             """)
     }
 
+    /// Beyond the documented grammar, or longer than `Duration.maximum`: located errors,
+    /// in every place a duration goes (these used to trap or pass unchecked).
+    @Test func durationsOutsideTheGrammarOrTooLong() {
+        let loaded = expectDiagnostics("""
+            defaults:
+              timeout: ⟦invalid-duration⟧1000001h
+            steps:
+              - delay: ⟦invalid-duration⟧99999999999999999999999h
+              - delay: ⟦invalid-duration⟧1e300
+              - delay: ⟦invalid-duration⟧9223372036854775807
+              - delay: ⟦invalid-duration⟧1e20
+              - delay: ⟦invalid-duration⟧.5s
+              - delay: ⟦invalid-duration⟧5.s
+              - delay: ⟦invalid-duration⟧"1e3"
+              - delay: ⟦invalid-duration⟧"-0"
+              - delay: ⟦invalid-duration⟧0x10
+              - delay: 1000000h
+              - shell: x
+                timeout: ⟦invalid-duration⟧3600000001
+              - shell: x
+                retry: {limit: 1, delay: ⟦invalid-duration⟧1e9999, max_delay: ⟦invalid-duration⟧99999999999999h}
+            """)
+        let tooLong = loaded.diagnostics.filter { $0.message.contains("longer than the maximum") }
+        #expect(tooLong.count == 5)
+        #expect(tooLong.allSatisfy { $0.message.contains(Duration.maximumText) })
+        #expect(loaded.diagnostics.contains { $0.message.contains("`9223372036854775807`") })
+    }
+
+    /// An empty duration says so (the message used to read "invalid duration an empty value").
+    @Test func emptyDurationMessage() {
+        let loaded = expectDiagnostics("""
+            steps:
+              - delay: ⟦invalid-duration⟧""
+            """)
+        #expect(loaded.diagnostics.first?.message == "`delay` is empty; expected a duration such as `5s`")
+    }
+
+    /// Only a string is shorthand for a shell step; the schema agrees.
+    @Test func bareNumbersAndBooleansAreNotSteps() {
+        let loaded = expectDiagnostics("""
+            steps:
+              - ⟦wrong-type⟧5
+              - ⟦wrong-type⟧true
+              - ⟦wrong-type⟧1.5
+              - "5"
+              - 'true'
+              - yes
+            finally:
+              - ⟦wrong-type⟧false
+            """)
+        #expect(loaded.diagnostics.first?.message == "a step must be a mapping or a command string, found a number")
+    }
+
+    /// An empty `allowed` list is named as such (it used to say "found a list").
+    @Test func emptyAllowedListMessage() {
+        let loaded = expectDiagnostics("""
+            actions:
+              a:
+                params:
+                  p: {allowed: ⟦wrong-type⟧[]}
+                steps: ['echo "${{ params.p }}"']
+            steps:
+              - use: a
+                with: {p: x}
+            """)
+        #expect(loaded.diagnostics.first?.message == "`allowed` must be a non-empty list of values, found an empty list")
+    }
+
     @Test func retryProblems() {
         expectDiagnostics("""
             steps:

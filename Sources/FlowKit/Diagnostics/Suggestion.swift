@@ -1,17 +1,10 @@
 /// "Did you mean" suggestions from a list of known names.
 public enum Suggestion {
-    /// The closest candidate to `name`, if it is close enough to be a likely typo.
+    /// The closest candidate to `name`, if it is close enough to be a likely typo. For a
+    /// list asked many times, keep a `SuggestionIndex` instead.
     public static func closest(to name: String, in candidates: some Sequence<String>) -> String? {
-        let lowered = Array(name.lowercased().unicodeScalars)
-        var best: (String, Int)?
-        for candidate in candidates {
-            let distance = editDistance(lowered, Array(candidate.lowercased().unicodeScalars))
-            let limit = max(1, min(3, candidate.unicodeScalars.count / 3 + 1))
-            if distance <= limit, best == nil || distance < best!.1 {
-                best = (candidate, distance)
-            }
-        }
-        return best?.0
+        var index = SuggestionIndex(candidates)
+        return index.closest(to: name)
     }
 
     /// The help text for an unknown name: "did you mean `x`?" or nil.
@@ -19,7 +12,15 @@ public enum Suggestion {
         closest(to: name, in: candidates).map { "did you mean `\($0)`?" }
     }
 
-    /// Damerau–Levenshtein distance (optimal string alignment), so swapped letters count once.
+    /// The largest edit distance at which a candidate of `length` characters is still a
+    /// likely typo: 1 for short names, up to 3 for long ones.
+    static func limit(forLength length: Int) -> Int {
+        max(1, min(SuggestionIndex.widestLimit, length / 3 + 1))
+    }
+
+    /// Damerau–Levenshtein distance (optimal string alignment), so swapped letters count
+    /// once. The full table: the reference the banded `SuggestionIndex.distance` is tested
+    /// against.
     static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

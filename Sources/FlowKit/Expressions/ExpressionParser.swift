@@ -2,7 +2,15 @@
 ///
 /// Precedence, lowest first: `||`, `&&`, `==`/`!=`, `!`, then literals, references,
 /// function calls and parentheses.
+///
+/// Nesting is limited to `maximumDepth` levels, counting each `(`, each `!` and each binary
+/// operator above an operand (so a flat `a && b && …` chain counts one level per `&&`).
+/// The parser, the evaluator and every walk over the tree recurse once per level, so the
+/// limit keeps a hostile or generated expression from overflowing the stack.
 public struct ExpressionParser {
+    /// The deepest expression accepted, as compilers limit bracket nesting.
+    public static let maximumDepth = 256
+
     /// Maps a scalar offset in the expression text to a source location.
     public typealias Locator = (Int) -> SourceLocation
 
@@ -17,6 +25,17 @@ public struct ExpressionParser {
     let locate: Locator
     var tokens: [ExpressionToken] = []
     var position = 0
+    /// Open `(` and `!` around the token being parsed: how deep the parser has recursed.
+    var nesting = 0
+
+    /// A parsed subexpression with the depth of its tree (a leaf is 1).
+    struct Parsed {
+        var expression: Expression
+        var depth: Int
+
+        /// A literal, reference or call: one level.
+        static func leaf(_ expression: Expression) -> Parsed { Parsed(expression: expression, depth: 1) }
+    }
 
     /// Parses `text`; `locate` turns offsets into locations for spans.
     public static func parse(_ text: String, locate: @escaping Locator) -> Result<Expression, Failure> {
@@ -48,7 +67,7 @@ public struct ExpressionParser {
         if case .end = tokens[0].kind {
             throw Failure(message: "empty expression", span: span(0, max(scalars.count, 1)), help: "write an expression between `${{` and `}}`")
         }
-        let expression = try parseOr()
+        let expression = try parseOr().expression
         let token = tokens[position]
         if token.kind != .end {
             throw Failure(message: "unexpected \(describe(token)) after the expression", span: span(token.start, token.end),
@@ -57,72 +76,97 @@ public struct ExpressionParser {
         return expression
     }
 
-    mutating func parseOr() throws(Failure) -> Expression {
+    /// The error for passing `maximumDepth` at `token`.
+    func tooDeep(at token: ExpressionToken) -> Failure {
+        Failure(message: "expression nested more than \(Self.maximumDepth) levels deep", span: span(token.start, token.end),
+                help: "each `(`, `!`, `&&`, `||`, `==` and `!=` above an operand is a level; split the condition")
+    }
+
+    /// A binary node over `left` and `right`, unless it would pass the depth limit.
+    func binary(_ op: Expression.Operator, _ left: Parsed, _ right: Parsed, at token: ExpressionToken) throws(Failure) -> Parsed {
+        let depth = max(left.depth, right.depth) + 1
+        guard depth <= Self.maximumDepth else { throw tooDeep(at: token) }
+        return Parsed(expression: .binary(op, left.expression, right.expression,
+                                          SourceSpan(start: left.expression.span.start, end: right.expression.span.end)),
+                      depth: depth)
+    }
+
+    mutating func parseOr() throws(Failure) -> Parsed {
         var left = try parseAnd()
         while tokens[position].kind == .or {
+            let token = tokens[position]
             position += 1
-            let right = try parseAnd()
-            left = .binary(.or, left, right, SourceSpan(start: left.span.start, end: right.span.end))
+            left = try binary(.or, left, try parseAnd(), at: token)
         }
         return left
     }
 
-    mutating func parseAnd() throws(Failure) -> Expression {
+    mutating func parseAnd() throws(Failure) -> Parsed {
         var left = try parseEquality()
         while tokens[position].kind == .and {
+            let token = tokens[position]
             position += 1
-            let right = try parseEquality()
-            left = .binary(.and, left, right, SourceSpan(start: left.span.start, end: right.span.end))
+            left = try binary(.and, left, try parseEquality(), at: token)
         }
         return left
     }
 
-    mutating func parseEquality() throws(Failure) -> Expression {
+    mutating func parseEquality() throws(Failure) -> Parsed {
         var left = try parseUnary()
         while tokens[position].kind == .equal || tokens[position].kind == .notEqual {
-            let op: Expression.Operator = tokens[position].kind == .equal ? .equal : .notEqual
+            let token = tokens[position]
             position += 1
-            let right = try parseUnary()
-            left = .binary(op, left, right, SourceSpan(start: left.span.start, end: right.span.end))
+            left = try binary(token.kind == .equal ? .equal : .notEqual, left, try parseUnary(), at: token)
         }
         return left
     }
 
-    mutating func parseUnary() throws(Failure) -> Expression {
+    mutating func parseUnary() throws(Failure) -> Parsed {
         let token = tokens[position]
         if token.kind == .not {
+            // Checked before recursing: 200,000 `!` must not reach the stack's end.
+            guard nesting < Self.maximumDepth else { throw tooDeep(at: token) }
             position += 1
+            nesting += 1
             let inner = try parseUnary()
-            return .not(inner, SourceSpan(start: locate(token.start), end: inner.span.end))
+            nesting -= 1
+            guard inner.depth < Self.maximumDepth else { throw tooDeep(at: token) }
+            return Parsed(expression: .not(inner.expression, SourceSpan(start: locate(token.start), end: inner.expression.span.end)),
+                          depth: inner.depth + 1)
         }
         return try parsePrimary()
     }
 
-    mutating func parsePrimary() throws(Failure) -> Expression {
+    mutating func parsePrimary() throws(Failure) -> Parsed {
         let token = tokens[position]
         switch token.kind {
         case .string(let s):
             position += 1
-            return .literal(.string(s), span(token.start, token.end))
+            return .leaf(.literal(.string(s), span(token.start, token.end)))
         case .number(let n):
             position += 1
-            return .literal(.number(n), span(token.start, token.end))
+            return .leaf(.literal(.number(n), span(token.start, token.end)))
         case .leftParen:
+            guard nesting < Self.maximumDepth else { throw tooDeep(at: token) }
             position += 1
+            nesting += 1
             let inner = try parseOr()
+            nesting -= 1
             guard tokens[position].kind == .rightParen else {
                 let t = tokens[position]
                 throw Failure(message: "expected `)`, found \(describe(t))", span: span(t.start, t.end),
                               help: "the `(` at column \(locate(token.start).column) is not closed")
             }
             position += 1
-            return inner
+            // Parentheses count as a level too, so the limit is one count along any path.
+            guard inner.depth < Self.maximumDepth else { throw tooDeep(at: token) }
+            return Parsed(expression: inner.expression, depth: inner.depth + 1)
         case .identifier(let name):
             position += 1
             switch name {
-            case "true": return .literal(.bool(true), span(token.start, token.end))
-            case "false": return .literal(.bool(false), span(token.start, token.end))
-            case "null": return .literal(.null, span(token.start, token.end))
+            case "true": return .leaf(.literal(.bool(true), span(token.start, token.end)))
+            case "false": return .leaf(.literal(.bool(false), span(token.start, token.end)))
+            case "null": return .leaf(.literal(.null, span(token.start, token.end)))
             default: break
             }
             if tokens[position].kind == .leftParen {
@@ -139,7 +183,7 @@ public struct ExpressionParser {
                                   help: Suggestion.closest(to: name, in: Expression.functions).map { "did you mean `\($0)()`?" }
                                     ?? "the functions are success(), failure(), always() and cancelled()")
                 }
-                return .call(Located(name, span(token.start, token.end)), span(token.start, close.end))
+                return .leaf(.call(Located(name, span(token.start, token.end)), span(token.start, close.end)))
             }
             var path = [Located(name, span(token.start, token.end))]
             var end = token.end
@@ -153,7 +197,7 @@ public struct ExpressionParser {
                 path.append(Located(part, span(t.start, t.end)))
                 end = t.end
             }
-            return .reference(path, span(token.start, end))
+            return .leaf(.reference(path, span(token.start, end)))
         default:
             throw Failure(message: "expected a value, found \(describe(token))", span: span(token.start, max(token.end, token.start + 1)))
         }

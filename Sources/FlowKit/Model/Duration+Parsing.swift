@@ -1,73 +1,104 @@
 extension Duration {
-    /// Parses `250ms`, `1s`, `1.5s`, `2m`, `1h30m`, or a bare number of seconds.
-    /// Returns nil for empty, negative or unparseable text.
-    public static func parse(_ text: String) -> Duration? {
-        if let quick = parseSimple(text) { return quick }
-        let trimmed = text.trimmingSpaces
-        guard !trimmed.isEmpty else { return nil }
-        // Fast path: a bare number of seconds.
-        if let first = trimmed.utf8.first, first != UInt8(ascii: "-"), let seconds = Double(trimmed) {
-            guard seconds >= 0, seconds.isFinite else { return nil }
-            return .seconds(seconds)
-        }
-        let scalars = Array(trimmed.unicodeScalars)
-        if let seconds = Double(String(String.UnicodeScalarView(scalars))) {
-            guard seconds >= 0, seconds.isFinite else { return nil }
-            return .seconds(seconds)
-        }
-        var total = 0.0
-        var i = 0
-        var lastUnitRank = Int.max
-        while i < scalars.count {
-            let numberStart = i
-            while i < scalars.count, (scalars[i] >= "0" && scalars[i] <= "9") || scalars[i] == "." { i += 1 }
-            guard i > numberStart, let number = Double(String(String.UnicodeScalarView(scalars[numberStart..<i]))) else { return nil }
-            let unitStart = i
-            while i < scalars.count, scalars[i].properties.isAlphabetic { i += 1 }
-            let unit = String(String.UnicodeScalarView(scalars[unitStart..<i]))
-            let (factor, rank): (Double, Int)
-            switch unit {
-            case "h": (factor, rank) = (3600, 4)
-            case "m": (factor, rank) = (60, 3)
-            case "s": (factor, rank) = (1, 2)
-            case "ms": (factor, rank) = (0.001, 1)
-            default: return nil
-            }
-            // Units must go from larger to smaller, each once (`1h30m`, not `30m1h`).
-            guard rank < lastUnitRank else { return nil }
-            lastUnitRank = rank
-            total += number * factor
-        }
-        return .seconds(total)
+    /// The longest duration a workflow or an option may give: 1,000,000 hours (about 114
+    /// years). Far beyond any real wait, yet its nanoseconds fit an `Int64` with room for a
+    /// sum of two, so sleeping, deadlines and plan totals never overflow.
+    public static let maximum = Duration.seconds(maximumNanoseconds / 1_000_000_000)
+
+    /// `maximum` in nanoseconds.
+    static let maximumNanoseconds: Int64 = 3_600_000_000_000_000_000
+
+    /// `maximum` as written in messages and docs.
+    public static let maximumText = "1000000h"
+
+    /// Why a text is not a duration.
+    public enum ParseFailure: Error, Sendable, Equatable {
+        /// Empty, or only spaces and tabs.
+        case empty
+        /// Starts with `-`.
+        case negative
+        /// Not of the grammar.
+        case malformed
+        /// Of the grammar, but longer than `Duration.maximum`.
+        case tooLong
     }
 
-    /// The common shapes (`1`, `30s`, `250ms`, `2m`, `1h`: whole numbers, one unit) without
-    /// building strings; anything else goes the general way.
-    static func parseSimple(_ text: String) -> Duration? {
-        var value: Int64 = 0
-        var digits = 0
-        var unit: (UInt8, UInt8) = (0, 0)
-        var unitLength = 0
-        for byte in text.utf8 {
-            if unitLength == 0, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                guard digits < 12 else { return nil }
-                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-                digits += 1
-            } else if digits > 0, unitLength < 2, byte >= UInt8(ascii: "a"), byte <= UInt8(ascii: "z") {
-                if unitLength == 0 { unit.0 = byte } else { unit.1 = byte }
-                unitLength += 1
-            } else {
-                return nil
+    /// Parses `250ms`, `1s`, `1.5s`, `2m`, `1h30m`, or a bare number of seconds.
+    /// Returns nil for empty, negative, unparseable or too long text.
+    public static func parse(_ text: String) -> Duration? {
+        try? parseChecked(text).get()
+    }
+
+    /// Parses exactly the documented grammar (surrounding spaces and tabs aside):
+    ///
+    ///     duration = number | [number "h"] [number "m"] [number "s"] [number "ms"]   (at least one)
+    ///     number   = digit {digit} ["." digit {digit}]
+    ///
+    /// A bare number is seconds. Nothing else: no sign, exponent, hex, `.5` or `5.`, which
+    /// `Double(_:)` would take. The value is kept in whole nanoseconds (finer fractions
+    /// round to the nearest one), so `1m30.5s` stays exactly that.
+    public static func parseChecked(_ text: String) -> Result<Duration, ParseFailure> {
+        let trimmed = text.trimmingSpaces
+        if trimmed.isEmpty { return .failure(.empty) }
+        var bytes = trimmed.utf8.makeIterator()
+        var next = bytes.next()
+        if next == UInt8(ascii: "-") { return .failure(.negative) }
+        var total: Int64 = 0
+        var tooLong = false
+        var lastRank = Int.max
+        func isDigit(_ b: UInt8?) -> Bool { b.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false }
+        while next != nil {
+            // The number: whole part in an Int64 (saturating: only "too long" matters once it
+            // is that big), fraction digits kept as text for an exact conversion.
+            guard isDigit(next) else { return .failure(.malformed) }
+            var whole: Int64 = 0
+            while let b = next, isDigit(b) {
+                whole = whole > (Int64.max - 9) / 10 ? Int64.max : whole * 10 + Int64(b - UInt8(ascii: "0"))
+                next = bytes.next()
             }
+            var fraction: [UInt8] = []
+            if next == UInt8(ascii: ".") {
+                next = bytes.next()
+                guard isDigit(next) else { return .failure(.malformed) }
+                while let b = next, isDigit(b) {
+                    fraction.append(b)
+                    next = bytes.next()
+                }
+            }
+            // The unit's letters packed into an integer (no allocation per step of a big file).
+            var unit: UInt32 = 0
+            var unitLength = 0
+            while let b = next, b >= UInt8(ascii: "a"), b <= UInt8(ascii: "z"), unitLength < 3 {
+                unit = unit << 8 | UInt32(b)
+                unitLength += 1
+                next = bytes.next()
+            }
+            let (unitNanoseconds, rank): (Int64, Int)
+            switch unit {
+            case UInt32(UInt8(ascii: "h")): (unitNanoseconds, rank) = (3_600_000_000_000, 4)
+            case UInt32(UInt8(ascii: "m")): (unitNanoseconds, rank) = (60_000_000_000, 3)
+            case UInt32(UInt8(ascii: "s")): (unitNanoseconds, rank) = (1_000_000_000, 2)
+            case UInt32(UInt8(ascii: "m")) << 8 | UInt32(UInt8(ascii: "s")): (unitNanoseconds, rank) = (1_000_000, 1)
+            // A bare number is seconds, and only on its own (`5` but not `1m5`).
+            case 0 where lastRank == Int.max && next == nil: (unitNanoseconds, rank) = (1_000_000_000, 2)
+            default: return .failure(.malformed)
+            }
+            // Units go from larger to smaller, each once (`1h30m`, not `30m1h`).
+            guard rank < lastRank else { return .failure(.malformed) }
+            lastRank = rank
+            guard !tooLong, whole <= maximumNanoseconds / unitNanoseconds else {
+                tooLong = true
+                continue
+            }
+            var part = whole * unitNanoseconds
+            if !fraction.isEmpty {
+                // Below one unit (< 3.6e12 ns), so a Double holds it to far better than a
+                // nanosecond; rounding then gives the exact count.
+                let value = Double("0." + String(decoding: fraction, as: UTF8.self)) ?? 0
+                part += Int64((value * Double(unitNanoseconds)).rounded())
+            }
+            if part > maximumNanoseconds - total { tooLong = true } else { total += part }
         }
-        guard digits > 0 else { return nil }
-        switch (unitLength, unit.0, unit.1) {
-        case (0, _, _), (1, UInt8(ascii: "s"), _): return .seconds(value)
-        case (1, UInt8(ascii: "m"), _): return .seconds(value * 60)
-        case (1, UInt8(ascii: "h"), _): return .seconds(value * 3600)
-        case (2, UInt8(ascii: "m"), UInt8(ascii: "s")): return .milliseconds(value)
-        default: return nil
-        }
+        return tooLong ? .failure(.tooLong) : .success(.nanoseconds(total))
     }
 
     /// The duration in seconds, as a Double.
@@ -76,28 +107,42 @@ extension Duration {
         return Double(s) + Double(attoseconds) / 1e18
     }
 
-    /// A compact form for plans and summaries: `250ms`, `1.5s`, `2m`, `1h30m`.
-    public var compact: String {
-        let total = seconds
-        if total == 0 { return "0s" }
-        if total < 1 { return "\(Int((total * 1000).rounded()))ms" }
-        if total < 60 {
-            let rounded = (total * 1000).rounded() / 1000
-            return rounded == rounded.rounded() ? "\(Int(rounded))s" : "\(trimmed(rounded))s"
-        }
-        var rest = Int(total.rounded())
-        var out = ""
-        if rest >= 3600 { out += "\(rest / 3600)h"; rest %= 3600 }
-        if rest >= 60 { out += "\(rest / 60)m"; rest %= 60 }
-        if rest > 0 { out += "\(rest)s" }
-        return out
+    /// The sum, or `maximum` if it would be longer (plan totals of many long delays).
+    public func saturatingAdd(_ other: Duration) -> Duration {
+        let a = min(self, .maximum), b = min(other, .maximum)
+        return a > .maximum - b ? .maximum : a + b
     }
 
-    private func trimmed(_ value: Double) -> String {
-        var text = String(value)
-        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
+    /// The exact compact form for plans and summaries: `250ms`, `1.5ms`, `1.5s`, `2m`,
+    /// `1h30m`, `1m30.5s`. It parses back to the same duration: nothing is rounded but
+    /// what lies below a nanosecond.
+    public var compact: String {
+        if self < .zero { return "-" + (Duration.zero - self).compact }
+        var (wholeSeconds, attoseconds) = components
+        var nanoseconds = (attoseconds + 500_000_000) / 1_000_000_000
+        if nanoseconds == 1_000_000_000 { wholeSeconds += 1; nanoseconds = 0 }
+        if wholeSeconds == 0 {
+            if nanoseconds == 0 { return "0s" }
+            // Below a second: milliseconds, with the rest as a fraction (`1.5ms`).
+            return Self.decimal(Int64(nanoseconds / 1_000_000), fraction: Int64(nanoseconds % 1_000_000), digits: 6) + "ms"
+        }
+        var out = ""
+        var rest = wholeSeconds
+        if rest >= 60 {
+            if rest >= 3600 { out += "\(rest / 3600)h"; rest %= 3600 }
+            if rest >= 60 { out += "\(rest / 60)m"; rest %= 60 }
+            if rest == 0 && nanoseconds == 0 { return out }
+        }
+        return out + Self.decimal(rest, fraction: Int64(nanoseconds), digits: 9) + "s"
+    }
+
+    /// `whole.fraction` with `fraction` written in `digits` places, trailing zeros dropped.
+    private static func decimal(_ whole: Int64, fraction: Int64, digits: Int) -> String {
+        guard fraction > 0 else { return "\(whole)" }
+        var text = String(fraction)
+        text = String(repeating: "0", count: digits - text.count) + text
+        while text.hasSuffix("0") { text.removeLast() }
+        return "\(whole).\(text)"
     }
 }
 

@@ -19,6 +19,8 @@ public struct RetryPolicy: Sendable, Equatable {
         var seconds = delay.seconds
         for _ in 1..<n { seconds *= backoff }
         if let maxDelay { seconds = min(seconds, maxDelay.seconds) }
+        // A large backoff overflows quickly (2^1000 is infinite): cap it where durations end.
+        if seconds >= Duration.maximum.seconds { return .maximum }
         return .seconds(seconds)
     }
 

@@ -60,8 +60,15 @@ extension WorkflowParser {
                 case "default": param.defaultValue = string(v, "`default`")
                 case "allowed":
                     let list = document[v]
-                    guard list.kind == .sequence, !document.children(of: v).isEmpty else {
+                    guard list.kind == .sequence else {
                         wrongType(v, expected: "a non-empty list of values", what: "`allowed`")
+                        continue
+                    }
+                    // The type is right but nothing could ever be passed: say so rather
+                    // than "found a list", which reads as if a list were wrong.
+                    guard !document.children(of: v).isEmpty else {
+                        bag.error(.wrongType, "`allowed` must be a non-empty list of values, found an empty list", at: valueSpan(list),
+                                  help: "list the values the parameter accepts, or drop `allowed`")
                         continue
                     }
                     param.allowed = document.children(of: v).compactMap { string($0, "an allowed value") }

@@ -35,6 +35,13 @@ extension WorkflowParser {
                           help: "remove the empty `-` item")
                 return nil
             }
+            // Only a string is shorthand for a shell step (as the schema says): `- 5` or
+            // `- true` is more likely a slip than a command named `5`; quoting says it is not.
+            if node.boolValue != nil || node.intValue != nil || node.doubleValue != nil {
+                bag.error(.wrongType, "a step must be a mapping or a command string, found \(node.typeDescription)", at: valueSpan(node),
+                          help: "quote it if it is a command: `- \"\(node.value)\"`")
+                return nil
+            }
             let text = Located(node.value, valueSpan(node))
             return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
         }

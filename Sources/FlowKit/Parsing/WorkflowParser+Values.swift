@@ -80,13 +80,22 @@ extension WorkflowParser {
                       help: "write e.g. `30s`, `1m30s`, `250ms`")
             return nil
         }
-        guard let duration = Duration.parse(node.value) else {
-            let shown = node.value.isEmpty ? "an empty value" : "`\(node.value)`"
-            let help = node.value.trimmingSpaces.hasPrefix("-") ? "durations cannot be negative" : "write e.g. `30s`, `1m30s`, `250ms` or a number of seconds"
-            bag.error(.invalidDuration, "invalid duration \(shown) for \(what)", at: valueSpan(node), help: help)
-            return nil
+        switch Duration.parseChecked(node.value) {
+        case .success(let duration):
+            return Located(duration, valueSpan(node))
+        case .failure(.empty):
+            bag.error(.invalidDuration, "\(what) is empty; expected a duration such as `5s`", at: valueSpan(node),
+                      help: "write e.g. `30s`, `1m30s`, `250ms` or a number of seconds")
+        case .failure(.tooLong):
+            bag.error(.invalidDuration, "duration `\(node.value)` for \(what) is longer than the maximum, \(Duration.maximumText)",
+                      at: valueSpan(node), help: "the longest duration is \(Duration.maximumText), about 114 years")
+        case .failure(.negative):
+            bag.error(.invalidDuration, "invalid duration `\(node.value)` for \(what)", at: valueSpan(node), help: "durations cannot be negative")
+        case .failure(.malformed):
+            bag.error(.invalidDuration, "invalid duration `\(node.value)` for \(what)", at: valueSpan(node),
+                      help: "write e.g. `30s`, `1m30s`, `250ms` or a number of seconds")
         }
-        return Located(duration, valueSpan(node))
+        return nil
     }
 
     mutating func positiveDuration(_ id: Int32, _ what: String) -> Located<Duration>? {

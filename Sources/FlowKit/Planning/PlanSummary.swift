@@ -18,40 +18,43 @@ public struct PlanSummary: Sendable {
         count(plan.root.finally)
         self.total = total
         self.selected = selected
-        shortestWallTime = .seconds(Self.wallTime(plan.root))
+        shortestWallTime = Self.wallTime(plan.root)
     }
 
-    /// Seconds of delay on the critical path, assuming every selected step runs once and
-    /// shell steps take no time. Concurrent groups with `max_parallel` are scheduled in
-    /// file order, as the executor starts them.
-    static func wallTime(_ node: PlanNode) -> Double {
-        guard node.selected else { return 0 }
-        let own: Double
+    /// Delay on the critical path, assuming every selected step runs once and shell steps
+    /// take no time. Concurrent groups with `max_parallel` are scheduled in file order, as
+    /// the executor starts them. Sums saturate at `Duration.maximum`: each delay is at most
+    /// that, but many of them need not be.
+    static func wallTime(_ node: PlanNode) -> Duration {
+        guard node.selected else { return .zero }
+        let own: Duration
         switch node.kind {
-        case .delay(let d): own = d.seconds
-        case .print, .shell: own = 0
+        case .delay(let d): own = d
+        case .print, .shell: own = .zero
         case .sequential, .use:
-            own = node.children.reduce(0) { $0 + wallTime($1) }
+            own = node.children.reduce(.zero) { $0.saturatingAdd(wallTime($1)) }
         case .concurrent(let maxParallel, _):
             let times = node.children.filter(\.selected).map(wallTime)
             if let limit = maxParallel, limit < times.count {
-                var slots = [Double](repeating: 0, count: limit)
+                var slots = [Duration](repeating: .zero, count: limit)
                 for t in times {
                     let i = slots.indices.min { slots[$0] < slots[$1] }!
-                    slots[i] += t
+                    slots[i] = slots[i].saturatingAdd(t)
                 }
-                own = slots.max() ?? 0
+                own = slots.max() ?? .zero
             } else {
-                own = times.max() ?? 0
+                own = times.max() ?? .zero
             }
         }
-        return own + node.finally.reduce(0) { $0 + wallTime($1) }
+        return node.finally.reduce(own) { $0.saturatingAdd(wallTime($1)) }
     }
 
     public var text: String {
         var out = "\(total) step\(total == 1 ? "" : "s")"
         if selected != total { out += " (\(selected) selected)" }
         out += ", shortest wall time \(shortestWallTime.compact)"
+        // The sum saturated (or is exactly the maximum): it is at least that.
+        if shortestWallTime >= .maximum { out += " or more" }
         return out
     }
 }

@@ -87,14 +87,21 @@ public enum WorkflowSchema {
     }
 
     static var value: JSONValue {
-        // Units in order, each at most once (`1h30m`, not `30m1h`), or a bare number of seconds.
+        // Exactly what `Duration.parseChecked` takes: units in order, each at most once
+        // (`1h30m`, not `30m1h`), or a bare number of seconds; no sign, exponent or `.5`;
+        // spaces and tabs around it. One alternative per largest unit, so no look-around
+        // (not every JSON Schema engine has it).
         let n = #"[0-9]+(\.[0-9]+)?"#
-        let durationPattern = #"^\s*(?=[0-9])("# + n + #"h)?("# + n + #"m(?!s))?("# + n + #"s)?("# + n + #"ms)?\s*$|^\s*"# + n + #"\s*$"#
+        let h = n + "h", m = n + "m", s = n + "s", ms = n + "ms"
+        let forms = [n, h + "(" + m + ")?(" + s + ")?(" + ms + ")?", m + "(" + s + ")?(" + ms + ")?", s + "(" + ms + ")?", ms]
+        let durationPattern = #"^[ \t]*("# + forms.joined(separator: "|") + #")[ \t]*$"#
         let defs: [(String, JSONValue)] = [
             ("duration", .object([
                 ("description", .string("250ms, 1s, 1.5s, 2m, 1h30m, or a number of seconds.")),
                 ("anyOf", .array([
-                    .object([("type", .string("number")), ("minimum", .int(0))]),
+                    // A YAML number reaches a schema validator as a JSON number, so `1e3` or `0x10`
+                    // cannot be told from `1000` or `16` here; flow itself rejects them.
+                    .object([("type", .string("number")), ("minimum", .int(0)), ("maximum", .int(Int(Duration.maximum.components.seconds)))]),
                     .object([("type", .string("string")), ("pattern", .string(durationPattern))]),
                 ])),
             ])),

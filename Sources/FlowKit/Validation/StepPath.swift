@@ -2,7 +2,7 @@
 ///
 /// Two paths tell whether one step certainly finished before another, may run beside it,
 /// or runs later — the basis of the `steps.<name>` reference checks.
-struct StepPath: Sendable {
+struct StepPath: Sendable, Equatable {
     /// The kind of list a step sits in.
     enum List: Sendable, Equatable {
         case sequential

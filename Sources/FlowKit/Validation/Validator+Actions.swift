@@ -3,7 +3,7 @@ extension Validator {
     mutating func checkUse(_ use: UseStep, at step: Step) {
         guard let action = workflow.action(named: use.action.value) else {
             bag.error(.unknownAction, "unknown action `\(use.action.value)`", at: use.action.span,
-                      help: Suggestion.help(for: use.action.value, in: workflow.actions.map(\.name.value))
+                      help: actionHelp(for: use.action.value)
                         ?? (workflow.actions.isEmpty ? "declare it under `actions:`" : "the actions are "
                             + workflow.actions.map { "`\($0.name.value)`" }.joined(separator: ", ")))
             return

@@ -56,7 +56,7 @@ extension Validator {
             usedVars.insert(name.value)
             if !workflow.vars.contains(where: { $0.name.value == name.value }) {
                 bag.error(.unknownReference, "unknown variable `\(name.value)`", at: name.span,
-                          help: Suggestion.help(for: name.value, in: workflow.vars.map(\.name.value)) ?? "declare it under `vars:`")
+                          help: varHelp(for: name.value) ?? "declare it under `vars:`")
             }
         case "env":
             guard field(1, "<NAME>") != nil else { return }
@@ -106,7 +106,7 @@ extension Validator {
         guard let target = scope.steps[name.value] else {
             let place = scope.action.map { "action `\($0.name.value)`" } ?? "this workflow"
             bag.error(.unknownReference, "no step named `\(name.value)` in \(place)", at: name.span,
-                      help: Suggestion.help(for: name.value, in: scope.steps.keys.sorted()))
+                      help: stepHelp(for: name.value))
             return
         }
         switch field.value {
@@ -150,8 +150,19 @@ extension Validator {
                       at: name.span, help: "move `\(name.value)` before the `concurrent` group, or both into a `sequential` group",
                       notes: [note])
         case .ancestor:
-            bag.error(.laterReference, "\(site.description) is inside `\(name.value)`, which has not finished when it runs",
-                      at: name.span, notes: [note])
+            // What the reference reads is set only when the target has finished, and the
+            // site runs inside it (or is it), so it can never see the value.
+            let what = field.value == "outputs" ? "the outputs" : field.value == "status" ? "the status" : "the exit code"
+            let are = field.value == "outputs" ? "are" : "is"
+            if site.path == target.path {
+                bag.error(.laterReference,
+                          "\(site.name.map { "`\($0)`" } ?? "this step") refers to \(what.replacing("the ", with: "its own ")), which \(are) not set until it finishes",
+                          at: name.span, help: "refer to `\(name.value)` from a later step", notes: [note])
+            } else {
+                bag.error(.laterReference,
+                          "\(site.name.map { "`\($0)`" } ?? "this step") refers to \(what) of its own enclosing group `\(name.value)`, which \(are) not set until the group finishes",
+                          at: name.span, help: "refer to `\(name.value)` from a step after the group", notes: [note])
+            }
         case .descendant:
             bag.error(.laterReference, "\(site.description) refers to `\(name.value)`, which runs inside it", at: name.span,
                       help: "refer to it from a later step, or from this group's `finally`", notes: [note])

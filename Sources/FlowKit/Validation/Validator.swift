@@ -21,10 +21,36 @@ public struct Validator {
         /// Set inside an action: its parameters.
         var action: Action?
         var usedParams: Set<String> = []
+        /// "Did you mean" over `steps`, built at the first unknown step name: a file may
+        /// have thousands of them, and each used to search (and sort) every name again.
+        var stepSuggestions: SuggestionIndex?
     }
 
     var scope = Scope()
     var usedVars: Set<String> = []
+    /// "Did you mean" over the workflow's variables, built at the first unknown one.
+    var varSuggestions: SuggestionIndex?
+
+    /// The help for an unknown step name in the current scope.
+    mutating func stepHelp(for name: String) -> String? {
+        if scope.stepSuggestions == nil { scope.stepSuggestions = SuggestionIndex(scope.steps.keys.sorted()) }
+        return scope.stepSuggestions!.help(for: name)
+    }
+
+    /// "Did you mean" over the workflow's actions, built at the first unknown one.
+    var actionSuggestions: SuggestionIndex?
+
+    /// The help for an unknown action.
+    mutating func actionHelp(for name: String) -> String? {
+        if actionSuggestions == nil { actionSuggestions = SuggestionIndex(workflow.actions.map(\.name.value)) }
+        return actionSuggestions!.help(for: name)
+    }
+
+    /// The help for an unknown variable.
+    mutating func varHelp(for name: String) -> String? {
+        if varSuggestions == nil { varSuggestions = SuggestionIndex(workflow.vars.map(\.name.value)) }
+        return varSuggestions!.help(for: name)
+    }
 
     public init(workflow: Workflow, bag: DiagnosticBag) {
         self.workflow = workflow

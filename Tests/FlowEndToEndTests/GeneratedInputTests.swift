@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// Inputs too big or too repetitive for a fixture folder, written to a temp directory and
+/// run through the built binary: each once crashed flow or took minutes.
+@Suite struct GeneratedInputTests {
+    /// Writes `yaml` as `wf.yaml` in a fresh directory and runs `flow arguments… wf.yaml`.
+    static func run(_ arguments: [String], on yaml: String) throws -> FlowBinary.Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-generated-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try yaml.write(to: directory.appendingPathComponent("wf.yaml"), atomically: true, encoding: .utf8)
+        return try FlowBinary.run(arguments + ["wf.yaml"], in: directory, timeout: 60)
+    }
+
+    /// A one-step workflow whose `if` is `expression`.
+    static func condition(_ expression: String) -> String {
+        "steps:\n  - if: \"${{ \(expression) }}\"\n    print: hi\n"
+    }
+
+    static let deepExpressions: [(String, String)] = [
+        ("10,000 `(`", String(repeating: "(", count: 10_000) + "true" + String(repeating: ")", count: 10_000)),
+        ("200,000 `!`", String(repeating: "!", count: 200_000) + "true"),
+        ("50,000 `!`", String(repeating: "!", count: 50_000) + "true"),
+        ("100,000 `&&` operands", Array(repeating: "true", count: 100_000).joined(separator: " && ")),
+        ("100,000 `||` operands", Array(repeating: "true", count: 100_000).joined(separator: " || ")),
+    ]
+
+    /// These segfaulted (stack overflow) in validate or plan; now validate reports where
+    /// the expression passes the depth limit and plan refuses the workflow.
+    @Test(arguments: deepExpressions)
+    func deeplyNestedExpressionIsALocatedError(what: String, expression: String) throws {
+        let yaml = Self.condition(expression)
+        let validate = try Self.run(["validate"], on: yaml)
+        #expect(validate.status == 1, "\(what): \(validate.stderr.prefix(300))")
+        #expect(validate.stderr.hasPrefix("wf.yaml:2:"), "\(what): \(validate.stderr.prefix(300))")
+        #expect(validate.stderr.contains("nested more than 256 levels deep [expression-syntax]"))
+        for format in ["text", "json"] {
+            let plan = try Self.run(["plan", "--format", format], on: yaml)
+            #expect(plan.status == 2, "\(what), plan --format \(format): \(plan.stderr.prefix(300))")
+        }
+    }
+
+    /// The deepest expression accepted plans, graphs and runs.
+    @Test func expressionAtTheDepthLimitRuns() throws {
+        let yaml = Self.condition(Array(repeating: "true", count: 256).joined(separator: " && "))
+        for arguments in [["validate"], ["plan"], ["plan", "--format", "json"], ["graph"], ["run"]] {
+            let result = try Self.run(arguments, on: yaml)
+            #expect(result.status == 0, "\(arguments): \(result.stderr.prefix(300))")
+        }
+    }
+
+    /// Thousands of unresolved references each searched every name for a "did you mean"
+    /// (20,000 took minutes). Now the search is bounded: this completes, and the first
+    /// references still get a suggestion.
+    @Test func manyUnresolvedReferencesValidate() throws {
+        let count = 4_000
+        var yaml = "vars:\n" + (0..<count).map { "  v\($0): x\n" }.joined() + "steps:\n"
+        for n in 0..<count {
+            yaml += "  - name: s\(n)\n    print: \"${{ steps.zz\(n).outputs.x }} ${{ vars.zz\(n) }}\"\n"
+        }
+        let result = try Self.run(["validate"], on: yaml)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("\(2 * count) errors, \(count) warnings in 1 file\n"), "\(result.stderr.suffix(200))")
+        #expect(result.stderr.contains("no step named `zz0` in this workflow [unknown-reference]"))
+        #expect(result.stderr.contains("did you mean `s10`?"))
+    }
+
+    /// Duration options take the workflow grammar and maximum: a usage error (exit 2), where
+    /// `--grace 99999999999999999999999h` used to trap.
+    @Test(arguments: [
+        ["run", "--grace", "99999999999999999999999h"], ["run", "--grace", "1000001h"], ["run", "--grace", "1e3"],
+        ["run", "--grace", ".5s"],
+    ])
+    func durationOptionBeyondTheGrammarIsAUsageError(arguments: [String]) throws {
+        let result = try Self.run(arguments, on: "steps:\n  - print: hi\n")
+        #expect(result.status == 2, "\(arguments): \(result.stderr.prefix(300))")
+        #expect(result.stderr.contains("invalid"), "\(result.stderr.prefix(300))")
+    }
+
+    /// `runs --prune-older-than` takes days too; the number is of the duration grammar.
+    @Test(arguments: ["1e400d", "999999999d", "infd", "99999999999999999999999h", "5sd"])
+    func pruneAgeBeyondTheGrammarIsAUsageError(age: String) throws {
+        let result = try FlowBinary.run(["runs", "--prune-older-than", age], in: FileManager.default.temporaryDirectory)
+        #expect(result.status == 2, "\(age): \(result.stderr.prefix(300))")
+        #expect(result.stderr.contains("invalid age"), "\(result.stderr.prefix(300))")
+    }
+
+    @Test func durationOptionAtTheMaximumIsAccepted() throws {
+        let result = try Self.run(["run", "--grace", "1000000h"], on: "steps:\n  - print: hi\n")
+        #expect(result.status == 0, "\(result.stderr.prefix(300))")
+    }
+}
