@@ -123,9 +123,8 @@ import Glibc
         #expect(r.status == 128 + signal, "\(r)")
         #expect(box.lines("log") == ["made", "fin2 cancelled", "unmade"], "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
-        let runs = try box.run(["runs", "--json"])
-        let list = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
-        #expect(list?.first?["state"] as? String == "cancelled", "\(runs)")
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
     }
 
     /// A signal during rollback: rollback goes on to the end, and the run ends `cancelled`.

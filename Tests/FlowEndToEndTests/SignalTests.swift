@@ -44,10 +44,9 @@ import Glibc
         #expect(Self.count(r.stdout, "w1 | got SIG\(name)") == 1, "\(r)")
         #expect(Self.count(r.stdout, "w2 | got SIG\(name)") == 1, "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
-        let runs = try box.run(["runs", "--json"])
-        let list = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
-        #expect(list?.first?["state"] as? String == "cancelled", "\(runs)")
-        #expect(list?.first?["exit_status"] as? Int == Int(128 + signal), "\(runs)")
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
+        #expect(runs.first?["exit_status"] as? Int == Int(128 + signal), "\(runs)")
     }
 
     @Test(arguments: launchers)
@@ -273,10 +272,9 @@ import Glibc
         #expect(Date().timeIntervalSince(second) < 2, "the second signal does not wait for the grace period")
         #expect(box.leftoverProcesses().isEmpty)
         // The journal has the run's end: cancelled with 130, the killed step cancelled.
-        let runs = try box.run(["runs", "--json"])
-        let list = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]]
-        #expect(list?.first?["state"] as? String == "cancelled", "\(runs)")
-        #expect(list?.first?["exit_status"] as? Int == 130, "\(runs)")
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
+        #expect(runs.first?["exit_status"] as? Int == 130, "\(runs)")
         let show = try box.run(["show", "last", "--json"])
         let steps = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["steps"] as? [[String: Any]]
         #expect(steps?.first { $0["name"] as? String == "slowfin" }?["state"] as? String == "cancelled", "\(show)")
