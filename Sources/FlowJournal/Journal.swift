@@ -60,8 +60,14 @@ public final class Journal: @unchecked Sendable {
             // A brand-new file is made without syncs (switching it to WAL and creating the
             // tables cost five fdatasyncs, a third of a first run's journal time): a power
             // cut now can only damage an empty journal, which flow then reports.
+            // A small auto-checkpoint (64 pages, 256 KiB, not SQLite's 4 MiB): every flow
+            // process is the first to open the database, and the first connection rebuilds
+            // the WAL index by reading and checksumming every valid frame of the WAL. With
+            // a WAL grown towards 4 MiB that recovery was ~2.9 M instructions, about 1 ms of
+            // every run's start; now it reads at most a few hundred KiB. The checkpoints
+            // run in the commits that cross the mark (mostly the background ones).
             try connection.execute("""
-                PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864;
+                PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864; PRAGMA wal_autocheckpoint = 64;
                 PRAGMA synchronous = \(fresh ? "OFF" : "NORMAL"); PRAGMA journal_mode = WAL
                 """)
             let created = try connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }

@@ -41,7 +41,7 @@ public final class Executor: Sendable {
         var base = options.environment
         base["FLOW_RUN_ID"] = options.runID
         environment = ChildEnvironment(base)
-        scratch = try ScratchDirectory(runID: options.runID) { [hub] in hub.whenIdle($0) }
+        scratch = try ScratchDirectory(runID: options.runID, expectedFiles: Self.shellCount(plan.root)) { [hub] in hub.whenIdle($0) }
         if plan.root.runsProcesses { ProcessGuard.shared.startSoon() }
     }
 
@@ -112,6 +112,14 @@ public final class Executor: Sendable {
         }
         visit(plan.root)
         return map
+    }
+
+    /// Shell steps at or below `node`, `finally` and `undo` included.
+    static func shellCount(_ node: PlanNode) -> Int {
+        var count = 0
+        if case .shell = node.kind { count += 1 }
+        for child in node.children + node.finally + node.undo { count += shellCount(child) }
+        return count
     }
 
     static func leafCount(_ node: PlanNode) -> Int {

@@ -25,6 +25,10 @@ final class ScratchDirectory: Sendable {
     /// Runs the upkeep off the critical path (the hub's `whenIdle`).
     private let scheduleIdle: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let files = Mutex(Files())
+    /// How many files the run can use without retries (its shell steps, `finally` and
+    /// `undo` included): no more are made in advance, so a short run does not make (and
+    /// remove) a dozen files it never uses. A retry makes its file on the spot.
+    private let expected: Int
 
     private struct Files {
         /// Empty files made in advance, not yet handed out.
@@ -53,7 +57,9 @@ final class ScratchDirectory: Sendable {
         var description: String
     }
 
-    init(runID: String, scheduleIdle: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws {
+    init(runID: String, expectedFiles: Int = .max,
+         scheduleIdle: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws {
+        expected = expectedFiles
         // $TMPDIR when set; else /dev/shm (memory: one file per shell step must not cost a
         // disk write), else /tmp.
         let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -95,7 +101,7 @@ final class ScratchDirectory: Sendable {
             let n = min(files.spent.count, Self.removalsPerPass)
             let removals = Array(files.spent.suffix(n))
             files.spent.removeLast(n)
-            while !files.removed, files.ready.count < Self.readyTarget {
+            while !files.removed, files.ready.count < Self.readyTarget, files.made < expected {
                 files.ready.append(Self.makeFile(in: path, &files))
             }
             return (removals, sweep)
