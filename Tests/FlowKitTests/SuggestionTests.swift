@@ -17,6 +17,13 @@ import Testing
         #expect(Suggestion.closest(to: name, in: StepKind.keywords) == nil)
     }
 
+    /// Help lines list at most ten names, then say how many more there are.
+    @Test func listsAreCapped() {
+        #expect(Suggestion.list(["a", "b"]) == "`a`, `b`")
+        let many = (1...25).map { "n\($0)" }
+        #expect(Suggestion.list(many) == (1...10).map { "`n\($0)`" }.joined(separator: ", ") + " and 15 more")
+    }
+
     @Test func closestWins() {
         #expect(Suggestion.closest(to: "stat", in: ["start", "state", "stat2"]) != nil)
         #expect(Suggestion.closest(to: "abcd", in: ["abxy", "abcx"]) == "abcx")

@@ -14,6 +14,14 @@ public enum Suggestion {
 
     /// The largest edit distance at which a candidate of `length` characters is still a
     /// likely typo: 1 for short names, up to 3 for long ones.
+    /// Names as a help line lists them: each in backticks, at most `limit` of them, then
+    /// how many more (a workflow with hundreds of actions must not get a help line per
+    /// error that long).
+    public static func list(_ names: [String], limit: Int = 10) -> String {
+        let shown = names.prefix(limit).map { "`\($0)`" }.joined(separator: ", ")
+        return names.count > limit ? shown + " and \(names.count - limit) more" : shown
+    }
+
     static func limit(forLength length: Int) -> Int {
         max(1, min(SuggestionIndex.widestLimit, length / 3 + 1))
     }

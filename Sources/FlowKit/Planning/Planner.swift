@@ -61,7 +61,7 @@ public struct Planner {
                 throw PlanError("unknown action `\(actionName)`",
                                 help: Suggestion.help(for: actionName, in: workflow.actions.map(\.name.value))
                                     ?? (workflow.actions.isEmpty ? "this workflow declares no actions" : "the actions are "
-                                        + workflow.actions.map { "`\($0.name.value)`" }.joined(separator: ", ")))
+                                        + Suggestion.list(workflow.actions.map(\.name.value))))
             }
             var with: [(name: String, value: Template)] = []
             for (name, value) in options.with {

@@ -5,7 +5,7 @@ extension Validator {
             bag.error(.unknownAction, "unknown action `\(use.action.value)`", at: use.action.span,
                       help: actionHelp(for: use.action.value)
                         ?? (workflow.actions.isEmpty ? "declare it under `actions:`" : "the actions are "
-                            + workflow.actions.map { "`\($0.name.value)`" }.joined(separator: ", ")))
+                            + Suggestion.list(workflow.actions.map(\.name.value))))
             return
         }
         var given: Set<String> = []
@@ -15,7 +15,7 @@ extension Validator {
                 bag.error(.unknownParam, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
                           help: Suggestion.help(for: name.value, in: action.params.map(\.name.value))
                             ?? (action.params.isEmpty ? "it takes no parameters" : "its parameters are "
-                                + action.params.map { "`\($0.name.value)`" }.joined(separator: ", ")))
+                                + Suggestion.list(action.params.map(\.name.value))))
                 continue
             }
             if let allowed = param.allowed, value.isLiteral, !allowed.contains(where: { $0.value == value.raw }) {
