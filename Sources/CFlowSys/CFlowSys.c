@@ -75,6 +75,9 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
         if (getppid() != r->die_with_parent) _exit(127);
     }
     if (setpgid(0, 0) != 0) goto fail;
+    /* Listed with the guard before anything of the step runs (atomic stores into flow's
+       memory, which this child shares until its exec). */
+    if (r->guard_slot >= 0) cflow_guard_set(r->guard_slot, getpid());
     /* Signals are blocked, so this background group's tcsetpgrp raises no SIGTTOU. */
     if (r->tty_fd >= 0) (void)tcsetpgrp(r->tty_fd, getpid());
     const int from[3] = {r->stdin_fd, r->stdout_fd, r->stderr_fd};

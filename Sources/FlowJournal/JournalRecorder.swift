@@ -41,6 +41,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     private(set) var journal: Journal!
     let metadata: RunMetadata
     let plan: Plan
+    /// When the run started: when the recorder was made, as the run starts (the run's row is
+    /// written later, once the journal is open, possibly after a short run ended: stamped
+    /// then, its end came before its start).
+    let startedAt = Timestamp.now().unix
     var lock: RunLock?
     var lines: [Line] = []
     /// The run's output file (see `Journal.outputPath`), opened on the first output.
@@ -182,7 +186,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)
                     """, [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
                           Journal.hash(m.content), m.content, m.args.json, m.cwd,
-                          Timestamp.now().unix, Int(getpid()), hostName, total])
+                          startedAt, Int(getpid()), hostName, total])
                 for row in rows {
                     try s.run(s.insertStep, .text(m.id), .text(row.0), .int(Int64(row.1)), .int(Int64(row.2)),
                               row.3.map { .text($0) } ?? .null, .text(row.4), .text(row.5))

@@ -21,10 +21,17 @@ import Glibc
             finally:
               - { name: rf1, shell: echo rf1 >> log; exit 4 }
               - { name: rf2, shell: "echo rf2 ${{ run.status }} >> log" }
+              - name: rfgroup
+                sequential:
+                  - { name: rf3, shell: echo rf3 >> log }
+                  - concurrent:
+                      - { name: rf4, shell: echo rf4 >> log }
             """)
         let r = try box.run(["run", "wf.yaml", "--output", "json"])
         #expect(r.status == 1, "\(r)")
-        #expect(box.lines("log") == ["body", "gf1", "gf2 succeeded", "rf1", "rf2 failed"], "\(r)")
+        // `run.status` is the status so far: failed once an earlier finally step failed. A
+        // group in a finally list runs its steps as any group does.
+        #expect(box.lines("log") == ["body", "gf1", "gf2 failed", "rf1", "rf2 failed", "rf3", "rf4"], "\(r)")
         #expect(r.finalState(of: "grp") == "failed", "\(r)")
     }
 
@@ -187,6 +194,59 @@ import Glibc
         #expect(bad.status == 1, "\(bad)")
         #expect(box.lines("log") == ["deploying staging", "deploying prod", "deploying staging"], "\(bad)")
         #expect(bad.finalState(of: "fromoutput") == "failed", "\(bad)")
+        let finished = bad.jsonEvents.first { $0["event"] as? String == "run_finished" }
+        #expect((finished?["counts"] as? [String: Int])?["failed"] == 1, "the failed use step is counted: \(bad)")
         #expect(bad.jsonEvents.contains { ($0["message"] as? String)?.contains("`evil` is not an allowed value of `env`") == true }, "\(bad)")
+    }
+
+    /// `flow undo` interrupted: the rollback goes on to the end, and the undo run ends
+    /// `cancelled` with 128 + the signal.
+    @Test func aSignalDuringFlowUndoCancelsIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: made
+                shell: echo made >> log
+                undo:
+                  shell: $CHILD --stderr ready --sleep 1.5 --print unmade
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let flow = try box.start(["undo", "last", "--output", "prefixed"])
+        #expect(flow.waitFor { _, err in err.contains("| ready") }, "\(flow.stderr)")
+        flow.signal(SIGTERM)
+        let r = try flow.finish(timeout: 20)
+        #expect(r.status == 143, "\(r)")
+        #expect(r.stdout.contains("unmade"), "the undo step ran to its end: \(r)")
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["kind"] as? String == "undo", "\(runs)")
+        #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
+    }
+
+    /// `--output json` writes each event as it happens, also into a pipe: a reader sees a
+    /// step end while the next step still runs.
+    @Test func jsonEventsAreWrittenAsTheyHappen() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: quick, shell: "true" }
+              - { name: long, shell: $CHILD --sleep 30 }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "json"])
+        let seen = flow.waitFor(timeout: 15) { out, _ in out.contains("\"name\":\"long\",\"kind\":\"shell\",\"from\":\"pending\",\"to\":\"running\"") }
+        #expect(seen, "events of a running run reach the pipe: \(flow.stdout)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 20)
+        #expect(r.status == 130, "\(r)")
+    }
+
+    /// A run's recorded start is when it started, not when the journal got to write it: a
+    /// short run's duration is never negative.
+    @Test func recordedDurationsAreNeverNegative() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - print: hi\n")
+        for _ in 0..<5 { #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0) }
+        for run in try JournalEndToEndTests.runs(box) {
+            #expect((run["duration_seconds"] as? Double ?? -1) >= 0, "\(run)")
+        }
     }
 }

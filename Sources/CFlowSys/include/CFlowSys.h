@@ -66,6 +66,11 @@ struct cflow_spawn_request {
     /// Worth it when flow holds many descriptors (the pipes and pidfds of many running
     /// children); it costs five dup3 calls, so not otherwise.
     int share_table;
+    /// If ≥ 0: the guard slot (`cflow_guard_set`) the child lists its own new process group
+    /// in, before it execs. Listed by the parent after the spawn, a flow SIGKILLed in
+    /// between (its spawning thread preempted for a few ms while the step's shell started
+    /// a background job) left that job running: the guard did not know the group.
+    int32_t guard_slot;
 };
 
 /// Opens the descriptors `share_table` spawns pass the child's stdio through (3 slots and

@@ -212,8 +212,11 @@ public final class Executor: Sendable {
                  status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false) async -> StepState
     {
         if !node.selected { return skip(node, frame: frame, isUndo: isUndo, reason: "not selected") }
-        // `run.status` inside `finally` says `cancelled` from the moment the run is.
-        let status = status == .succeeded && cancellation.isCancelled ? .cancelled : status
+        // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
+        // run is, `failed` once an earlier step of the same `finally` list failed.
+        var status = status
+        if status == .succeeded, cancellation.isCancelled { status = .cancelled }
+        if status == .succeeded, runsAlways, scope.hasFailure { status = .failed }
         if Task.isCancelled || (mode == .normal && cancellation.isCancelled) {
             return skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled")
         }
@@ -246,10 +249,14 @@ public final class Executor: Sendable {
             runState.record(instance, previous)
             return .succeeded
         }
+        // A step of a `finally` list runs whatever its siblings did, and so do the steps of
+        // a group there: they must not find an earlier sibling's failure in their scope.
+        let ownScope = runsAlways ? FailureScope(parent: nil) : scope
         var attempt = 1
         while true {
             instance.transition(to: .running)
-            let result = await attemptWithTimeout(instance, context: context, scope: scope, env: stepEnv, mode: mode, status: status)
+            let result = await attemptWithTimeout(instance, context: context, scope: ownScope, env: stepEnv, mode: mode,
+                                                  status: status)
             switch result.state {
             case .succeeded:
                 instance.transition(to: .succeeded, exitCode: result.exitCode, outputs: result.outputs.isEmpty ? nil : result.outputs)
@@ -381,6 +388,8 @@ public final class Executor: Sendable {
                     for child in node.children {
                         _ = skip(child, frame: frame, isUndo: instance.ref.isUndo, reason: "its action was given a value not allowed")
                     }
+                    // The summary counts steps that ran: this one failed without any.
+                    runState.countOwnFailure(instance)
                     return AttemptResult(state: .failed, reason: reason)
                 }
             }
@@ -464,7 +473,11 @@ extension Executor {
 
         let counts = runState.counts
         let failed = (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0
-        let outcome = RunOutcome(status: failed ? .failed : .succeeded, exitCode: failed ? 1 : 0, counts: counts,
+        // A signal does not stop a rollback (it goes on to the end), but the undo run
+        // ends `cancelled` with 128 + the signal, as `flow run` does.
+        let status: RunStatus = cancellation.isCancelled ? .cancelled : (failed ? .failed : .succeeded)
+        let exitCode: Int32 = status == .cancelled ? 128 + (cancellation.signal ?? SIGTERM) : (failed ? 1 : 0)
+        let outcome = RunOutcome(status: status, exitCode: exitCode, counts: counts,
                                  elapsed: Timestamp.monotonic() - start, time: .now())
         bus.emit(.runFinished(outcome))
         bus.finish()

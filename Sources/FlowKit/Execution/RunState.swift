@@ -48,6 +48,12 @@ final class RunState: Sendable {
         }
     }
 
+    /// Counts a group that failed before any step inside it ran (a `use` given a value not
+    /// `allowed`), so the summary shows the failure.
+    func countOwnFailure(_ instance: StepInstance) {
+        state.withLock { $0.leafStates[ObjectIdentifier(instance.node)] = (.failed, ObjectIdentifier(instance)) }
+    }
+
     /// Moves a step's count after its undo ran, when it is the step's latest instance.
     func recount(_ instance: StepInstance, to next: StepState) {
         state.withLock { s in

@@ -50,9 +50,10 @@ public final class ProcessGuard: Sendable {
         }
     }
 
-    /// Lists `group` (a child just spawned, leader of its own group) and returns its slot,
-    /// or -1 when there is no guard. Starts the guard if `startSoon` has not.
-    func watch(_ group: pid_t) -> Int32 {
+    /// Takes a slot for a child about to be spawned, which lists its own group in it before
+    /// it execs (`cflow_spawn_request.guard_slot`); -1 when there is no guard. Starts the
+    /// guard if `startSoon` has not. A spawn that fails gives the slot back with `release`.
+    func reserve() -> Int32 {
         state.withLock { state in
             Self.start(&state)
             guard state.phase == .running else { return -1 }
@@ -63,7 +64,6 @@ public final class ProcessGuard: Sendable {
                 slot = state.slotCount
                 state.slotCount += 1
             }
-            cflow_guard_set(slot, group)
             state.listed += 1
             return slot
         }

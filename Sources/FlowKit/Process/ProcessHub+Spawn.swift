@@ -61,6 +61,8 @@ extension ProcessHub {
         case .bytes: stdinFD = stdinPipe?.read ?? devNullFD
         case .terminal: stdinFD = -1
         }
+        // The child lists its group with the guard itself, before its exec.
+        let guardSlot = ProcessGuard.shared.reserve()
         let rc = path.withCString { path in
             withOptionalCString(spec.directory) { directory in
                 var request = cflow_spawn_request(
@@ -79,11 +81,13 @@ extension ProcessHub {
                     // With many children running, flow holds three descriptors for each:
                     // copying them all into every child (and closing them at its exec)
                     // was a third of flow's CPU time with 1,000 concurrent steps.
-                    share_table: liveChildren >= ProcessHub.sharedTableThreshold ? 1 : 0)
+                    share_table: liveChildren >= ProcessHub.sharedTableThreshold ? 1 : 0,
+                    guard_slot: guardSlot)
                 return cflow_spawn(&request, &pid, &pidfd)
             }
         }
         if rc != 0 {
+            ProcessGuard.shared.release(guardSlot)
             opened.closeAll()
             // The child may have taken the terminal before its exec failed.
             terminal?.takeBack()
@@ -95,8 +99,6 @@ extension ProcessHub {
             throw .failed(executable: spec.executable, errno: rc)
         }
 
-        // Listed with the guard that kills the group should flow die without doing it.
-        let guardSlot = ProcessGuard.shared.watch(pid)
 
         // The child has its copies; ours of the write ends must go, or EOF never comes.
         // The read ends stay blocking until the loop needs otherwise (see `readOutput`):

@@ -11,6 +11,9 @@ public final class JSONReporter: RunObserver, @unchecked Sendable {
     }
 
     public func handle(_ event: RunEvent) {
+        // Every event is written as it happens (a reader of the stream acts on it, and a
+        // second Ctrl-C must not lose what was buffered); output lines go at each chunk's end.
+        defer { out.flush() }
         switch event {
         case .runStarted(let info):
             runID = info.id
