@@ -36,6 +36,20 @@ import Testing
         #expect(try box.run(["logs", "last", "latin1"]).stdoutBytes == Array("caf".utf8) + [0xE9, 0x0A])
     }
 
+    /// flow's own lines (a failure, the summary) start on a line of their own after a step
+    /// left its stderr line unfinished.
+    @Test func flowsOwnLinesStartOnANewLine() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: half, shell: "printf 'no newline' >&2; exit 3" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderrLines.first == "no newline", "\(r)")
+        #expect(r.stderrLines.dropFirst().first?.hasPrefix("✗ half exit 3") == true, "\(r)")
+    }
+
     /// An unfinished line (a prompt, a progress bar) shows while the step still runs: raw
     /// output is passed on as read, not held back until its line ends.
     @Test func anUnfinishedLineShowsWhileTheStepRuns() throws {

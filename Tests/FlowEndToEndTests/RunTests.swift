@@ -818,6 +818,21 @@ import FoundationXML
         #expect(r.stderrLines.last?.hasPrefix("✓ succeeded:") == true, "\(r)")
     }
 
+    /// Under GitHub Actions, a failed attempt that a retry makes good gets no `::error::`
+    /// annotation; a step that stays failed does.
+    @Test func githubAnnotatesOnlyFinalFailures() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: flaky, retry: 1, shell: "test -e marker || { touch marker; exit 1; }" }
+              - { name: broken, shell: exit 2 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 1, "\(r)")
+        let errors = r.stdoutLines.filter { $0.hasPrefix("::error") }
+        #expect(errors.count == 1 && errors.first?.contains("broken") == true, "\(r)")
+    }
+
     @Test func quietPrintsOnlyFailuresAndTheSummary() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.mixedWorkflow)

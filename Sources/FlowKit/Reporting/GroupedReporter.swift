@@ -14,6 +14,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// Each running step's lines so far, as runs of one stream.
     var buffers: [String: [(OutputChannel, [UInt8])]] = [:]
     var log = FailureLog()
+    /// GitHub `::error::` annotations of failed steps, written when the run ends: a failed
+    /// attempt that is retried (and may succeed) gets none.
+    var annotations: [(path: String, text: String)] = []
 
     public init(color: Bool, github: Bool) {
         style = ReporterStyle(color: color)
@@ -24,6 +27,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         switch event {
         case .stepState(let t):
             log.finished(t)
+            if t.to == .retrying { annotations.removeAll { $0.path == t.step.path } }
             guard t.step.isLeaf, t.to.isFinal, t.to != .skipped else { return }
             let detail = ReporterStyle.detail(t)
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
@@ -33,7 +37,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 for (_, bytes) in body { bytes.withUnsafeBytes { out.append($0) } }
                 out.append("::endgroup::\n")
                 if [.failed, .timedOut].contains(t.to) {
-                    out.append("::error title=flow step \(t.step.label) failed::\(t.step.label): \(detail)\n")
+                    annotations.append((t.step.path, "::error title=flow step \(t.step.label) failed::\(t.step.label): \(detail)\n"))
                 }
                 out.flush()
             } else {
@@ -50,6 +54,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             err.append((step.map { "\($0.label): " } ?? "") + message + "\n")
             err.flush()
         case .runFinished(let outcome):
+            for annotation in annotations { out.append(annotation.text) }
             out.flush()
             err.append(style.summary(outcome) + "\n")
             err.flush()

@@ -7,6 +7,9 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     let out = OutputWriter(fd: 1)
     let err = OutputWriter(fd: 2)
     let style: ReporterStyle
+    /// Whether what went to stderr last ended a line: flow's own lines (failures, the
+    /// summary) start on a line of their own, not glued to a step's unfinished one.
+    var stderrAtLineStart = true
 
     public init(color: Bool) {
         style = ReporterStyle(color: color)
@@ -15,15 +18,20 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     public func handle(_ event: RunEvent) {
         switch event {
         case .stepState(let t) where [.failed, .timedOut].contains(t.to) && t.step.isLeaf:
-            err.append("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))\n")
-            err.flush()
+            ownLine("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))")
         case .runFinished(let outcome):
             out.flush()
-            err.append(style.summary(outcome) + "\n")
-            err.flush()
+            ownLine(style.summary(outcome))
         default:
             break
         }
+    }
+
+    private func ownLine(_ text: String) {
+        if !stderrAtLineStart { err.append(byte: 0x0A) }
+        err.append(text + "\n")
+        err.flush()
+        stderrAtLineStart = true
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
@@ -32,6 +40,7 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
         writer.append(line)
         writer.append(byte: 0x0A)
         writer.flush()
+        if stream == .stderr { stderrAtLineStart = true }
     }
 
     public func outputChunk(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {
@@ -39,6 +48,7 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
         let writer = stream == .stdout ? out : err
         writer.append(chunk)
         writer.flush()
+        if stream == .stderr, let last = chunk.last { stderrAtLineStart = last == 0x0A }
     }
 
     public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
