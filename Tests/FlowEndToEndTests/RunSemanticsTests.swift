@@ -249,4 +249,25 @@ import Glibc
             #expect((run["duration_seconds"] as? Double ?? -1) >= 0, "\(run)")
         }
     }
+
+    /// An undo run records the steps it leaves alone as `skipped`, none `pending`.
+    @Test func anUndoRunSkipsTheStepsItLeavesAlone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: write, shell: echo hi > f.txt, undo: { shell: rm f.txt } }
+              - { name: other, print: other }
+              - sequential:
+                  - { name: nested, print: nested }
+            finally:
+              - { name: fin, print: fin }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(!box.exists("f.txt"))
+        let show = try box.run(["show", "last", "--json"])
+        #expect(!show.stdout.contains("\"pending\""), "\(show)")
+        #expect(try JournalEndToEndTests.runs(box).first?["counts"] as? [String: Int] == ["skipped": 3, "undone": 1])
+    }
 }

@@ -468,6 +468,19 @@ extension Executor {
                                 outputs: result.outputs.isEmpty ? nil : result.outputs)
             runState.record(instance, result)
         }
+        // The other steps are not part of this run: skipped (with the reason), not left
+        // `pending` in the journal as if the run had stopped before them.
+        let undone = Set(steps.compactMap { byPath[$0.path].map(ObjectIdentifier.init) })
+        func skipOthers(_ nodes: [PlanNode]) {
+            for node in nodes where !undone.contains(ObjectIdentifier(node)) {
+                if contains(node, anyOf: undone) {
+                    skipOthers(node.children + node.finally)
+                } else {
+                    _ = skip(node, frame: ScopeFrame(id: node.scope, params: [:]), isUndo: false, reason: "not undone by this run")
+                }
+            }
+        }
+        skipOthers(plan.root.children + plan.root.finally)
         runState.status = .failed
         await rollback(env: environment, status: .failed)
 
@@ -486,6 +499,11 @@ extension Executor {
 }
 
 extension Executor {
+    /// Whether `node` holds (below it) one of `nodes`.
+    func contains(_ node: PlanNode, anyOf nodes: Set<ObjectIdentifier>) -> Bool {
+        (node.children + node.finally).contains { nodes.contains(ObjectIdentifier($0)) || contains($0, anyOf: nodes) }
+    }
+
     /// The frame a step of an earlier run ran in: inside an action, the parameters of the
     /// `use` that invoked it, evaluated again (with the recorded outputs) as at run time.
     func recordedFrame(for node: PlanNode) -> ScopeFrame {
