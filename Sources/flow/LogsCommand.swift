@@ -40,6 +40,14 @@ struct LogsCommand: Command {
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         var path: String?
         if let step {
+            // A name used by several steps (one inside an action that runs more than once):
+            // which one is meant cannot be told, so ask for a path rather than pick one.
+            let named = steps.filter { $0.name == step }
+            if named.count > 1 {
+                Console.stderr("error: `\(step)` names \(named.count) steps of run \(id) (an action used more than once); "
+                               + "give one by its path: " + named.map(\.path).joined(separator: ", ") + "\n")
+                throw ExitCode(2)
+            }
             guard let match = JournalInput.step(step, in: steps) else {
                 let names = steps.compactMap(\.name) + steps.map(\.label)
                 Console.stderr("error: run \(id) has no step `\(step)`" + (Suggestion.help(for: step, in: names).map { " (\($0))" } ?? "") + "\n")

@@ -144,4 +144,25 @@ import Testing
         let unknown = try box.run(["logs", "last", "shell@9"])
         #expect(unknown.status == 2 && unknown.stderr.contains("shell@9"), "\(unknown)")
     }
+
+    /// A name that several steps share (inside an action used twice) is refused as STEP,
+    /// with the paths to choose from; a path picks one.
+    @Test func logsRefusesANameSeveralStepsShare() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              act:
+                steps:
+                  - { name: inact, shell: echo in-act }
+            steps:
+              - use: act
+              - use: act
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let both = try box.run(["logs", "last", "inact"])
+        #expect(both.status == 2, "\(both)")
+        #expect(both.stderr.contains("give one by its path: 1.1, 2.1"), "\(both)")
+        let one = try box.run(["logs", "last", "2.1"])
+        #expect(one.status == 0 && one.stdout == "in-act\n", "\(one)")
+    }
 }
