@@ -18,7 +18,8 @@ extension JournalRecorder {
             guarded { db, _ in
                 try db.execute("UPDATE steps SET state = 'cancelled', ended_at = ? WHERE run_id = ? AND state IN ('running', 'retrying')",
                                [now, id])
-                try db.execute("UPDATE steps SET state = 'undo_failed', ended_at = ? WHERE run_id = ? AND state = 'undoing'", [now, id])
+                // A step being undone keeps its own times (a rollback does not move them).
+                try db.execute("UPDATE steps SET state = 'undo_failed' WHERE run_id = ? AND state = 'undoing'", [id])
                 try db.execute("UPDATE runs SET state = 'cancelled', exit_status = ?, ended_at = ? WHERE id = ? AND state = 'running'",
                                [Int(exitStatus), now, id])
             }
