@@ -90,4 +90,53 @@ import Testing
         let result = try Self.run(["run", "--grace", "1000000h"], on: "steps:\n  - print: hi\n")
         #expect(result.status == 0, "\(result.stderr.prefix(300))")
     }
+
+    /// `a0` uses `a1` uses … `a(n-1)`, and the steps use `a0`.
+    static func actionChain(_ n: Int, cycle: Bool = false) -> String {
+        var yaml = "actions:\n"
+        for i in 0..<n {
+            let next = i < n - 1 ? "use: a\(i + 1)" : (cycle ? "use: a0" : "print: end")
+            yaml += "  a\(i):\n    steps:\n      - \(next)\n"
+        }
+        return yaml + "steps:\n  - use: a0\n"
+    }
+
+    /// A chain of actions as deep as planning allows (64 `use` levels) validates and plans;
+    /// one level more is an error at the use site, from validate too (it was a crash at
+    /// 20,000, after minutes of a quadratic recursion check).
+    @Test(arguments: [64, 65, 20_000])
+    func chainsOfActionsAreCheckedWithoutRecursion(_ n: Int) throws {
+        let yaml = Self.actionChain(n)
+        let validate = try Self.run(["validate"], on: yaml)
+        let plan = try Self.run(["plan"], on: yaml)
+        if n <= 64 {
+            #expect(validate.status == 0, "\(validate.stderr.prefix(400))")
+            #expect(plan.status == 0, "\(plan.stderr.prefix(400))")
+        } else {
+            #expect(validate.status == 1, "\(validate.stderr.prefix(400))")
+            #expect(validate.stderr.components(separatedBy: "[expansion-limit]").count == 2, "one error: \(validate.stderr.prefix(400))")
+            #expect(validate.stderr.contains("`use` steps nest more than 64 levels deep"), "\(validate.stderr.prefix(400))")
+            #expect(plan.status == 2 && plan.stderr.contains("[expansion-limit]"), "plan reports the same: \(plan.stderr.prefix(400))")
+        }
+    }
+
+    /// A cycle of thousands of actions is one error, not one per site with the whole chain.
+    @Test func aLongCycleOfActionsIsOneError() throws {
+        let validate = try Self.run(["validate"], on: Self.actionChain(5_000, cycle: true))
+        #expect(validate.status == 1, "\(validate.stderr.prefix(400))")
+        #expect(validate.stderr.components(separatedBy: "[action-recursion]").count == 2, "\(validate.stderr.prefix(400))")
+        #expect(validate.stderr.contains("through a cycle of 5000 actions"), "\(validate.stderr.prefix(400))")
+        #expect(validate.stderr.utf8.count < 2_000, "\(validate.stderr.utf8.count) bytes")
+    }
+
+    /// 20,000 variables each referenced once validate at once (a scan of the variables per
+    /// reference took 14 s).
+    @Test func thousandsOfVariablesAreLookedUpByName() throws {
+        var yaml = "vars:\n"
+        for i in 0..<20_000 { yaml += "  v\(i): x\n" }
+        yaml += "steps:\n"
+        for i in 0..<20_000 { yaml += "  - print: \"${{ vars.v\(i) }}\"\n" }
+        let validate = try Self.run(["validate"], on: yaml)
+        #expect(validate.status == 0, "\(validate.stderr.prefix(400))")
+    }
 }

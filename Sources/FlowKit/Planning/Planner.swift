@@ -7,9 +7,17 @@ public struct Planner {
     /// The variables after `--var`, for checking `with` values built from them.
     var statics: StaticContext
 
+    /// The actions and their parameters by name, built once.
+    let actionTable: ActionTable
+
+    /// How deep `use` steps may nest (an action using one that uses one…): planning
+    /// recurses once per level.
+    public static let maxUseDepth = 64
+
     public init(workflow: Workflow, options: PlanOptions) {
         self.workflow = workflow
         self.options = options
+        actionTable = ActionTable(workflow.actions)
         statics = StaticContext(vars: [:], workflowName: workflow.displayName)
     }
 
@@ -31,6 +39,8 @@ public struct Planner {
         var skipped = false
         var scope: Int
         var depth: Int
+        /// How many `use` steps enclose this point (see `Planner.maxUseDepth`).
+        var useDepth = 0
     }
 
     mutating func build() throws(PlanError) -> Plan {
@@ -47,7 +57,7 @@ public struct Planner {
             vars[index].1 = value
         }
         statics.vars = Dictionary(vars, uniquingKeysWith: { $1 })
-        let onlyScope = options.action.flatMap { workflow.action(named: $0)?.steps } ?? (workflow.steps + workflow.finally)
+        let onlyScope = options.action.flatMap { actionTable.action(named: $0)?.steps } ?? (workflow.steps + workflow.finally)
         if let only = options.only, !Self.contains(name: only, in: onlyScope) {
             var names: [String] = []
             Self.collectNames(onlyScope, into: &names)
@@ -57,7 +67,7 @@ public struct Planner {
                               tagMatched: options.tags.isEmpty, insideOnly: options.only == nil, scope: 0, depth: 0)
         let root: PlanNode
         if let actionName = options.action {
-            guard let action = workflow.action(named: actionName) else {
+            guard let action = actionTable.action(named: actionName) else {
                 throw PlanError("unknown action `\(actionName)`",
                                 help: Suggestion.help(for: actionName, in: workflow.actions.map(\.name.value))
                                     ?? (workflow.actions.isEmpty ? "this workflow declares no actions" : "the actions are "
@@ -65,7 +75,7 @@ public struct Planner {
             }
             var with: [(name: String, value: Template)] = []
             for (name, value) in options.with {
-                guard let param = action.param(named: name) else {
+                guard let param = actionTable.param(named: name, of: action.name.value) else {
                     throw PlanError("action `\(actionName)` has no parameter `\(name)`",
                                     help: Suggestion.help(for: name, in: action.params.map(\.name.value)))
                 }
@@ -148,7 +158,7 @@ public struct Planner {
             finally = try nodes(group.finally, prefix: sub + "f", context: inner)
             isLeaf = false
         case .use(let use):
-            guard let action = workflow.action(named: use.action.value) else {
+            guard let action = actionTable.action(named: use.action.value) else {
                 throw PlanError("unknown action `\(use.action.value)`")
             }
             return try useNode(action: action, with: use.with, path: path, name: step.name?.value, base: step, context: inner)
@@ -183,8 +193,13 @@ public struct Planner {
     mutating func useNode(action: Action, with: [(name: String, value: Template)], path: String, name: String?,
                           base: Step?, context: Context) throws(PlanError) -> PlanNode
     {
-        guard context.depth < 64 else { throw PlanError("`use` steps nest deeper than 64 levels") }
+        // Validation reports a deeper chain at its use site (`use-depth`); this guards
+        // the planner's recursion all the same.
+        guard context.useDepth < Self.maxUseDepth else {
+            throw PlanError("`use` steps nest more than \(Self.maxUseDepth) levels deep (at action `\(action.name.value)`)")
+        }
         var inner = context
+        inner.useDepth += 1
         inner.scope = nextScope
         nextScope += 1
         // Parameters not given take their defaults, so the plan shows every value.

@@ -1,7 +1,7 @@
 /// Checks of `use:` sites: the action exists, its parameters fit, and no action uses itself.
 extension Validator {
     mutating func checkUse(_ use: UseStep, at step: Step) {
-        guard let action = workflow.action(named: use.action.value) else {
+        guard let action = actionTable.action(named: use.action.value) else {
             bag.error(.unknownAction, "unknown action `\(use.action.value)`", at: use.action.span,
                       help: actionHelp(for: use.action.value)
                         ?? (workflow.actions.isEmpty ? "declare it under `actions:`" : "the actions are "
@@ -11,7 +11,7 @@ extension Validator {
         var given: Set<String> = []
         for (name, value) in use.with {
             given.insert(name.value)
-            guard let param = action.param(named: name.value) else {
+            guard let param = actionTable.param(named: name.value, of: action.name.value) else {
                 bag.error(.unknownParam, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
                           help: Suggestion.help(for: name.value, in: action.params.map(\.name.value))
                             ?? (action.params.isEmpty ? "it takes no parameters" : "its parameters are "
@@ -35,17 +35,13 @@ extension Validator {
     static let maxExpandedSteps = 1_000_000
 
     /// Reports the `use` step at which the expanded workflow grows past the limit.
-    mutating func checkExpansion() {
+    mutating func checkExpansion(_ graph: CallGraph, index: [String: Int]) {
+        // Each action's size, computed once, in the call graph's component order: an action
+        // comes after every action it uses, so no recursion through a chain of actions (one
+        // of 20,000 overflowed the stack). A use within a cycle counts 0: it is reported
+        // as recursion.
         var sizes: [String: Int] = [:]
-        var visiting: Set<String> = []
-        func size(ofAction name: String) -> Int {
-            if let known = sizes[name] { return known }
-            guard let action = workflow.action(named: name), visiting.insert(name).inserted else { return 0 }
-            let total = size(of: action.steps)
-            visiting.remove(name)
-            sizes[name] = total
-            return total
-        }
+        func size(ofAction name: String) -> Int { sizes[name] ?? 0 }
         func size(of steps: [Step]) -> Int {
             var total = 0
             for step in steps {
@@ -54,6 +50,11 @@ extension Validator {
                 total = min(total &+ size(of: step.children) &+ size(of: step.finallySteps) &+ size(of: step.undo ?? []), Int.max / 4)
             }
             return total
+        }
+        let actions = workflow.actions
+        for i in actions.indices.sorted(by: { graph.component[$0] < graph.component[$1] })
+        where index[actions[i].name.value] == i {
+            sizes[actions[i].name.value] = size(of: actions[i].steps)
         }
         var running = 0
         var reported = false
@@ -86,23 +87,54 @@ extension Validator {
     }
 
     /// Reports every `use` inside an action that leads back to that action.
-    mutating func checkRecursion() {
-        var calls: [String: [Located<String>]] = [:]
-        for action in workflow.actions {
-            var sites: [Located<String>] = []
-            Self.useSites(action.steps, into: &sites)
-            calls[action.name.value] = sites
-        }
-        for action in workflow.actions {
-            for site in calls[action.name.value] ?? [] {
-                if let cycle = Self.path(from: site.value, to: action.name.value, calls: calls) {
-                    let chain = ([action.name.value] + cycle).map { "`\($0)`" }.joined(separator: " → ")
-                    bag.error(.actionRecursion, "action `\(action.name.value)` uses itself: \(chain)", at: site.span,
+    mutating func checkRecursion(_ graph: CallGraph, index: [String: Int]) {
+        let actions = workflow.actions
+        var calls: [String: [Located<String>]]?
+        var reportedCycles: Set<Int> = []
+        for (i, action) in actions.enumerated() where index[action.name.value] == i {
+            for (site, target) in graph.sites[i] where graph.isRecursive(from: i, to: target) {
+                let cycle = graph.component[i]
+                if graph.componentSize[cycle] > Self.cycleReportLimit {
+                    // A cycle of thousands of actions: one error, not one per site with the
+                    // whole chain each (quadratic output).
+                    guard reportedCycles.insert(cycle).inserted else { continue }
+                    let members = actions.indices.filter { graph.component[$0] == cycle }.map { actions[$0].name.value }
+                    bag.error(.actionRecursion, "action `\(action.name.value)` uses itself, through a cycle of "
+                              + "\(members.count) actions: " + Suggestion.list(members, limit: 8), at: site.span,
                               help: "actions cannot call themselves, directly or through others")
+                    continue
                 }
+                if calls == nil {
+                    var all: [String: [Located<String>]] = [:]
+                    for (k, other) in actions.enumerated() where index[other.name.value] == k {
+                        all[other.name.value] = graph.sites[k].map(\.site)
+                    }
+                    calls = all
+                }
+                let chainNames = Self.path(from: site.value, to: action.name.value, calls: calls!) ?? [site.value]
+                let chain = ([action.name.value] + chainNames).map { "`\($0)`" }.joined(separator: " → ")
+                bag.error(.actionRecursion, "action `\(action.name.value)` uses itself: \(chain)", at: site.span,
+                          help: "actions cannot call themselves, directly or through others")
             }
         }
     }
+
+    /// Reports the `use` sites where a chain of actions grows deeper than planning allows
+    /// (`Planner.maxUseDepth`): the site whose action would be the first level too many.
+    mutating func checkUseDepth(_ graph: CallGraph, index: [String: Int]) {
+        let depths = graph.useDepths()
+        let limit = Planner.maxUseDepth
+        for (i, action) in workflow.actions.enumerated() where index[action.name.value] == i {
+            for (site, target) in graph.sites[i] where !graph.isRecursive(from: i, to: target) && depths[target] == limit {
+                bag.error(.expansionLimit, "`use` steps nest more than \(limit) levels deep: running `\(action.name.value)` "
+                          + "uses `\(site.value)`, whose own `use` steps go \(limit) levels down", at: site.span,
+                          help: "flatten the chain of actions (at most \(limit) `use` levels)")
+            }
+        }
+    }
+
+    /// Cycles of more actions are reported once, not at each of their sites.
+    static let cycleReportLimit = 64
 
     static func useSites(_ steps: [Step], into sites: inout [Located<String>]) {
         for step in steps {

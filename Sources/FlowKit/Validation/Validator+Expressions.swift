@@ -54,7 +54,7 @@ extension Validator {
             guard let name = field(1, "<name>") else { return }
             noMore(2)
             usedVars.insert(name.value)
-            if !workflow.vars.contains(where: { $0.name.value == name.value }) {
+            if !varNames.contains(name.value) {
                 bag.error(.unknownReference, "unknown variable `\(name.value)`", at: name.span,
                           help: varHelp(for: name.value) ?? "declare it under `vars:`")
             }
@@ -70,7 +70,7 @@ extension Validator {
                 return
             }
             scope.usedParams.insert(name.value)
-            if action.param(named: name.value) == nil {
+            if actionTable.param(named: name.value, of: action.name.value) == nil {
                 bag.error(.unknownReference, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
                           help: Suggestion.help(for: name.value, in: action.params.map(\.name.value)) ?? "declare it under `params:`")
             }

@@ -55,7 +55,14 @@ public struct Validator {
     public init(workflow: Workflow, bag: DiagnosticBag) {
         self.workflow = workflow
         self.bag = bag
+        actionTable = ActionTable(workflow.actions)
+        varNames = Set(workflow.vars.map(\.name.value))
     }
+
+    /// The actions and their parameters by name (see `ActionTable`).
+    let actionTable: ActionTable
+    /// The declared variables' names.
+    let varNames: Set<String>
 
     /// Validates `workflow`, adding diagnostics to `bag`.
     public static func validate(_ workflow: Workflow, into bag: inout DiagnosticBag) {
@@ -65,8 +72,14 @@ public struct Validator {
     }
 
     mutating func run() {
-        checkRecursion()
-        checkExpansion()
+        var actionIndex: [String: Int] = [:]
+        for (i, action) in workflow.actions.enumerated() where actionIndex[action.name.value] == nil {
+            actionIndex[action.name.value] = i
+        }
+        let graph = CallGraph(actions: workflow.actions, index: actionIndex)
+        checkRecursion(graph, index: actionIndex)
+        checkUseDepth(graph, index: actionIndex)
+        checkExpansion(graph, index: actionIndex)
         // The workflow's own scope: steps, finally, and their undo steps.
         scope = Scope()
         collectNames(workflow.steps, base: StepPath(components: []), list: .sequential)
