@@ -233,7 +233,7 @@ import Testing
 
     @Test func invalidNames() {
         expectDiagnostics("""
-            name: any text is a fine workflow name
+            name: ⟦invalid-name⟧any text is not a workflow name
             env:
               ⟦invalid-name⟧MY-VAR: x
               ⟦invalid-name⟧1ABC: y

@@ -70,7 +70,12 @@ public struct WorkflowParser {
                     }
                     workflow.version = version
                 }
-            case "name": workflow.name = string(value, "the workflow `name`")
+            case "name":
+                workflow.name = string(value, "the workflow `name`")
+                if let name = workflow.name, !Self.isIdentifier(name.value) {
+                    bag.error(.invalidName, "invalid workflow name `\(name.value)`", at: name.span,
+                              help: "names match [A-Za-z_][A-Za-z0-9_-]*; say more under `description`")
+                }
             case "description": workflow.description = string(value, "`description`")
             case "shell": workflow.shell = shellProgram(value)
             case "env": workflow.env = envVars(value)
