@@ -66,7 +66,7 @@ struct RunsCommand: Command {
         var rows = [["ID", "STATE", "STARTED", "DURATION", "WORKFLOW", "STEPS"]]
         for run in runs {
             let duration = run.endedAt.map { formatElapsed($0 - run.startedAt) } ?? "-"
-            var workflow = run.workflowName
+            var workflow = ControlEscaping.escaped(run.workflowName)
             if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
             rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, JournalInput.counts(run.counts)])
         }

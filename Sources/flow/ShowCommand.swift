@@ -45,7 +45,9 @@ struct ShowCommand: Command {
             Console.stdout(value.rendered(pretty: true) + "\n")
             return
         }
-        var header = "run \(record.id) · \(record.workflowName) (\(record.workflowPath)) · \(record.state)"
+        // Names from the file (its name, its workflow name) are shown with control
+        // characters escaped: a terminal must not act on them.
+        var header = "run \(record.id) · \(ControlEscaping.escaped(record.workflowName)) (\(ControlEscaping.escaped(record.workflowPath))) · \(record.state)"
         if let exit = record.exitStatus { header += " (exit \(exit))" }
         if let ended = record.endedAt { header += " · \(formatElapsed(ended - record.startedAt))" }
         Console.stdout(header + "\n")

@@ -27,8 +27,9 @@ enum WorkflowInput {
         do {
             return try Planner.plan(workflow, options: options)
         } catch {
-            Console.stderr("error: \(error.message)\n")
-            if let help = error.help { Console.stderr("help: \(help)\n") }
+            // The message may quote a --var or --with value: control characters escaped.
+            Console.stderr("error: \(ControlEscaping.escaped(error.message))\n")
+            if let help = error.help { Console.stderr("help: \(ControlEscaping.escaped(help))\n") }
             throw ExitCode(2)
         }
     }

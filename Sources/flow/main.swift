@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FlowCommandLine
+import FlowKit
 
 // Usage errors exit with 2 (the contract); help, --version and completion scripts exit 0.
 do {
@@ -18,7 +19,8 @@ do {
     }
     Glibc.exit(0)
 } catch let error as UsageError {
-    Console.stderr(HelpFormatter.error(error))
+    // A usage error quotes what was typed: control characters escaped, line breaks kept.
+    Console.stderr(ControlEscaping.escaped(HelpFormatter.error(error), except: ["\n"]))
     Glibc.exit(2)
 } catch let exit as ExitCode {
     Glibc.exit(exit.rawValue)

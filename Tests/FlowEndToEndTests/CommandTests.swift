@@ -199,4 +199,20 @@ import Testing
         #expect(plan.status == 2, "plan should refuse cleanly, got \(plan.status): \(plan.stderr.prefix(300))")
         #expect(plan.status != 0, "it can never succeed")
     }
+
+    /// Control characters that come from the workflow or the command line are escaped in
+    /// graphs, usage errors and plan errors: a terminal must not act on them.
+    @Test func controlCharactersAreEscapedInGraphsAndCommandLineErrors() throws {
+        let box = try RunSandbox()
+        try box.write("g.yaml", "steps:\n  - print: \"x\\e[2Jy\"\n")
+        for format in ["mermaid", "dot"] {
+            let graph = try box.run(["graph", "--format", format, "g.yaml"])
+            #expect(graph.status == 0, "\(graph)")
+            #expect(!graph.stdout.contains("\u{1B}") && graph.stdout.contains("u{1B}[2Jy"), "\(graph)")
+        }
+        let badVar = try box.run(["plan", "g.yaml", "--var", "zz\u{1B}[31m=1"])
+        #expect(badVar.status == 2 && badVar.stderr.contains("`zz\\u{1B}[31m`") && !badVar.stderr.contains("\u{1B}"), "\(badVar)")
+        let badGrace = try box.run(["run", "--grace", "\u{1B}[31m5s", "g.yaml"])
+        #expect(badGrace.status == 2 && !badGrace.stderr.contains("\u{1B}"), "\(badGrace)")
+    }
 }

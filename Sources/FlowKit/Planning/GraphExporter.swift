@@ -142,11 +142,12 @@ public struct GraphExporter {
         return text
     }
 
+    // Control characters first (as `\u{1B}`): a graph is text someone views or pipes.
     static func mermaidEscape(_ s: String) -> String {
-        s.replacing("\"", with: "#quot;").replacing("<", with: "#lt;").replacing(">", with: "#gt;")
+        ControlEscaping.escaped(s).replacing("\"", with: "#quot;").replacing("<", with: "#lt;").replacing(">", with: "#gt;")
     }
 
     static func dotEscape(_ s: String) -> String {
-        s.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+        ControlEscaping.escaped(s).replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
     }
 }
