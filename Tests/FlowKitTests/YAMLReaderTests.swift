@@ -72,6 +72,20 @@ import Testing
         #expect(document.node("steps", 0, "print")?.value == "one")
     }
 
+    /// libyaml's reader reports a control character by byte offset: the diagnostic is at
+    /// the character (after a BOM and multi-byte characters too), not at 1:1.
+    @Test(arguments: [
+        ("steps:\n  - print: ab\u{1B}cd\n", "2:14"),
+        ("\u{FEFF}steps:\n  - print: ab\u{7F}cd\n", "2:14"),
+        ("steps:\n  - print: éé\u{01}x\n", "2:14"),
+    ])
+    func controlCharacterIsReportedWhereItIs(_ text: String, _ expected: String) throws {
+        let (_, diagnostics) = readYAML(text)
+        try #require(diagnostics.count == 1)
+        #expect(diagnostics[0].code == .yamlSyntax)
+        #expect(at(diagnostics[0].span) == expected)
+    }
+
     @Test func duplicateKeysEverywhereAreAllReported() {
         let (_, diagnostics) = readYAML("""
             a: 1

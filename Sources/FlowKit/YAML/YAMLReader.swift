@@ -394,6 +394,13 @@ extension YAMLReader {
             let problem = Self.string(parser.problem.map { UnsafeMutablePointer(mutating: UnsafeRawPointer($0).assumingMemoryBound(to: yaml_char_t.self)) }) ?? "invalid YAML"
             let context = Self.string(parser.context.map { UnsafeMutablePointer(mutating: UnsafeRawPointer($0).assumingMemoryBound(to: yaml_char_t.self)) })
             var location = location(parser.problem_mark)
+            // libyaml's reader (bad bytes, control characters) gives a byte offset, not a
+            // mark: without this the error showed at 1:1.
+            if parser.error == YAML_READER_ERROR {
+                // Its offset does not count a byte order mark.
+                let bom = file.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+                location = file.location(ofByte: Int(parser.problem_offset) + bom)
+            }
             // At the end of the input libyaml points past the last line; the construct left
             // open (the `[`, the quote) is the useful place.
             if location.line > max(file.lineCount, 1) {
