@@ -472,6 +472,14 @@ import Testing
               - "5"
               - 'true'
               - yes
+              - ⟦wrong-type⟧.inf
+              - ⟦wrong-type⟧-.inf
+              - ⟦wrong-type⟧.nan
+              - ⟦wrong-type⟧0o17
+              - ⟦wrong-type⟧0x1F
+              - ⟦wrong-type⟧!!float 1
+              - ⟦invalid-value⟧""
+              - ⟦invalid-value⟧"   "
             finally:
               - ⟦wrong-type⟧false
             """)

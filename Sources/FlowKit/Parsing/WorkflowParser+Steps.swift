@@ -37,12 +37,24 @@ extension WorkflowParser {
             }
             // Only a string is shorthand for a shell step (as the schema says): `- 5` or
             // `- true` is more likely a slip than a command named `5`; quoting says it is not.
-            if node.boolValue != nil || node.intValue != nil || node.doubleValue != nil {
-                bag.error(.wrongType, "a step must be a mapping or a command string, found \(node.typeDescription)", at: valueSpan(node),
+            let typedTags: Set<String> = ["tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
+                                          "tag:yaml.org,2002:null"]
+            if node.boolValue != nil || node.intValue != nil || node.doubleValue != nil || node.tag.map(typedTags.contains) == true {
+                let found = switch node.tag {
+                case "tag:yaml.org,2002:int", "tag:yaml.org,2002:float": "a number"
+                case "tag:yaml.org,2002:bool": "a boolean"
+                case "tag:yaml.org,2002:null": "null"
+                default: node.typeDescription
+                }
+                bag.error(.wrongType, "a step must be a mapping or a command string, found \(found)", at: valueSpan(node),
                           help: "quote it if it is a command: `- \"\(node.value)\"`")
                 return nil
             }
             let text = Located(node.value, valueSpan(node))
+            if text.value.isBlank {
+                bag.error(.invalidValue, "a step has an empty command", at: text.span, help: "remove the item, or write the command")
+                return nil
+            }
             return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {

@@ -63,7 +63,11 @@ public struct YAMLNode: Sendable {
     /// The integer a plain scalar spells, if any.
     public var intValue: Int? {
         guard isPlainScalar else { return nil }
-        return Int(value)
+        if let decimal = Int(value) { return decimal }
+        // YAML 1.2 core also spells integers `0o17` and `0x1F`.
+        if value.hasPrefix("0o") { return Int(value.dropFirst(2), radix: 8) }
+        if value.hasPrefix("0x") { return Int(value.dropFirst(2), radix: 16) }
+        return nil
     }
 
     /// The number a plain scalar spells, if any.
@@ -72,7 +76,13 @@ public struct YAMLNode: Sendable {
               first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
                 || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
         else { return nil }
-        return Double(value)
+        // YAML 1.2 core's infinities and not-a-number (Swift spells them without the dot).
+        switch value {
+        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .infinity
+        case "-.inf", "-.Inf", "-.INF": return -.infinity
+        case ".nan", ".NaN", ".NAN": return .nan
+        default: return Double(value)
+        }
     }
 
     /// A short name of the node's type, for "expected a string, found a mapping".
