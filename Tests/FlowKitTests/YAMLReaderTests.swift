@@ -86,6 +86,14 @@ import Testing
         #expect(at(diagnostics[0].span) == expected)
     }
 
+    /// `<<` twice in one mapping is a duplicate key (the list form merges several).
+    @Test func mergeKeyTwiceIsADuplicate() throws {
+        let (_, diagnostics) = readYAML("a: &a {k: 1}\nb: &b {j: 2}\nc:\n  <<: *a\n  <<: *b\nd:\n  <<: [*a, *b]\n")
+        try #require(diagnostics.count == 1)
+        #expect(diagnostics[0].code == .duplicateKey)
+        #expect(at(diagnostics[0].span) == "5:3")
+    }
+
     @Test func duplicateKeysEverywhereAreAllReported() {
         let (_, diagnostics) = readYAML("""
             a: 1

@@ -334,6 +334,7 @@ extension YAMLReader {
             }
             var seen: [String: Int32] = [:]
             var merges: [Int32] = []
+            var firstMerge: Int32?
             var i = 0
             while i + 1 < children.count {
                 let key = children[i], value = children[i + 1]
@@ -344,6 +345,15 @@ extension YAMLReader {
                     continue
                 }
                 if keyNode.style == .plain, keyNode.value == "<<" {
+                    // `<<` is a key like any other: twice in one mapping is a duplicate (merge
+                    // several mappings with `<<: [*a, *b]`).
+                    if let firstMerge {
+                        bag.error(.duplicateKey, "duplicate key `<<`", at: keyNode.span,
+                                  help: "merge several mappings with one `<<: [*a, *b]`",
+                                  notes: [.init("first `<<` is here", at: document[firstMerge].span)])
+                        continue
+                    }
+                    firstMerge = key
                     merges.append(value)
                     continue
                 }
