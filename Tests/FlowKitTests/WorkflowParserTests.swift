@@ -486,6 +486,23 @@ import Testing
         #expect(loaded.diagnostics.first?.message == "a step must be a mapping or a command string, found a number")
     }
 
+    /// A number that does not fit says how (it used to say "must be a number, found a number").
+    @Test func numbersThatDoNotFitSayHow() {
+        let loaded = expectDiagnostics("""
+            steps:
+              - shell: "true"
+                retry: ⟦invalid-value⟧99999999999999999999
+              - shell: "true"
+                retry: { limit: 1, backoff: ⟦invalid-value⟧1e400 }
+              - shell: "true"
+                retry: ⟦wrong-type⟧1.5
+            """)
+        #expect(loaded.diagnostics.map(\.message) == [
+            "`retry` is too large, found 99999999999999999999", "`backoff` must be a finite number, found 1e400",
+            "`retry` must be a whole number, found 1.5",
+        ])
+    }
+
     /// An empty `allowed` list is named as such (it used to say "found a list").
     @Test func emptyAllowedListMessage() {
         let loaded = expectDiagnostics("""

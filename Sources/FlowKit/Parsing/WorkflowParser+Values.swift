@@ -62,6 +62,15 @@ extension WorkflowParser {
     mutating func int(_ id: Int32, _ what: String) -> Located<Int>? {
         let node = document[id]
         guard let value = node.intValue else {
+            // A number, but not one that fits: say which way (not "found a number").
+            if let number = node.doubleValue {
+                if number.isFinite, number == number.rounded() {
+                    bag.error(.invalidValue, "\(what) is too large, found \(node.value)", at: valueSpan(node))
+                } else {
+                    bag.error(.wrongType, "\(what) must be a whole number, found \(node.value)", at: valueSpan(node))
+                }
+                return nil
+            }
             wrongType(id, expected: "a whole number", what: what)
             return nil
         }
@@ -175,6 +184,8 @@ extension WorkflowParser {
                     } else {
                         policy.backoff = b
                     }
+                } else if v.doubleValue != nil {
+                    bag.error(.invalidValue, "`backoff` must be a finite number, found \(v.value)", at: valueSpan(v))
                 } else {
                     wrongType(value, expected: "a number", what: "`backoff`")
                 }
