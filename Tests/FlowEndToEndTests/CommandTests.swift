@@ -215,4 +215,17 @@ import Testing
         let badGrace = try box.run(["run", "--grace", "\u{1B}[31m5s", "g.yaml"])
         #expect(badGrace.status == 2 && !badGrace.stderr.contains("\u{1B}"), "\(badGrace)")
     }
+
+    /// The plan shows every part of a retry policy, `max_delay` too.
+    @Test func planShowsTheWholeRetryPolicy() throws {
+        let box = try RunSandbox()
+        try box.write("r.yaml", """
+            steps:
+              - name: flaky
+                shell: "true"
+                retry: { limit: 3, delay: 100ms, backoff: 1.5, max_delay: 1s, exit_codes: [75] }
+            """)
+        let plan = try box.run(["plan", "r.yaml"])
+        #expect(plan.status == 0 && plan.stdout.contains("retry 3 every 100ms ×1.5 max 1s on exit 75"), "\(plan)")
+    }
 }

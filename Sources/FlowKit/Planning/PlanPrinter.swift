@@ -100,6 +100,7 @@ public struct PlanPrinter {
             var text = "retry \(retry.limit)"
             if retry.delay > .zero { text += " every \(retry.delay.compact)" }
             if retry.backoff != 1 { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
+            if let maxDelay = retry.maxDelay { text += " max \(maxDelay.compact)" }
             if let codes = retry.exitCodes { text += " on exit " + codes.map(String.init).joined(separator: ",") }
             options.append(text)
         }
