@@ -99,6 +99,9 @@ struct RunsCommand: Command {
     /// Days are a plain number of the duration grammar (not `Double`'s, which takes `inf` and
     /// `1e400`), and the result is at most `Duration.maximum`, as every duration.
     static func age(_ text: String) -> Double? {
+        // Spaces around it are allowed, as in every duration (`--grace ' 5s '`).
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let text = String(text.drop(while: blank).reversed().drop(while: blank).reversed())
         if text.hasSuffix("d") {
             guard let days = Duration.parse(String(text.dropLast())), !text.dropLast().contains(where: \.isLetter) else { return nil }
             let seconds = days.seconds * 86_400

@@ -86,6 +86,15 @@ import Testing
         #expect(result.stderr.contains("invalid age"), "\(result.stderr.prefix(300))")
     }
 
+    /// Spaces around an age are allowed, as around every duration.
+    @Test(arguments: [" 7d ", "\t12h"])
+    func pruneAgeMayHaveSpacesAround(age: String) throws {
+        let result = try FlowBinary.run(["runs", "--prune-older-than", age, "--state-dir", "st"],
+                                        in: FileManager.default.temporaryDirectory)
+        // (No journal there: the age itself must not be what is refused.)
+        #expect(!result.stderr.contains("invalid age"), "\(age): \(result.stderr.prefix(300))")
+    }
+
     @Test func durationOptionAtTheMaximumIsAccepted() throws {
         let result = try Self.run(["run", "--grace", "1000000h"], on: "steps:\n  - print: hi\n")
         #expect(result.status == 0, "\(result.stderr.prefix(300))")
