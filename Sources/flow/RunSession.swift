@@ -53,14 +53,12 @@ struct RunSession {
         // The journal is one more observer, opened while the run starts (see
         // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
         // output is on the terminal either way.
-        var journalRecorder: JournalRecorder?
         if !options.noJournal {
             let recorder = JournalRecorder.opening(
                 stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan,
                 warn: { message in Console.stderr(message + "\n") },
                 failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
             bus.add(recorder)
-            journalRecorder = recorder
         }
 
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
@@ -73,12 +71,12 @@ struct RunSession {
         runOptions.reuse = reuse
         runOptions.reusedFrom = metadata.parentID
         let cancellation = RunCancellation()
-        let recorder = journalRecorder
         let trap = SignalTrap(cancellation: cancellation) { signal in
+            // What the observers hold goes out before flow leaves: the output of the killed
+            // steps, and the run's end in the journal (`cancelled`, not a run that looks
+            // `interrupted` until its lock is found stale).
+            bus.abandon(exitStatus: 128 + signal)
             Console.stderr("\nflow: second signal; killed every step\n")
-            // The run's end goes in the journal before flow leaves: `cancelled`, not a run
-            // that looks `interrupted` (its process died) until its lock is found stale.
-            recorder?.abandon(exitStatus: 128 + signal)
             _exit(128 + signal)
         }
         let executor: Executor

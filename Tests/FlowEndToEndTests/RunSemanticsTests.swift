@@ -270,4 +270,33 @@ import Glibc
         #expect(!show.stdout.contains("\"pending\""), "\(show)")
         #expect(try JournalEndToEndTests.runs(box).first?["counts"] as? [String: Int] == ["skipped": 3, "undone": 1])
     }
+
+    /// A second Ctrl-C kills every step at once; `--output grouped` still shows what the
+    /// killed step printed (its block was held until the step's end, which never came).
+    @Test func aSecondSignalKeepsTheGroupedOutputOfKilledSteps() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: stubborn
+                shell: "trap '' INT TERM; echo before; touch started; exec sleep 30"
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "grouped", "--grace", "30s"])
+        // flow has read the line once the journal has it (the run is live: `flow logs`
+        // reads what is committed).
+        let deadline = Date().addingTimeInterval(20)
+        var read = false
+        while !read, Date() < deadline {
+            read = (try? box.run(["logs", "last"]))?.stdout.contains("before") == true
+            if !read { usleep(50_000) }
+        }
+        #expect(read, "flow read the step's line")
+        flow.signal(SIGINT)
+        // flow says it heard the first (two signals sent at once would merge into one).
+        #expect(flow.waitFor { _, err in err.contains("SIGINT: stopping") }, "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 20)
+        #expect(r.status == 130, "\(r)")
+        #expect(r.stdoutLines.contains("before"), "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
 }

@@ -77,6 +77,14 @@ public final class EventBus: Sendable {
         for observer in observers { observer.settle() }
     }
 
+    /// flow exits at once (see `RunObserver.abandon`): every observer writes out or records
+    /// what it holds.
+    public func abandon(exitStatus: Int32) {
+        state.withLock { s in
+            for observer in s.observers { observer.abandon(exitStatus: exitStatus) }
+        }
+    }
+
     public func finish() {
         state.withLock { s in
             for observer in s.observers { observer.finish() }

@@ -65,6 +65,7 @@ public final class Executor: Sendable {
                                mode: .normal, status: .running)
         }
         cancellation.onCancel { _ in stepsTask.cancel() }
+        announceCancellation()
         let stepsState = await stepsTask.value
         var status: RunStatus
         if cancellation.isCancelled {
@@ -101,6 +102,19 @@ public final class Executor: Sendable {
         bus.emit(.runFinished(outcome))
         bus.finish()
         return outcome
+    }
+
+    /// Says, when the first signal comes, what happens now and how to hurry it: as
+    /// docker compose and go-task do, so a user pressing Ctrl-C knows flow heard it.
+    func announceCancellation(rollbackOnly: Bool = false) {
+        let grace = options.grace
+        cancellation.onCancel { [bus] signal in
+            let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "signal \(signal)"
+            let what = rollbackOnly
+                ? "the rollback goes on to its end"
+                : "stopping: no new step starts, running steps get \(name) (SIGKILL after \(grace.compact)), then `finally` and rollback run"
+            bus.emit(.note(nil, "\(name): \(what); signal again to kill everything now"))
+        }
     }
 
     /// Every plan node by path (for reused results).
@@ -482,6 +496,7 @@ extension Executor {
         }
         skipOthers(plan.root.children + plan.root.finally)
         runState.status = .failed
+        announceCancellation(rollbackOnly: true)
         await rollback(env: environment, status: .failed)
 
         let counts = runState.counts

@@ -19,6 +19,9 @@ public protocol RunObserver: AnyObject, Sendable {
     func endOfChunk()
     /// Called when the run ends.
     func finish()
+    /// flow is about to exit at once (a second Ctrl-C killed every step): write out or
+    /// record what is held; no event follows. By default, `finish`.
+    func abandon(exitStatus: Int32)
     /// flow is about to act on the world (start a process, signal siblings): an observer
     /// that defers work (the journal) must now record every finished step it has been told
     /// of. See `EventBus.settle`.
@@ -33,5 +36,6 @@ extension RunObserver {
     public func outputChunk(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {}
     public func endOfChunk() {}
     public func finish() {}
+    public func abandon(exitStatus: Int32) { finish() }
     public func settle() {}
 }

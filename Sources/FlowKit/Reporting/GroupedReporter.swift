@@ -78,4 +78,19 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         out.flush()
         err.flush()
     }
+
+    /// The steps still running were just killed: their blocks are written as they stand.
+    public func abandon(exitStatus: Int32) {
+        for (_, runs) in buffers.sorted(by: { $0.key < $1.key }) {
+            if github { out.append("::group::killed\n") }
+            for (channel, bytes) in runs {
+                let writer = github || channel == .stdout ? out : err
+                bytes.withUnsafeBytes { writer.append($0) }
+                writer.flush()
+            }
+            if github { out.append("::endgroup::\n") }
+        }
+        buffers.removeAll()
+        finish()
+    }
 }
