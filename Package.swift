@@ -1,6 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// The directory of this manifest, for linker paths that must not depend on where
+/// `swift build` is run from.
+let packageRoot = String(#filePath.dropLast("Package.swift".count))
+
 let package = Package(
     name: "flow",
     platforms: [.macOS(.v13)],
@@ -13,14 +17,21 @@ let package = Package(
         // libyaml itself, read through its event API (see docs/architecture.md).
         .systemLibrary(
             name: "CYAML",
-            pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"]), .brew(["libyaml"])]
         ),
         // All logic: load, parse, validate, plan, execute, report.
         // C shims for what Swift's Glibc import lacks (spawn file actions, pidfd, siginfo).
         .target(name: "CFlowSys"),
         // SQLite's process-wide options (a C shim: sqlite3_config is variadic).
-        .target(name: "CFlowSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // Linked statically on Linux (`libsqlite3.a`, in libsqlite3-dev): a shared libsqlite3
+        // is loaded and relocated (3,000 relocations) at every start of every command.
+        .target(
+            name: "CFlowSQLite",
+            linkerSettings: [
+                .linkedLibrary(":libsqlite3.a", .when(platforms: [.linux])),
+                .linkedLibrary("sqlite3", .when(platforms: [.macOS])),
+            ]
+        ),
         // Release builds skip dynamic exclusivity checks: the parser and validator touch
         // class properties of 100,000-step trees millions of times (measured: 7-8% of the
         // instructions of `flow validate` on bench/out/static100k). Debug builds and tests
@@ -28,7 +39,13 @@ let package = Package(
         .target(
             name: "FlowKit",
             dependencies: ["CYAML", "CFlowSys"],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))],
+            // libyaml statically on Linux (`libyaml.a`, in libyaml-dev), for the same reason
+            // as SQLite (CYAML's module map names no library, so this is the only link).
+            linkerSettings: [
+                .linkedLibrary(":libyaml.a", .when(platforms: [.linux])),
+                .linkedLibrary("yaml", .when(platforms: [.macOS])),
+            ]
         ),
         // The run journal: an observer of the event stream, in SQLite (kept out of FlowKit so
         // static commands never load a database library).
@@ -53,7 +70,10 @@ let package = Package(
                 "FlowJournal",
                 "FlowCommandLine",
             ],
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))]
+            // It also links libstdc++ statically (see build-support/static-libstdc++/README.md).
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                                           "-L", packageRoot + "build-support/static-libstdc++"],
+                                          .when(platforms: [.linux], configuration: .release))]
         ),
         // What the end-to-end tests and their helper child need from C (a pseudo-terminal,
         // prctl).

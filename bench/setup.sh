@@ -75,10 +75,10 @@ build_c yaml_tree -lyaml
 build_c spawn
 
 # 4. flow, release mode, in its own scratch folder, built as the README's install step says:
-#    the Swift runtime linked in statically, and metadata accessors instead
-#    of mangled-name lookups (see README, "A binary to install").
+#    the Swift runtime linked in statically, no $ORIGIN search path, and metadata
+#    accessors instead of mangled-name lookups (see README, "A binary to install").
 if [ "$build_flow" = 1 ]; then
-    release_build=(swift build -c release --static-swift-stdlib --scratch-path .build-release --product flow
+    release_build=(swift build -c release --static-swift-stdlib --disable-local-rpath --scratch-path .build-release --product flow
         -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
     say "${release_build[*]}"
     if (cd "$ROOT" && "${release_build[@]}"); then
