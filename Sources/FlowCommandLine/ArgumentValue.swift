@@ -17,6 +17,8 @@ extension ArgumentValue where Self: RawRepresentable, RawValue == String {
 }
 
 extension ArgumentValue where Self: RawRepresentable & CaseIterable, RawValue == String {
-    /// Every value, for an option's `choices`.
-    public static var choices: [String] { allCases.map(\.rawValue) }
+    /// Every value, for an option's `choices`. Inlinable, so that it is specialised for each
+    /// enum where it is used: unspecialised, it looked up `AllCases` and built a key path at
+    /// run time, a tenth of the instructions of `flow --version`.
+    @inlinable public static var choices: [String] { allCases.map { $0.rawValue } }
 }

@@ -103,6 +103,8 @@ public final class Journal: @unchecked Sendable {
     }
 
     static func makeDirectory(_ path: String) throws(JournalError) {
+        // The directory is there at every run but the first: one mkdir then.
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
         var partial = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             partial += "/" + component
