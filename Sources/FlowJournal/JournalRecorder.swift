@@ -128,12 +128,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// earlier are left for it. If the journal cannot be opened, `failed` gets the error and
     /// the run goes on unrecorded.
     public static func opening(stateDir: String, metadata: RunMetadata, plan: Plan, hub: ProcessHub = .shared,
+                               prefetched: JournalOpening? = nil,
                                warn: @escaping @Sendable (String) -> Void,
                                failed: @escaping @Sendable (JournalError) -> Void) -> JournalRecorder {
         let recorder = JournalRecorder(metadata: metadata, plan: plan, hub: hub, warn: warn)
-        let open: @Sendable () -> Void = {
+        let attach: @Sendable (Result<Journal, JournalError>) -> Void = { opened in
             do throws(JournalError) {
-                let journal = try Journal.open(stateDir: stateDir, create: true)
+                let journal = try opened.get()
                 journal.keepOpenUntilExit()
                 recorder.journal = journal
                 try recorder.begin()
@@ -145,7 +146,14 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             // What queued up meanwhile goes in with a commit now.
             recorder.mutex.withLock { _ in recorder.queueCommit() }
         }
-        if !BackgroundThread.start(open) { open() }
+        if let prefetched {
+            prefetched.then(attach)
+        } else {
+            let open: @Sendable () -> Void = {
+                attach(Result { () throws(JournalError) -> Journal in try Journal.open(stateDir: stateDir, create: true) })
+            }
+            if !BackgroundThread.start(open) { open() }
+        }
         return recorder
     }
 

@@ -46,12 +46,16 @@ struct RunCommand: Command {
             try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)
             return
         }
+        // The journal opens while the workflow is read and planned (see `JournalOpening`).
+        let journal = execution.noJournal ? nil : JournalOpening.startIfPresent(stateDir: Journal.stateDir(option: execution.journal.stateDir))
         let workflow = try WorkflowInput.loadValid(file, noColor: execution.noColor)
         let planOptions = selection.planOptions(action: action)
         let plan = try WorkflowInput.plan(workflow, options: planOptions)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
                                    content: workflow.file.bytes, args: RunArguments(planOptions), cwd: RunSession.currentDirectory())
-        let status = await RunSession(plan: plan, options: execution, metadata: metadata).run()
+        var session = RunSession(plan: plan, options: execution, metadata: metadata)
+        session.journal = journal
+        let status = await session.run()
         throw ExitCode(status)
     }
 }

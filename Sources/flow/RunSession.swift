@@ -13,6 +13,8 @@ struct RunSession {
     var reuse: [String: StepResult] = [:]
     /// `undo`: the steps to roll back (completion order), instead of running the plan.
     var undo: [(path: String, result: StepResult)]?
+    /// The journal, if its opening was started early (`run`).
+    var journal: JournalOpening?
 
     init(plan: Plan, options: ExecutionOptions, metadata: RunMetadata) {
         self.plan = plan
@@ -55,7 +57,7 @@ struct RunSession {
         // output is on the terminal either way.
         if !options.noJournal {
             let recorder = JournalRecorder.opening(
-                stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan,
+                stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan, prefetched: journal,
                 warn: { message in Console.stderr(message + "\n") },
                 failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
             bus.add(recorder)

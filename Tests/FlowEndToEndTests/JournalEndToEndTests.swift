@@ -477,6 +477,27 @@ import Glibc
         #expect(!box.exists(".flow"))
     }
 
+    /// `flow run` starts opening an existing journal before it reads the workflow
+    /// (`JournalOpening`): an invalid workflow must still create and record nothing, and
+    /// leave the journal usable.
+    @Test func invalidWorkflowCreatesAndRecordsNothing() throws {
+        let box = try RunSandbox()
+        try box.write("bad.yaml", "steps:\n  - shel: \"true\"\n")
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
+        let first = try box.run(["run", "bad.yaml", "--output", "prefixed"])
+        #expect(first.status == 2, "\(first)")
+        #expect(!FileManager.default.fileExists(atPath: box.state.path), "no state dir for an invalid workflow")
+        let ok = try box.run(["run", "ok.yaml", "--output", "prefixed"])
+        #expect(ok.status == 0, "\(ok)")
+        let bad = try box.run(["run", "bad.yaml", "--output", "prefixed"])
+        #expect(bad.status == 2, "\(bad)")
+        let again = try box.run(["run", "ok.yaml", "--output", "prefixed"])
+        #expect(again.status == 0, "\(again)")
+        let runs = try Self.runs(box)
+        #expect(runs.count == 2, "\(runs)")
+        #expect(runs.allSatisfy { $0["state"] as? String == "succeeded" }, "\(runs)")
+    }
+
     @Test func defaultStateDirIsDotFlowInTheCurrentDirectory() throws {
         let box = try RunSandbox()
         try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
