@@ -46,8 +46,8 @@ struct RunCommand: Command {
             try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)
             return
         }
-        let workflow = try WorkflowInput.loadValid(file, noColor: execution.noColor)
         let planOptions = selection.planOptions(action: action)
+        let workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor)
         let plan = try WorkflowInput.plan(workflow, options: planOptions)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
                                    content: workflow.file.bytes, args: RunArguments(planOptions), cwd: RunSession.currentDirectory())

@@ -406,6 +406,66 @@ import Testing
         #expect(try only(.unknownParam, in: loaded).help == "did you mean `region`?")
     }
 
+    static let allowedFromVars = """
+        name: wf
+        vars:
+          target: prod
+          ok: dev
+          empty: ""
+        actions:
+          deploy:
+            params:
+              env: {required: true, allowed: [dev, staging]}
+            steps:
+              - shell: ./deploy "${{ params.env }}"
+          inner:
+            params:
+              p: {}
+            steps:
+              - use: deploy
+                with: {env: ⟦disallowed-param⟧"${{ vars.target }}"}
+              - use: deploy
+                with: {env: "${{ params.p }}"}
+        steps:
+          - name: pick
+            shell: echo "env=x" >> "$FLOW_OUTPUT"
+          - use: deploy
+            with: {env: ⟦disallowed-param⟧"${{ vars.target }}"}
+          - use: deploy
+            with: {env: "${{ vars.ok }}"}
+          - use: deploy
+            with: {env: ⟦disallowed-param⟧"${{ vars.ok }}-${{ vars.empty }}${{ workflow.name }}"}
+          - use: deploy
+            with: {env: "${{ vars.empty || 'dev' }}"}
+          - use: deploy
+            with: {env: "${{ steps.pick.outputs.env }}"}
+          - use: deploy
+            with: {env: "${{ env.TARGET }}"}
+          - use: deploy
+            with: {env: "${{ vars.target }}${{ env.SUFFIX }}"}
+          - use: inner
+            with: {p: "${{ vars.target }}"}
+        """
+
+    /// A `with` value built only from default vars is known to `validate`: checked against
+    /// `allowed` as a literal is, with notes at the defaults. Values that need an output,
+    /// a param or the environment are left to the run.
+    @Test func allowedIsCheckedForValuesFromDefaultVars() throws {
+        let loaded = expectDiagnostics(Self.allowedFromVars)
+        let errors = loaded.diagnostics.filter { $0.code == .disallowedParam }.sorted { $0.span.start.line < $1.span.start.line }
+        #expect(errors.map { $0.notes.map { at($0.span) } } == [["3:11"], ["3:11"], ["4:7", "5:10"]], "\(rendered(errors))")
+        #expect(errors.allSatisfy { $0.help == "allowed: `dev`, `staging`" })
+        #expect(errors[2].message.hasPrefix("`dev-wf` (from "))
+    }
+
+    /// Variables set with `--var` are not judged by their defaults: the planner checks the
+    /// values given.
+    @Test func overriddenVarsAreLeftToThePlanner() throws {
+        let (text, _) = stripMarkers(Self.allowedFromVars)
+        let loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", text: text), overriddenVars: ["target"])
+        #expect(loaded.diagnostics.map(Spot.init) == [Spot(.disallowedParam, 28, 17)], "\(rendered(loaded.diagnostics))")
+    }
+
     @Test func actionWithoutParamsTakesNone() {
         expectDiagnostics("""
             actions:
