@@ -19,7 +19,7 @@ extension WorkflowParser {
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": action.description = string(v, "`description`")
+                case "description": action.description = text(v, "`description`")
                 case "params": action.params = params(v)
                 case "steps":
                     sawSteps = true
@@ -55,9 +55,9 @@ extension WorkflowParser {
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": param.description = string(v, "`description`")
+                case "description": param.description = text(v, "`description`")
                 case "required": param.required = bool(v, "`required`")?.value ?? false
-                case "default": param.defaultValue = string(v, "`default`")
+                case "default": param.defaultValue = text(v, "`default`")
                 case "allowed":
                     let list = document[v]
                     guard list.kind == .sequence else {
@@ -71,7 +71,7 @@ extension WorkflowParser {
                                   help: "list the values the parameter accepts, or drop `allowed`")
                         continue
                     }
-                    param.allowed = document.children(of: v).compactMap { string($0, "an allowed value") }
+                    param.allowed = document.children(of: v).compactMap { text($0, "an allowed value") }
                 default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys)
                 }
             }

@@ -76,7 +76,7 @@ public struct WorkflowParser {
                     bag.error(.invalidName, "invalid workflow name `\(name.value)`", at: name.span,
                               help: "names match [A-Za-z_][A-Za-z0-9_-]*; say more under `description`")
                 }
-            case "description": workflow.description = string(value, "`description`")
+            case "description": workflow.description = text(value, "`description`")
             case "shell": workflow.shell = shellProgram(value)
             case "env": workflow.env = envVars(value)
             case "vars": workflow.vars = variables(value)
@@ -111,7 +111,7 @@ public struct WorkflowParser {
                           help: "names are letters, digits and `_`, not starting with a digit")
                 continue
             }
-            guard let text = string(value, "the value of `\(name.value)`") else { continue }
+            guard let text = self.text(value, "the value of `\(name.value)`") else { continue }
             result.append(EnvVar(name: name, value: template(value, text)))
         }
         return result
@@ -130,7 +130,7 @@ public struct WorkflowParser {
             let node = document[value]
             if node.isNull {
                 result.append(Variable(name: name, value: Located("", node.span)))
-            } else if let text = string(value, "the value of `\(name.value)`") {
+            } else if let text = self.text(value, "the value of `\(name.value)`") {
                 result.append(Variable(name: name, value: text))
             }
         }
