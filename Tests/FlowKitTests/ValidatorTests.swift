@@ -645,6 +645,69 @@ import Testing
         #expect(duplicate.notes.map { at($0.span) } == ["5:9", "2:9"])
     }
 
+    /// Text a `<<: *x` merged in, fine where it is written, is wrong where it lands: the
+    /// problem is reported at the `*x`, with a note at the text (parser and validator).
+    @Test func problemsOfMergedTextPointAtTheMerge() throws {
+        let loaded = expectDiagnostics("""
+            actions:
+              a:
+                params: {who: {}}
+                steps:
+                  - &tell
+                    print: "to ${{ params.who }}"
+            finally:
+              - &report
+                print: "${{ steps.build.status }}"
+                env: &stamp {V: "${{ steps.build.outputs.v }}"}
+            steps:
+              - &e2e
+                shell: make e2e
+                dir: tests
+              - <<: ⟦misplaced-option⟧⟦multiple-kinds⟧*e2e
+                print: x
+              - <<: ⟦later-reference⟧⟦later-reference⟧*report
+              - shell: y
+                env:
+                  <<: ⟦later-reference⟧*stamp
+                  OTHER: x
+              - name: build
+                shell: z
+              - <<: ⟦unknown-reference⟧*tell
+              - use: a
+                with: {who: me}
+            """)
+        let notes = loaded.diagnostics.map { $0.notes.first.map { "\($0.message) \(at($0.span))" } ?? "" }
+        #expect(notes == ["merged in from here 13:5", "merged in from here 14:5", "merged in from here 10:32",
+                          "merged in from here 9:23", "merged in from here 10:32", "merged in from here 6:24"],
+                "\(rendered(loaded.diagnostics))")
+        #expect(loaded.diagnostics.allSatisfy { $0.mergedFrom != nil })
+    }
+
+    /// A problem of the merged text itself is the text's: reported there once, not again
+    /// at each merge. So is one met only through merges: at each of them.
+    @Test func aProblemOfTheMergedTextItselfIsReportedThereOnce() throws {
+        expectDiagnostics("""
+            steps:
+              - &slow
+                shell: make e2e
+                timeout: ⟦invalid-duration⟧0
+                retry: {limit: 1, ⟦unknown-key⟧delays: 1s}
+              - <<: *slow
+                name: b
+              - <<: *slow
+                name: c
+            """)
+        expectDiagnostics("""
+            ⟦unknown-key⟧x-slow: &slow
+              timeout: 0
+            steps:
+              - <<: ⟦invalid-duration⟧*slow
+                shell: a
+              - <<: ⟦invalid-duration⟧*slow
+                shell: b
+            """)
+    }
+
     /// A node used through two aliases is checked once per use; the same problem at the
     /// same place is reported once.
     @Test func problemsInsideAnAliasedNodeAreReportedOnce() {

@@ -5,6 +5,8 @@ extension WorkflowParser {
 
     mutating func actions(_ id: Int32) -> [Action] {
         guard mapping(id, "`actions`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [Action] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -15,6 +17,8 @@ extension WorkflowParser {
             }
             var action = Action(name: name, span: document[value].span)
             guard mapping(value, "action `\(name.value)`") else { continue }
+            let actionMerges = enterMerges(value)
+            defer { leaveMerges(actionMerges) }
             var sawSteps = false
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
@@ -37,6 +41,8 @@ extension WorkflowParser {
 
     mutating func params(_ id: Int32) -> [Param] {
         guard mapping(id, "`params`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [Param] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -52,6 +58,8 @@ extension WorkflowParser {
                 continue
             }
             guard mapping(value, "parameter `\(name.value)`") else { continue }
+            let paramMerges = enterMerges(value)
+            defer { leaveMerges(paramMerges) }
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {

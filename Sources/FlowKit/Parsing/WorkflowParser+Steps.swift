@@ -55,6 +55,9 @@ extension WorkflowParser {
             return nil
         }
         let pairs = document.pairs(id)
+        let firstEntered = enteredMerges.count
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         // Find the kind key first: which options are valid depends on it. `shell` is also a
         // group option (the shell program), so on a group it is not a second kind key.
         var kindKey: (name: Located<String>, value: Int32)?
@@ -102,6 +105,9 @@ extension WorkflowParser {
         }
         let step = Step(kind: kind, kindSpan: kindKey.name.span, span: node.span)
         commonOptions(pairs, into: step, kindName: kindName)
+        // The validator checks the step with the same merges entered (those of steps inside
+        // it come along; they are their own steps' too, so nothing is moved twice).
+        if enteredMerges.count > firstEntered { step.merges = Array(enteredMerges[firstEntered...]) }
         return step
     }
 
@@ -236,6 +242,8 @@ extension WorkflowParser {
             step.kind = .concurrent(g)
         case ("with", .use(var u)):
             guard mapping(value, "`with`") else { return }
+            let merges = enterMerges(value)
+            defer { leaveMerges(merges) }
             u.withSpan = name.span
             for (k, v) in document.pairs(value) {
                 guard let param = keyName(k) else { continue }

@@ -160,6 +160,25 @@ extension WorkflowParser {
         return document.children(of: id).compactMap { string($0, "an item of \(what)") }
     }
 
+    /// Enters the merged text of mapping `id` (`<<: *x`) into the bag while the mapping is
+    /// checked (see `DiagnosticBag.merges`); returns the mark `leaveMerges` takes. Costs
+    /// nothing in the many files without merges.
+    mutating func enterMerges(_ id: Int32) -> Int {
+        let mark = bag.merges.count
+        guard !document.mergeSites.isEmpty, document[id].kind == .mapping else { return mark }
+        for (key, value) in document.pairs(id) {
+            guard let site = document.mergeSites[key] else { continue }
+            let merged = MergedText(region: SourceSpan(start: document[key].span.start, end: document[value].span.end), site: site)
+            bag.merges.append(merged)
+            enteredMerges.append(merged)
+        }
+        return mark
+    }
+
+    mutating func leaveMerges(_ mark: Int) {
+        bag.merges.removeSubrange(mark...)
+    }
+
     /// Reports an unknown key with a "did you mean" help.
     mutating func unknownKey(_ name: Located<String>, in place: String, candidates: [String]) {
         bag.error(.unknownKey, "unknown key `\(name.value)` in \(place)", at: name.span,
@@ -178,6 +197,8 @@ extension WorkflowParser {
             return Located(RetryPolicy(limit: limit.value), limit.span)
         }
         guard mapping(id, "`retry`") else { return nil }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var policy = RetryPolicy(limit: 0)
         var sawLimit = false
         let keys = ["limit", "delay", "backoff", "max_delay", "exit_codes"]

@@ -10,6 +10,9 @@ public struct WorkflowParser {
     /// node is written where it is): a step met there carries it, so a duplicate step
     /// name can point at this use of the alias rather than twice at the anchored text.
     var aliasContext: SourceSpan?
+    /// Every merge entered so far (see `enterMerges`), in parse order: a step keeps those met
+    /// while it was parsed (its own, its `env`'s, its `with`'s…), for the validator.
+    var enteredMerges: [MergedText] = []
 
     /// The top-level keys of a workflow.
     public static let topLevelKeys = [
@@ -57,6 +60,8 @@ public struct WorkflowParser {
             }
             return nil
         }
+        let merges = enterMerges(root)
+        defer { leaveMerges(merges) }
         var workflow = Workflow(file: file, stepsSpan: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 0))
         var sawSteps = false
         for (key, value) in document.pairs(root) {
@@ -103,6 +108,8 @@ public struct WorkflowParser {
 
     mutating func envVars(_ id: Int32) -> [EnvVar] {
         guard mapping(id, "`env`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [EnvVar] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -119,6 +126,8 @@ public struct WorkflowParser {
 
     mutating func variables(_ id: Int32) -> [Variable] {
         guard mapping(id, "`vars`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [Variable] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -140,6 +149,8 @@ public struct WorkflowParser {
     mutating func defaults(_ id: Int32) -> StepDefaults {
         var result = StepDefaults()
         guard mapping(id, "`defaults`") else { return result }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
             switch name.value {

@@ -172,6 +172,11 @@ public struct Validator {
     }
 
     mutating func check(_ step: Step, path: StepPath) {
+        // What a `<<: *x` merged into the step is reported at the merge, as while parsing.
+        let merges = step.merges
+        let mark = bag.merges.count
+        if !merges.isEmpty { bag.merges += merges }
+        defer { if !merges.isEmpty { bag.merges.removeSubrange(mark...) } }
         let site = ReferenceSite(step: step, path: path)
         if let condition = step.condition {
             checkExpression(condition.value, at: site, context: .condition)

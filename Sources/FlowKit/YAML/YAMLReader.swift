@@ -391,6 +391,7 @@ extension YAMLReader {
                             if let site {
                                 key = append(document[key])
                                 document.aliasSites[key] = site
+                                document.mergeSites[key] = site
                             }
                             result.append(key); result.append(value)
                         }
