@@ -96,6 +96,13 @@ import Testing
         #expect(document.aliasSites.count == 3, "the two alias uses and the merged key's copy")
     }
 
+    @Test func unknownAliasSuggestsTheAlias() throws {
+        let (_, diagnostics) = readYAML("a: &base 1\nb: *bsae\n")
+        let d = try #require(diagnostics.first)
+        #expect(Spot(d) == Spot(.yamlSyntax, 2, 4))
+        #expect(d.help == "did you mean `*base`?")
+    }
+
     @Test func mergeKeyTwiceIsADuplicate() throws {
         let (_, diagnostics) = readYAML("a: &a {k: 1}\nb: &b {j: 2}\nc:\n  <<: *a\n  <<: *b\nd:\n  <<: [*a, *b]\n")
         try #require(diagnostics.count == 1)
