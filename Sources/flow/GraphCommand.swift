@@ -36,8 +36,9 @@ struct GraphCommand: Command {
     }
 
     func run() async throws {
-        let workflow = try WorkflowInput.loadValid(file, noColor: noColor)
-        let plan = try WorkflowInput.plan(workflow, options: selection.planOptions(action: action))
+        let options = selection.planOptions(action: action)
+        let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor)
+        let plan = try WorkflowInput.plan(workflow, options: options)
         Console.stdout(GraphExporter.export(plan, format: format))
     }
 }

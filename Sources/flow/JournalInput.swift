@@ -80,13 +80,14 @@ enum JournalInput {
 
     /// Loads and plans the workflow content a run recorded (or the current file).
     static func plan(content: [UInt8], path: String, args: RunArguments, noColor: Bool) throws -> (Workflow, Plan) {
-        let loaded = LoadedWorkflow.load(SourceFile(path: path, bytes: content))
+        let options = args.planOptions
+        let loaded = LoadedWorkflow.load(SourceFile(path: path, bytes: content), overriddenVars: Set(options.vars.map(\.name)))
         guard loaded.isValid, let workflow = loaded.workflow else {
             Console.stderr(DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor)).text(loaded.diagnostics))
             Console.stderr("error: \(path) is invalid; nothing was run\n")
             throw ExitCode(2)
         }
-        return (workflow, try WorkflowInput.plan(workflow, options: args.planOptions))
+        return (workflow, try WorkflowInput.plan(workflow, options: options))
     }
 
     /// The path of a run's workflow as seen from here (relative paths are from the run's directory).

@@ -47,8 +47,9 @@ struct PlanCommand: Command {
     }
 
     static func printPlan(file: String, action: String?, selection: SelectionOptions, json: Bool, noColor: Bool) throws {
-        let workflow = try WorkflowInput.loadValid(file, noColor: noColor)
-        let plan = try WorkflowInput.plan(workflow, options: selection.planOptions(action: action))
+        let options = selection.planOptions(action: action)
+        let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor)
+        let plan = try WorkflowInput.plan(workflow, options: options)
         let printer = PlanPrinter(plan: plan)
         Console.stdout(json ? printer.json() : printer.text())
         // Done: exit without tearing down the trees (freeing a 100,000-step plan node by

@@ -48,8 +48,8 @@ struct RunCommand: Command {
         }
         // The journal opens while the workflow is read and planned (see `JournalOpening`).
         let journal = execution.noJournal ? nil : JournalOpening.startIfPresent(stateDir: Journal.stateDir(option: execution.journal.stateDir))
-        let workflow = try WorkflowInput.loadValid(file, noColor: execution.noColor)
         let planOptions = selection.planOptions(action: action)
+        let workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor)
         let plan = try WorkflowInput.plan(workflow, options: planOptions)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
                                    content: workflow.file.bytes, args: RunArguments(planOptions), cwd: RunSession.currentDirectory())

@@ -6,8 +6,11 @@ enum WorkflowInput {
     /// Loaded files stay alive until exit (see `exitNow`).
     nonisolated(unsafe) static var kept: [LoadedWorkflow] = []
 
-    static func loadValid(_ path: String, noColor: Bool) throws -> Workflow {
-        var loaded = LoadedWorkflow.load(path: path, pathBytes: RawArguments.bytes(of: path))
+    /// `options` are those the workflow will be planned with: validation leaves the
+    /// variables they override to the planner.
+    static func loadValid(_ path: String, options: PlanOptions, noColor: Bool) throws -> Workflow {
+        var loaded = LoadedWorkflow.load(path: path, pathBytes: RawArguments.bytes(of: path),
+                                         overriddenVars: Set(options.vars.map(\.name)))
         loaded.dropSyntaxTree()
         kept.append(loaded)
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))

@@ -65,6 +65,15 @@ import Testing
     }
 
     /// Sums saturate at the maximum instead of trapping.
+    /// Whole nanoseconds are exact where seconds as a Double are not (plan JSON gives both).
+    @Test(arguments: [
+        ("0.000000001s", Int64(1)), ("1.5ms", 1_500_000), ("1m30.5s", 90_500_000_000), ("0", 0),
+        ("999999h59m59.999999999s", 3_599_999_999_999_999_999), ("1000000h", 3_600_000_000_000_000_000),
+    ])
+    func wholeNanoseconds(text: String, nanoseconds: Int64) throws {
+        #expect(try #require(Duration.parse(text)).wholeNanoseconds == nanoseconds)
+    }
+
     @Test func saturatingAdd() {
         #expect(Duration.seconds(1).saturatingAdd(.seconds(2)) == .seconds(3))
         #expect(Duration.maximum.saturatingAdd(.maximum) == .maximum)

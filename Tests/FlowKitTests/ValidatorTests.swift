@@ -406,6 +406,66 @@ import Testing
         #expect(try only(.unknownParam, in: loaded).help == "did you mean `region`?")
     }
 
+    static let allowedFromVars = """
+        name: wf
+        vars:
+          target: prod
+          ok: dev
+          empty: ""
+        actions:
+          deploy:
+            params:
+              env: {required: true, allowed: [dev, staging]}
+            steps:
+              - shell: ./deploy "${{ params.env }}"
+          inner:
+            params:
+              p: {}
+            steps:
+              - use: deploy
+                with: {env: ⟦disallowed-param⟧"${{ vars.target }}"}
+              - use: deploy
+                with: {env: "${{ params.p }}"}
+        steps:
+          - name: pick
+            shell: echo "env=x" >> "$FLOW_OUTPUT"
+          - use: deploy
+            with: {env: ⟦disallowed-param⟧"${{ vars.target }}"}
+          - use: deploy
+            with: {env: "${{ vars.ok }}"}
+          - use: deploy
+            with: {env: ⟦disallowed-param⟧"${{ vars.ok }}-${{ vars.empty }}${{ workflow.name }}"}
+          - use: deploy
+            with: {env: "${{ vars.empty || 'dev' }}"}
+          - use: deploy
+            with: {env: "${{ steps.pick.outputs.env }}"}
+          - use: deploy
+            with: {env: "${{ env.TARGET }}"}
+          - use: deploy
+            with: {env: "${{ vars.target }}${{ env.SUFFIX }}"}
+          - use: inner
+            with: {p: "${{ vars.target }}"}
+        """
+
+    /// A `with` value built only from default vars is known to `validate`: checked against
+    /// `allowed` as a literal is, with notes at the defaults. Values that need an output,
+    /// a param or the environment are left to the run.
+    @Test func allowedIsCheckedForValuesFromDefaultVars() throws {
+        let loaded = expectDiagnostics(Self.allowedFromVars)
+        let errors = loaded.diagnostics.filter { $0.code == .disallowedParam }.sorted { $0.span.start.line < $1.span.start.line }
+        #expect(errors.map { $0.notes.map { at($0.span) } } == [["3:11"], ["3:11"], ["4:7", "5:10"]], "\(rendered(errors))")
+        #expect(errors.allSatisfy { $0.help == "allowed: `dev`, `staging`" })
+        #expect(errors[2].message.hasPrefix("`dev-wf` (from "))
+    }
+
+    /// Variables set with `--var` are not judged by their defaults: the planner checks the
+    /// values given.
+    @Test func overriddenVarsAreLeftToThePlanner() throws {
+        let (text, _) = stripMarkers(Self.allowedFromVars)
+        let loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", text: text), overriddenVars: ["target"])
+        #expect(loaded.diagnostics.map(Spot.init) == [Spot(.disallowedParam, 28, 17)], "\(rendered(loaded.diagnostics))")
+    }
+
     @Test func actionWithoutParamsTakesNone() {
         expectDiagnostics("""
             actions:
@@ -583,6 +643,69 @@ import Testing
             """)
         let duplicate = try #require(loaded.diagnostics.first { $0.code == .duplicateName })
         #expect(duplicate.notes.map { at($0.span) } == ["5:9", "2:9"])
+    }
+
+    /// Text a `<<: *x` merged in, fine where it is written, is wrong where it lands: the
+    /// problem is reported at the `*x`, with a note at the text (parser and validator).
+    @Test func problemsOfMergedTextPointAtTheMerge() throws {
+        let loaded = expectDiagnostics("""
+            actions:
+              a:
+                params: {who: {}}
+                steps:
+                  - &tell
+                    print: "to ${{ params.who }}"
+            finally:
+              - &report
+                print: "${{ steps.build.status }}"
+                env: &stamp {V: "${{ steps.build.outputs.v }}"}
+            steps:
+              - &e2e
+                shell: make e2e
+                dir: tests
+              - <<: ⟦misplaced-option⟧⟦multiple-kinds⟧*e2e
+                print: x
+              - <<: ⟦later-reference⟧⟦later-reference⟧*report
+              - shell: y
+                env:
+                  <<: ⟦later-reference⟧*stamp
+                  OTHER: x
+              - name: build
+                shell: z
+              - <<: ⟦unknown-reference⟧*tell
+              - use: a
+                with: {who: me}
+            """)
+        let notes = loaded.diagnostics.map { $0.notes.first.map { "\($0.message) \(at($0.span))" } ?? "" }
+        #expect(notes == ["merged in from here 13:5", "merged in from here 14:5", "merged in from here 10:32",
+                          "merged in from here 9:23", "merged in from here 10:32", "merged in from here 6:24"],
+                "\(rendered(loaded.diagnostics))")
+        #expect(loaded.diagnostics.allSatisfy { $0.mergedFrom != nil })
+    }
+
+    /// A problem of the merged text itself is the text's: reported there once, not again
+    /// at each merge. So is one met only through merges: at each of them.
+    @Test func aProblemOfTheMergedTextItselfIsReportedThereOnce() throws {
+        expectDiagnostics("""
+            steps:
+              - &slow
+                shell: make e2e
+                timeout: ⟦invalid-duration⟧0
+                retry: {limit: 1, ⟦unknown-key⟧delays: 1s}
+              - <<: *slow
+                name: b
+              - <<: *slow
+                name: c
+            """)
+        expectDiagnostics("""
+            ⟦unknown-key⟧x-slow: &slow
+              timeout: 0
+            steps:
+              - <<: ⟦invalid-duration⟧*slow
+                shell: a
+              - <<: ⟦invalid-duration⟧*slow
+                shell: b
+            """)
     }
 
     /// A node used through two aliases is checked once per use; the same problem at the

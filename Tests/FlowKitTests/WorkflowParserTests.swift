@@ -503,6 +503,113 @@ import Testing
         ])
     }
 
+    /// Code and names must be strings (as `flow schema` says): a YAML number or boolean
+    /// there is `wrong-type`, with a help that says to quote it. They used to be taken as
+    /// text, so `shell: 5` ran a command named `5`.
+    @Test func codeAndNamesMustBeStrings() throws {
+        let loaded = expectDiagnostics("""
+            name: ⟦wrong-type⟧true
+            shell: ⟦wrong-type⟧5
+            defaults: {dir: ⟦wrong-type⟧5}
+            steps:
+              - shell: ⟦wrong-type⟧5
+              - shell: ⟦wrong-type⟧!!int 5
+              - shell: !!str 5
+              - print: x
+                if: ⟦wrong-type⟧1
+                tags: [⟦wrong-type⟧1, "2", three]
+                name: ⟦wrong-type⟧false
+              - print: x
+                tags: ⟦wrong-type⟧1.5
+                stream: ⟦wrong-type⟧0
+              - shell: x
+                dir: ⟦wrong-type⟧2024
+                outputs: [⟦wrong-type⟧1]
+              - shell: y
+                outputs: ⟦wrong-type⟧true
+              - use: ⟦wrong-type⟧5
+              - sequential: [a]
+                shell: ⟦wrong-type⟧0x1F
+            """)
+        #expect(loaded.diagnostics.first?.help == "quote it if it is meant as text: `\"true\"`")
+        #expect(loaded.diagnostics.contains { $0.message == "`if` must be an expression or `true` or `false`, found a number" })
+    }
+
+    /// Data takes any scalar as its text, as written (`PORT: 8080`, `print: 42`).
+    @Test func dataTakesAnyScalarAsText() throws {
+        let workflow = try valid("""
+            description: 5
+            env: {PORT: 8080, DEBUG: true}
+            vars: {n: 1.50}
+            actions:
+              a:
+                description: 1
+                params: {p: {description: 2, default: 3, allowed: [3, 4, true]}}
+                steps: ['echo "${{ params.p }}"']
+            steps:
+              - print: 5
+                description: 1.5
+              - shell: cat
+                stdin: 0x10
+              - use: a
+                with: {p: true}
+              - print: "${{ vars.n }}"
+            """)
+        #expect(workflow.env.map(\.value.raw) == ["8080", "true"])
+        #expect(workflow.vars.first?.value.value == "1.50")
+        #expect(workflow.actions.first?.params.first?.allowed?.map(\.value) == ["3", "4", "true"])
+    }
+
+    /// A whole number may be written as a float (`3.0`, `1e2`): JSON Schema's `integer`
+    /// takes it, so flow does too. It used to say "too large, found 3.0".
+    @Test func wholeNumbersWrittenAsFloats() throws {
+        let workflow = try valid("""
+            version: 1.0
+            steps:
+              - shell: x
+                retry: 3.0
+              - shell: y
+                retry: {limit: 1e2, exit_codes: [75.0]}
+              - concurrent: [a]
+                max_parallel: 2.0
+            """)
+        #expect(workflow.steps[0].retry?.value.limit == 3)
+        #expect(workflow.steps[1].retry?.value.limit == 100)
+        #expect(workflow.steps[1].retry?.value.exitCodes == [75])
+        expectDiagnostics("""
+            version: ⟦unsupported-version⟧2.0
+            steps:
+              - shell: x
+                retry: ⟦wrong-type⟧3.5
+              - shell: x
+                retry: ⟦invalid-value⟧1e30
+            """)
+    }
+
+    /// An explicit core tag types a scalar whatever its style (`!!int "3"` is 3), as in
+    /// YAML 1.2 and the schema; it used to be read as "a string" where a number was due.
+    @Test func coreTagsTypeScalars() throws {
+        let workflow = try valid("""
+            version: !!int 1
+            steps:
+              - shell: x
+                retry: !!int "3"
+                continue_on_error: !!bool "true"
+                timeout: !!str 5s
+              - delay: !!float 1.5
+            """)
+        #expect(workflow.steps[0].retry?.value.limit == 3)
+        #expect(workflow.steps[0].continueOnError?.value == true)
+        expectDiagnostics("""
+            steps:
+              - shell: x
+                retry: ⟦wrong-type⟧!!int x
+                continue_on_error: ⟦wrong-type⟧!!bool yes
+              - delay: ⟦wrong-type⟧!!bool true
+              - delay: ⟦wrong-type⟧true
+            """)
+    }
+
     /// An empty `allowed` list is named as such (it used to say "found a list").
     @Test func emptyAllowedListMessage() {
         let loaded = expectDiagnostics("""

@@ -87,6 +87,22 @@ import Testing
     }
 
     /// `<<` twice in one mapping is a duplicate key (the list form merges several).
+    /// Keys a `<<: *a` merge brought in are marked with that `*a`; an alias used as a key
+    /// (`*k: v`) and an inline merge (`<<: {…}`, written in place) are not.
+    @Test func mergedKeysAreMarkedWithTheirMerge() throws {
+        let (document, diagnostics) = readYAML("a: &a {k: 1}\nk: &k key\nb:\n  <<: [{i: 0}, *a]\n  *k : 2\n")
+        #expect(diagnostics.isEmpty)
+        #expect(Array(document.mergeSites.values).map { "\($0.start.line):\($0.start.column)" } == ["4:16"])
+        #expect(document.aliasSites.count == 3, "the two alias uses and the merged key's copy")
+    }
+
+    @Test func unknownAliasSuggestsTheAlias() throws {
+        let (_, diagnostics) = readYAML("a: &base 1\nb: *bsae\n")
+        let d = try #require(diagnostics.first)
+        #expect(Spot(d) == Spot(.yamlSyntax, 2, 4))
+        #expect(d.help == "did you mean `*base`?")
+    }
+
     @Test func mergeKeyTwiceIsADuplicate() throws {
         let (_, diagnostics) = readYAML("a: &a {k: 1}\nb: &b {j: 2}\nc:\n  <<: *a\n  <<: *b\nd:\n  <<: [*a, *b]\n")
         try #require(diagnostics.count == 1)

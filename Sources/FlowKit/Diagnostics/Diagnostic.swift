@@ -19,6 +19,9 @@ public struct Diagnostic: Sendable {
     /// Shown beside the caret, e.g. "did you mean `shell`?".
     public var help: String?
     public var notes: [Note]
+    /// Where the problem was found, when that is text a `<<: *x` merge brought in and the
+    /// diagnostic was moved to the `*x` (`span`); see `DiagnosticBag.merges`.
+    public var mergedFrom: SourceSpan?
 
     public init(
         _ severity: Severity, _ code: DiagnosticCode, _ message: String,

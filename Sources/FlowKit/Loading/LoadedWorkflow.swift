@@ -29,11 +29,13 @@ public struct LoadedWorkflow: Sendable {
     /// diagnostic, not a thrown error, so `flow validate a b c` reports every file.
     ///
     /// `pathBytes`, when given, is the file's name as bytes (one that is not valid UTF-8);
-    /// `path` is then only how messages show it.
-    public static func load(path: String, pathBytes: [UInt8]? = nil) -> LoadedWorkflow {
+    /// `path` is then only how messages show it. `overriddenVars` are the variables the
+    /// command line sets (`--var`): validation does not judge by their defaults (see
+    /// `Validator.statics`); the planner checks the values given.
+    public static func load(path: String, pathBytes: [UInt8]? = nil, overriddenVars: Set<String> = []) -> LoadedWorkflow {
         do {
             let bytes = try FileReader.read(pathBytes: pathBytes ?? Array(path.utf8), name: path)
-            return load(SourceFile(path: path, bytes: bytes))
+            return load(SourceFile(path: path, bytes: bytes), overriddenVars: overriddenVars)
         } catch {
             let file = SourceFile(path: path, bytes: [])
             let diagnostic = Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(error.reason)", file: file,
@@ -43,9 +45,9 @@ public struct LoadedWorkflow: Sendable {
     }
 
     /// Parses and validates an in-memory file.
-    public static func load(_ file: SourceFile) -> LoadedWorkflow {
+    public static func load(_ file: SourceFile, overriddenVars: Set<String> = []) -> LoadedWorkflow {
         var (workflow, bag, document) = WorkflowParser.parseKeepingDocument(file)
-        if let workflow { Validator.validate(workflow, into: &bag) }
+        if let workflow { Validator.validate(workflow, into: &bag, overriddenVars: overriddenVars) }
         return LoadedWorkflow(file: file, workflow: workflow, diagnostics: bag.sorted, document: document)
     }
 }

@@ -101,6 +101,14 @@ extension Duration {
         return tooLong ? .failure(.tooLong) : .success(.nanoseconds(total))
     }
 
+    /// The duration in whole nanoseconds, to the nearest (flow's durations are whole
+    /// nanoseconds): exact, unlike `seconds`, for every duration from zero to `maximum`
+    /// (3.6e18 fits an `Int64`).
+    public var wholeNanoseconds: Int64 {
+        let (s, attoseconds) = components
+        return s * 1_000_000_000 + (attoseconds + 500_000_000) / 1_000_000_000
+    }
+
     /// The duration in seconds, as a Double.
     public var seconds: Double {
         let (s, attoseconds) = components

@@ -28,6 +28,7 @@ public final class Step: @unchecked Sendable {
         var shell: Located<ShellProgram>?
         var outputs: [Located<String>]?
         var aliasSite: SourceSpan?
+        var merges: [MergedText] = []
     }
 
     /// The box, made on first use (only the parser sets options).
@@ -92,6 +93,13 @@ public final class Step: @unchecked Sendable {
     public var aliasSite: SourceSpan? {
         get { options?.aliasSite }
         set { settable.aliasSite = newValue }
+    }
+
+    /// The text `<<: *x` merges brought into the step's own mapping (see `MergedText`):
+    /// problems the validator finds there are reported at the merge.
+    public var merges: [MergedText] {
+        get { options?.merges ?? [] }
+        set { settable.merges = newValue }
     }
 
     public init(kind: StepKind, kindSpan: SourceSpan, span: SourceSpan) {

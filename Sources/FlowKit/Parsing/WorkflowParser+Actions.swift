@@ -5,6 +5,8 @@ extension WorkflowParser {
 
     mutating func actions(_ id: Int32) -> [Action] {
         guard mapping(id, "`actions`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [Action] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -15,11 +17,13 @@ extension WorkflowParser {
             }
             var action = Action(name: name, span: document[value].span)
             guard mapping(value, "action `\(name.value)`") else { continue }
+            let actionMerges = enterMerges(value)
+            defer { leaveMerges(actionMerges) }
             var sawSteps = false
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": action.description = string(v, "`description`")
+                case "description": action.description = text(v, "`description`")
                 case "params": action.params = params(v)
                 case "steps":
                     sawSteps = true
@@ -37,6 +41,8 @@ extension WorkflowParser {
 
     mutating func params(_ id: Int32) -> [Param] {
         guard mapping(id, "`params`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [Param] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -52,12 +58,14 @@ extension WorkflowParser {
                 continue
             }
             guard mapping(value, "parameter `\(name.value)`") else { continue }
+            let paramMerges = enterMerges(value)
+            defer { leaveMerges(paramMerges) }
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": param.description = string(v, "`description`")
+                case "description": param.description = text(v, "`description`")
                 case "required": param.required = bool(v, "`required`")?.value ?? false
-                case "default": param.defaultValue = string(v, "`default`")
+                case "default": param.defaultValue = text(v, "`default`")
                 case "allowed":
                     let list = document[v]
                     guard list.kind == .sequence else {
@@ -71,7 +79,7 @@ extension WorkflowParser {
                                   help: "list the values the parameter accepts, or drop `allowed`")
                         continue
                     }
-                    param.allowed = document.children(of: v).compactMap { string($0, "an allowed value") }
+                    param.allowed = document.children(of: v).compactMap { text($0, "an allowed value") }
                 default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys)
                 }
             }

@@ -30,23 +30,16 @@ extension WorkflowParser {
         defer { aliasContext = outerAlias }
         if let site = document.aliasSites[id] { aliasContext = site }
         if node.kind == .scalar {
-            guard !node.isNull else {
+            // An empty item (a `!!null`-tagged one is no slip: it falls to the next check).
+            guard !node.isNull || node.tag != nil else {
                 bag.error(.wrongType, "a step must be a mapping or a command string, found null", at: valueSpan(node),
                           help: "remove the empty `-` item")
                 return nil
             }
             // Only a string is shorthand for a shell step (as the schema says): `- 5` or
             // `- true` is more likely a slip than a command named `5`; quoting says it is not.
-            let typedTags: Set<String> = ["tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-                                          "tag:yaml.org,2002:null"]
-            if node.boolValue != nil || node.intValue != nil || node.doubleValue != nil || node.tag.map(typedTags.contains) == true {
-                let found = switch node.tag {
-                case "tag:yaml.org,2002:int", "tag:yaml.org,2002:float": "a number"
-                case "tag:yaml.org,2002:bool": "a boolean"
-                case "tag:yaml.org,2002:null": "null"
-                default: node.typeDescription
-                }
-                bag.error(.wrongType, "a step must be a mapping or a command string, found \(found)", at: valueSpan(node),
+            guard node.isString else {
+                bag.error(.wrongType, "a step must be a mapping or a command string, found \(node.typeDescription)", at: valueSpan(node),
                           help: "quote it if it is a command: `- \"\(node.value)\"`")
                 return nil
             }
@@ -62,6 +55,9 @@ extension WorkflowParser {
             return nil
         }
         let pairs = document.pairs(id)
+        let firstEntered = enteredMerges.count
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         // Find the kind key first: which options are valid depends on it. `shell` is also a
         // group option (the shell program), so on a group it is not a second kind key.
         var kindKey: (name: Located<String>, value: Int32)?
@@ -109,6 +105,9 @@ extension WorkflowParser {
         }
         let step = Step(kind: kind, kindSpan: kindKey.name.span, span: node.span)
         commonOptions(pairs, into: step, kindName: kindName)
+        // The validator checks the step with the same merges entered (those of steps inside
+        // it come along; they are their own steps' too, so nothing is moved twice).
+        if enteredMerges.count > firstEntered { step.merges = Array(enteredMerges[firstEntered...]) }
         return step
     }
 
@@ -129,7 +128,7 @@ extension WorkflowParser {
             }
             return .shell(ShellStep(command: template(value, text)))
         case "print":
-            guard let text = string(value, "`print`") else { return nil }
+            guard let text = self.text(value, "`print`") else { return nil }
             return .print(PrintStep(message: template(value, text)))
         case "delay":
             guard let duration = duration(value, "`delay`") else { return nil }
@@ -160,7 +159,7 @@ extension WorkflowParser {
                 step.name = identifier(value, "step name")
                 // Merged in by `<<: *x`, or in a step reached through an alias.
                 if step.name != nil, let site = document.aliasSites[key] ?? aliasContext { step.aliasSite = site }
-            case "description": step.description = string(value, "`description`")
+            case "description": step.description = text(value, "`description`")
             case "if": step.condition = condition(value)
             case "timeout": step.timeout = positiveDuration(value, "`timeout`")
             case "retry": step.retry = retry(value)
@@ -218,7 +217,7 @@ extension WorkflowParser {
             s.dir = template(value, text)
             step.kind = .shell(s)
         case ("stdin", .shell(var s)):
-            guard let text = string(value, "`stdin`") else { return }
+            guard let text = self.text(value, "`stdin`") else { return }
             s.stdin = template(value, text)
             step.kind = .shell(s)
         case ("interactive", .shell(var s)):
@@ -243,13 +242,15 @@ extension WorkflowParser {
             step.kind = .concurrent(g)
         case ("with", .use(var u)):
             guard mapping(value, "`with`") else { return }
+            let merges = enterMerges(value)
+            defer { leaveMerges(merges) }
             u.withSpan = name.span
             for (k, v) in document.pairs(value) {
                 guard let param = keyName(k) else { continue }
                 let node = document[v]
                 if node.isNull {
                     u.with.append((param, Template(literal: "", span: valueSpan(node))))
-                } else if let text = string(v, "the value of `\(param.value)`") {
+                } else if let text = self.text(v, "the value of `\(param.value)`") {
                     u.with.append((param, template(v, text)))
                 }
             }
@@ -267,7 +268,7 @@ extension WorkflowParser {
             _ = bool(id, "`if`")
             return nil
         }
-        guard let text = string(id, "`if`") else { return nil }
+        guard let text = string(id, "`if`", expected: "an expression or `true` or `false`") else { return nil }
         let locator = ScalarLocator(node: node, file: file)
         var source = text.value
         var offset = 0

@@ -22,9 +22,9 @@ extension WorkflowParser {
         return SourceSpan(line: node.span.start.line, column: node.span.start.column, length: max(1, min(node.value.unicodeScalars.count, 80)))
     }
 
-    mutating func wrongType(_ id: Int32, expected: String, what: String) {
+    mutating func wrongType(_ id: Int32, expected: String, what: String, help: String? = nil) {
         let node = document[id]
-        bag.error(.wrongType, "\(what) must be \(expected), found \(node.typeDescription)", at: valueSpan(node))
+        bag.error(.wrongType, "\(what) must be \(expected), found \(node.typeDescription)", at: valueSpan(node), help: help)
     }
 
     mutating func mapping(_ id: Int32, _ what: String) -> Bool {
@@ -35,8 +35,24 @@ extension WorkflowParser {
         return true
     }
 
-    /// Any non-null scalar, as text.
-    mutating func string(_ id: Int32, _ what: String) -> Located<String>? {
+    /// A string in the YAML 1.2 core schema, for code and names (commands, conditions,
+    /// step and action names, paths, tags, output keys, shells): there a number or a
+    /// boolean (`shell: 5`, `tags: [1]`) is more likely a slip than meant, and is
+    /// `wrong-type`, as `flow schema` says; quoting says it is meant.
+    mutating func string(_ id: Int32, _ what: String, expected: String = "a string") -> Located<String>? {
+        let node = document[id]
+        guard node.isString else {
+            let typed = node.kind == .scalar && !node.isNull
+            wrongType(id, expected: expected, what: what, help: typed ? "quote it if it is meant as text: `\"\(node.value)\"`" : nil)
+            return nil
+        }
+        return Located(node.value, valueSpan(node))
+    }
+
+    /// Any non-null scalar, as text as written, for values that are data (messages,
+    /// descriptions, `stdin`, `env`, `vars`, `with`, a param's `default` and `allowed`):
+    /// `PORT: 8080` or `print: 42` means the text, as in GitHub Actions.
+    mutating func text(_ id: Int32, _ what: String) -> Located<String>? {
         let node = document[id]
         guard node.kind == .scalar, !node.isNull else {
             wrongType(id, expected: "a string", what: what)
@@ -59,9 +75,11 @@ extension WorkflowParser {
         return Located(value, valueSpan(node))
     }
 
+    /// A whole number: an integer, or a float with a whole value (`3.0`, `1e3`), as JSON
+    /// Schema's `integer` (and so `flow schema`) takes it.
     mutating func int(_ id: Int32, _ what: String) -> Located<Int>? {
         let node = document[id]
-        guard let value = node.intValue else {
+        guard let value = node.intValue ?? node.doubleValue.flatMap({ Int(exactly: $0) }) else {
             // A number, but not one that fits: say which way (not "found a number").
             if let number = node.doubleValue {
                 if number.isFinite, number == number.rounded() {
@@ -80,7 +98,8 @@ extension WorkflowParser {
     /// A duration: `250ms`, `1.5s`, `1h30m`, or a number of seconds.
     mutating func duration(_ id: Int32, _ what: String) -> Located<Duration>? {
         let node = document[id]
-        guard node.kind == .scalar, !node.isNull else {
+        // A number is seconds; a boolean is no duration at all (not a bad one).
+        guard node.kind == .scalar, !node.isNull, node.boolValue == nil, node.tag != YAMLNode.boolTag else {
             wrongType(id, expected: "a duration", what: what)
             return nil
         }
@@ -132,13 +151,32 @@ extension WorkflowParser {
     mutating func stringList(_ id: Int32, _ what: String) -> [Located<String>] {
         let node = document[id]
         if node.kind == .scalar, !node.isNull {
-            return [Located(node.value, valueSpan(node))]
+            return string(id, what, expected: "a string or a list of strings").map { [$0] } ?? []
         }
         guard node.kind == .sequence else {
             wrongType(id, expected: "a list of strings", what: what)
             return []
         }
         return document.children(of: id).compactMap { string($0, "an item of \(what)") }
+    }
+
+    /// Enters the merged text of mapping `id` (`<<: *x`) into the bag while the mapping is
+    /// checked (see `DiagnosticBag.merges`); returns the mark `leaveMerges` takes. Costs
+    /// nothing in the many files without merges.
+    mutating func enterMerges(_ id: Int32) -> Int {
+        let mark = bag.merges.count
+        guard !document.mergeSites.isEmpty, document[id].kind == .mapping else { return mark }
+        for (key, value) in document.pairs(id) {
+            guard let site = document.mergeSites[key] else { continue }
+            let merged = MergedText(region: SourceSpan(start: document[key].span.start, end: document[value].span.end), site: site)
+            bag.merges.append(merged)
+            enteredMerges.append(merged)
+        }
+        return mark
+    }
+
+    mutating func leaveMerges(_ mark: Int) {
+        bag.merges.removeSubrange(mark...)
     }
 
     /// Reports an unknown key with a "did you mean" help.
@@ -159,6 +197,8 @@ extension WorkflowParser {
             return Located(RetryPolicy(limit: limit.value), limit.span)
         }
         guard mapping(id, "`retry`") else { return nil }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var policy = RetryPolicy(limit: 0)
         var sawLimit = false
         let keys = ["limit", "delay", "backoff", "max_delay", "exit_codes"]

@@ -10,6 +10,9 @@ public struct WorkflowParser {
     /// node is written where it is): a step met there carries it, so a duplicate step
     /// name can point at this use of the alias rather than twice at the anchored text.
     var aliasContext: SourceSpan?
+    /// Every merge entered so far (see `enterMerges`), in parse order: a step keeps those met
+    /// while it was parsed (its own, its `env`'s, its `with`'s…), for the validator.
+    var enteredMerges: [MergedText] = []
 
     /// The top-level keys of a workflow.
     public static let topLevelKeys = [
@@ -57,6 +60,8 @@ public struct WorkflowParser {
             }
             return nil
         }
+        let merges = enterMerges(root)
+        defer { leaveMerges(merges) }
         var workflow = Workflow(file: file, stepsSpan: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 0))
         var sawSteps = false
         for (key, value) in document.pairs(root) {
@@ -76,7 +81,7 @@ public struct WorkflowParser {
                     bag.error(.invalidName, "invalid workflow name `\(name.value)`", at: name.span,
                               help: "names match [A-Za-z_][A-Za-z0-9_-]*; say more under `description`")
                 }
-            case "description": workflow.description = string(value, "`description`")
+            case "description": workflow.description = text(value, "`description`")
             case "shell": workflow.shell = shellProgram(value)
             case "env": workflow.env = envVars(value)
             case "vars": workflow.vars = variables(value)
@@ -103,6 +108,8 @@ public struct WorkflowParser {
 
     mutating func envVars(_ id: Int32) -> [EnvVar] {
         guard mapping(id, "`env`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [EnvVar] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -111,7 +118,7 @@ public struct WorkflowParser {
                           help: "names are letters, digits and `_`, not starting with a digit")
                 continue
             }
-            guard let text = string(value, "the value of `\(name.value)`") else { continue }
+            guard let text = self.text(value, "the value of `\(name.value)`") else { continue }
             result.append(EnvVar(name: name, value: template(value, text)))
         }
         return result
@@ -119,6 +126,8 @@ public struct WorkflowParser {
 
     mutating func variables(_ id: Int32) -> [Variable] {
         guard mapping(id, "`vars`") else { return [] }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         var result: [Variable] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
@@ -130,7 +139,7 @@ public struct WorkflowParser {
             let node = document[value]
             if node.isNull {
                 result.append(Variable(name: name, value: Located("", node.span)))
-            } else if let text = string(value, "the value of `\(name.value)`") {
+            } else if let text = self.text(value, "the value of `\(name.value)`") {
                 result.append(Variable(name: name, value: text))
             }
         }
@@ -140,6 +149,8 @@ public struct WorkflowParser {
     mutating func defaults(_ id: Int32) -> StepDefaults {
         var result = StepDefaults()
         guard mapping(id, "`defaults`") else { return result }
+        let merges = enterMerges(id)
+        defer { leaveMerges(merges) }
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
             switch name.value {

@@ -141,10 +141,25 @@ public struct PlanPrinter {
             ("summary", .object([
                 ("steps", .int(summary.total)),
                 ("selected", .int(summary.selected)),
-                ("shortest_wall_time_seconds", .double(summary.shortestWallTime.seconds)),
+            ] + Self.jsonDuration("shortest_wall_time", summary.shortestWallTime) + [
+                // The sum stopped at the maximum: the text plan's "or more".
+                ("shortest_wall_time_saturated", .bool(summary.isSaturated)),
             ])),
         ])
         return value.rendered(pretty: true) + "\n"
+    }
+
+    /// A duration three ways: `key` as flow prints it (`1m30.5s`, exact, and it parses back),
+    /// `key_nanoseconds` as an exact integer, `key_seconds` as a float for convenience (it
+    /// may not be exact: 1ns is `1e-09`). A delay's own duration has no prefix: `duration`,
+    /// `nanoseconds`, `seconds`.
+    static func jsonDuration(_ key: String?, _ duration: Duration) -> [(String, JSONValue)] {
+        let prefix = key.map { $0 + "_" } ?? ""
+        return [
+            (key ?? "duration", .string(duration.compact)),
+            (prefix + "nanoseconds", .int(Int(duration.wholeNanoseconds))),
+            (prefix + "seconds", .double(duration.seconds)),
+        ]
     }
 
     func jsonNode(_ node: PlanNode, context: StaticContext) -> JSONValue {
@@ -161,7 +176,7 @@ public struct PlanPrinter {
             members.append(("message", .string(ExpressionEvaluator.render(message, in: inner))))
             members.append(("stream", .string(stream.rawValue)))
         case .delay(let duration):
-            members.append(("seconds", .double(duration.seconds)))
+            members += Self.jsonDuration(nil, duration)
         case .shell(let task):
             members.append(("command", .string(ExpressionEvaluator.render(task.command, in: inner))))
             members.append(("shell", .string(task.program.spec)))
@@ -179,13 +194,13 @@ public struct PlanPrinter {
         }
         if let description = node.description { members.append(("description", .string(description))) }
         if let condition = node.condition { members.append(("if", .string(condition.text))) }
-        if let timeout = node.timeout { members.append(("timeout_seconds", .double(timeout.seconds))) }
+        if let timeout = node.timeout { members += Self.jsonDuration("timeout", timeout) }
         if let retry = node.retry {
-            members.append(("retry", .object([
-                ("limit", .int(retry.limit)),
-                ("delay_seconds", .double(retry.delay.seconds)),
+            let maxDelay = retry.maxDelay.map { Self.jsonDuration("max_delay", $0) }
+                ?? [("max_delay", .null), ("max_delay_nanoseconds", .null), ("max_delay_seconds", .null)]
+            members.append(("retry", .object([("limit", .int(retry.limit))] + Self.jsonDuration("delay", retry.delay) + [
                 ("backoff", .double(retry.backoff)),
-                ("max_delay_seconds", retry.maxDelay.map { .double($0.seconds) } ?? .null),
+            ] + maxDelay + [
                 ("exit_codes", retry.exitCodes.map { .array($0.map { .int(Int($0)) }) } ?? .null),
             ])))
         }

@@ -49,12 +49,15 @@ public struct PlanSummary: Sendable {
         return node.finally.reduce(own) { $0.saturatingAdd(wallTime($1)) }
     }
 
+    /// Whether the sum reached `Duration.maximum` and stopped there (or is exactly the
+    /// maximum): the real wall time is at least that.
+    public var isSaturated: Bool { shortestWallTime >= .maximum }
+
     public var text: String {
         var out = "\(total) step\(total == 1 ? "" : "s")"
         if selected != total { out += " (\(selected) selected)" }
         out += ", shortest wall time \(shortestWallTime.compact)"
-        // The sum saturated (or is exactly the maximum): it is at least that.
-        if shortestWallTime >= .maximum { out += " or more" }
+        if isSaturated { out += " or more" }
         return out
     }
 }

@@ -212,8 +212,7 @@ public struct Planner {
             // `allowed` stops the run before anything starts. Literals were checked by
             // validation; values from outputs or params are checked when the step runs.
             guard let value = with.first(where: { $0.name == param.name.value })?.value, !value.isLiteral,
-                  ExpressionEvaluator.isResolvable(value, in: statics) else { continue }
-            let resolved = ExpressionEvaluator.render(value, in: statics)
+                  let resolved = statics.text(of: value) else { continue }
             if !allowed.contains(resolved) {
                 throw PlanError("\(workflow.file.path):\(value.span.start): `\(resolved)` (from `\(value.raw)`) is not an allowed value of "
                                 + "`\(param.name.value)` of action `\(action.name.value)`",

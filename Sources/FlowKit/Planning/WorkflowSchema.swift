@@ -14,18 +14,30 @@ public enum WorkflowSchema {
     static func bool(_ description: String) -> JSONValue {
         .object([("type", .string("boolean")), ("description", .string(description))])
     }
+    /// A value that is data (a message, a description, `stdin`): flow takes any scalar as
+    /// its text (`WorkflowParser.text`), where code and names must be strings.
+    static func text(_ description: String) -> JSONValue {
+        .object([("type", scalarTypes), ("description", .string(description))])
+    }
+    static let scalarTypes = JSONValue.array([.string("string"), .string("number"), .string("boolean")])
+    /// A whole number from `minimum` up to what flow's `Int` holds (larger is "too large").
+    static func integer(minimum: Int, maximum: Int = Int.max) -> JSONValue {
+        .object([("type", .string("integer")), ("minimum", .int(minimum)), ("maximum", .int(maximum))])
+    }
 
     static let namePattern = "^[A-Za-z_][A-Za-z0-9_-]*$"
+    /// A command that is not empty or blank (flow: `invalid-value`).
+    static let commandPattern = "[^ \t]"
 
     /// Schemas of the common step options.
     static var commonProperties: [(String, JSONValue)] {
         let all: [String: JSONValue] = [
             "name": .object([("type", .string("string")), ("pattern", .string(namePattern)),
                              ("description", .string("Identifier, unique in the file; used in output, `steps.<name>` references and --only."))]),
-            "description": str("Free text, shown by `flow plan`."),
+            "description": text("Free text, shown by `flow plan`."),
             "if": .object([("type", .array([.string("string"), .string("boolean")])),
                            ("description", .string("Condition expression, with or without ${{ }}; false skips the step."))]),
-            "timeout": ref("duration"),
+            "timeout": ref("positiveDuration"),
             "retry": ref("retry"),
             "continue_on_error": bool("A failure is recorded but does not fail the parent."),
             "undo": .object([("description", .string("A step, or list of steps, that reverses this one during rollback.")),
@@ -33,7 +45,7 @@ public enum WorkflowSchema {
             "tags": .object([("type", .array([.string("array"), .string("string")])), ("items", .object([("type", .string("string"))])),
                              ("description", .string("Tags that --tags and --skip-tags select on."))]),
             "env": ref("env"),
-            "outputs": .object([("type", .string("array")),
+            "outputs": .object([("type", .array([.string("array"), .string("string")])), ("pattern", .string(namePattern)),
                                 ("items", .object([("type", .string("string")), ("pattern", .string(namePattern))])),
                                 ("description", .string("Output keys the step promises to write to $FLOW_OUTPUT."))]),
         ]
@@ -44,12 +56,12 @@ public enum WorkflowSchema {
         switch name {
         case "stream": return .object([("enum", .array([.string("stdout"), .string("stderr")]))])
         case "dir": return str("Working directory of the command.")
-        case "stdin": return str("Text fed to the process on standard input.")
+        case "stdin": return text("Text fed to the process on standard input.")
         case "interactive": return bool("Give the step the terminal (it runs alone).")
         case "finally": return ref("steps")
-        case "max_parallel": return .object([("type", .string("integer")), ("minimum", .int(1))])
+        case "max_parallel": return integer(minimum: 1)
         case "fail_fast": return bool("The first failure cancels the running siblings (default true).")
-        case "with": return .object([("type", .string("object")),
+        case "with": return .object([("type", .string("object")), ("propertyNames", .object([("pattern", .string(namePattern))])),
                                      ("additionalProperties", .object([("type", .array([.string("string"), .string("number"), .string("boolean"), .string("null")]))]))])
         default: return .object([])
         }
@@ -57,9 +69,10 @@ public enum WorkflowSchema {
 
     static func kindValue(_ kind: String) -> JSONValue {
         switch kind {
-        case "print": return .object([("type", .array([.string("string"), .string("number"), .string("boolean")])), ("description", .string("Message to print (interpolated)."))])
+        case "print": return text("Message to print (interpolated).")
         case "delay": return ref("duration")
-        case "shell": return .object([("type", .string("string")), ("description", .string("Command line, run by the workflow's shell."))])
+        case "shell": return .object([("type", .string("string")), ("pattern", .string(commandPattern)),
+                                      ("description", .string("Command line, run by the workflow's shell."))])
         case "sequential", "concurrent": return ref("steps")
         case "use": return .object([("type", .string("string")), ("pattern", .string(namePattern)), ("description", .string("Name of an action."))])
         default: return .object([])
@@ -67,7 +80,8 @@ public enum WorkflowSchema {
     }
 
     static var stepSchema: JSONValue {
-        var variants: [JSONValue] = [.object([("type", .string("string")), ("description", .string("Shorthand for a shell step."))])]
+        var variants: [JSONValue] = [.object([("type", .string("string")), ("pattern", .string(commandPattern)),
+                                              ("description", .string("Shorthand for a shell step."))])]
         for kind in StepKind.keywords {
             var properties: [(String, JSONValue)] = [(kind, kindValue(kind))]
             properties += commonProperties.filter { $0.0 != "outputs" || kind == "shell" }
@@ -86,23 +100,54 @@ public enum WorkflowSchema {
         return .object([("anyOf", .array(variants))])
     }
 
+    /// A pattern of what `Duration.parseChecked` takes: units in order, each at most once
+    /// (`1h30m`, not `30m1h`), or a bare number of seconds; no sign, exponent or `.5`;
+    /// spaces and tabs around it. One alternative per largest unit, so no look-around (not
+    /// every JSON Schema engine has it). `number` gives the pattern of each part's number.
+    static func durationPattern(number: (_ unitNanoseconds: Int64) -> String) -> String {
+        let h = number(3_600_000_000_000) + "h", m = number(60_000_000_000) + "m"
+        let s = number(1_000_000_000) + "s", ms = number(1_000_000) + "ms"
+        let forms = [number(1_000_000_000), h + "(" + m + ")?(" + s + ")?(" + ms + ")?", m + "(" + s + ")?(" + ms + ")?",
+                     s + "(" + ms + ")?", ms]
+        return #"^[ \t]*("# + forms.joined(separator: "|") + #")[ \t]*$"#
+    }
+
+    /// A pattern of a decimal (`[0-9]+(\.[0-9]+)?`) whose value is at most `maximum`: one
+    /// alternative per digit of `maximum` that a smaller number may have less of, then
+    /// `maximum` itself with a zero fraction. So a part longer than `Duration.maximum`
+    /// alone (`1000001h`, `3600000001`) fails the schema, as it fails flow.
+    static func decimal(atMost maximum: Int64) -> String {
+        let digits = Array(String(maximum).utf8).map { Int($0 - UInt8(ascii: "0")) }
+        var smaller = digits.count > 1 ? ["[0-9]{1,\(digits.count - 1)}"] : []
+        for (i, digit) in digits.enumerated() where digit > 0 {
+            let prefix = digits[..<i].map(String.init).joined()
+            let lower = digit == 1 ? "0" : "[0-\(digit - 1)]"
+            let rest = digits.count - i - 1
+            smaller.append(prefix + lower + (rest > 0 ? "[0-9]{\(rest)}" : ""))
+        }
+        return #"0*(("# + smaller.joined(separator: "|") + #")(\.[0-9]+)?|"# + String(maximum) + #"(\.0+)?)"#
+    }
+
     static var value: JSONValue {
-        // Exactly what `Duration.parseChecked` takes: units in order, each at most once
-        // (`1h30m`, not `30m1h`), or a bare number of seconds; no sign, exponent or `.5`;
-        // spaces and tabs around it. One alternative per largest unit, so no look-around
-        // (not every JSON Schema engine has it).
-        let n = #"[0-9]+(\.[0-9]+)?"#
-        let h = n + "h", m = n + "m", s = n + "s", ms = n + "ms"
-        let forms = [n, h + "(" + m + ")?(" + s + ")?(" + ms + ")?", m + "(" + s + ")?(" + ms + ")?", s + "(" + ms + ")?", ms]
-        let durationPattern = #"^[ \t]*("# + forms.joined(separator: "|") + #")[ \t]*$"#
+        let bounded = durationPattern { decimal(atMost: Duration.maximumNanoseconds / $0) }
+        let zero = durationPattern { _ in #"0+(\.0+)?"# }
+        let maximumSeconds = JSONValue.int(Int(Duration.maximum.components.seconds))
+        // A YAML number reaches a schema validator as a JSON number, so `1e3` or `0x10`
+        // cannot be told from `1000` or `16` here; flow itself rejects them.
         let defs: [(String, JSONValue)] = [
             ("duration", .object([
-                ("description", .string("250ms, 1s, 1.5s, 2m, 1h30m, or a number of seconds.")),
+                ("description", .string("250ms, 1s, 1.5s, 2m, 1h30m, or a number of seconds; at most 1000000h.")),
                 ("anyOf", .array([
-                    // A YAML number reaches a schema validator as a JSON number, so `1e3` or `0x10`
-                    // cannot be told from `1000` or `16` here; flow itself rejects them.
-                    .object([("type", .string("number")), ("minimum", .int(0)), ("maximum", .int(Int(Duration.maximum.components.seconds)))]),
-                    .object([("type", .string("string")), ("pattern", .string(durationPattern))]),
+                    .object([("type", .string("number")), ("minimum", .int(0)), ("maximum", maximumSeconds)]),
+                    .object([("type", .string("string")), ("pattern", .string(bounded))]),
+                ])),
+            ])),
+            // `timeout` (flow: "must be longer than zero").
+            ("positiveDuration", .object([
+                ("description", .string("A duration longer than zero: 250ms, 1s, 1.5s, 2m, 1h30m, or a number of seconds; at most 1000000h.")),
+                ("anyOf", .array([
+                    .object([("type", .string("number")), ("exclusiveMinimum", .int(0)), ("maximum", maximumSeconds)]),
+                    .object([("type", .string("string")), ("pattern", .string(bounded)), ("not", .object([("pattern", .string(zero))]))]),
                 ])),
             ])),
             ("shellProgram", .object([
@@ -116,15 +161,17 @@ public enum WorkflowSchema {
                 ("additionalProperties", .object([("type", .array([.string("string"), .string("number"), .string("boolean")]))])),
             ])),
             ("retry", .object([("anyOf", .array([
-                .object([("type", .string("integer")), ("minimum", .int(0))]),
+                integer(minimum: 0),
                 .object([
                     ("type", .string("object")),
                     ("required", .array([.string("limit")])),
                     ("additionalProperties", .bool(false)),
                     ("properties", .object([
-                        ("limit", .object([("type", .string("integer")), ("minimum", .int(0))])),
+                        ("limit", integer(minimum: 0)),
                         ("delay", ref("duration")),
-                        ("backoff", .object([("type", .string("number")), ("minimum", .int(1))])),
+                        // The maximum keeps out `.inf` (flow: "must be a finite number").
+                        ("backoff", .object([("type", .string("number")), ("minimum", .int(1)),
+                                             ("maximum", .double(Double.greatestFiniteMagnitude))])),
                         ("max_delay", ref("duration")),
                         ("exit_codes", .object([("type", .string("array")),
                                                 ("items", .object([("type", .string("integer")), ("minimum", .int(1)), ("maximum", .int(255))]))])),
@@ -137,10 +184,10 @@ public enum WorkflowSchema {
                 ("type", .array([.string("object"), .string("null")])),
                 ("additionalProperties", .bool(false)),
                 ("properties", .object([
-                    ("description", .object([("type", .string("string"))])),
+                    ("description", .object([("type", scalarTypes)])),
                     ("required", .object([("type", .string("boolean"))])),
-                    ("default", .object([("type", .array([.string("string"), .string("number"), .string("boolean")]))])),
-                    ("allowed", .object([("type", .string("array")), ("minItems", .int(1))])),
+                    ("default", .object([("type", scalarTypes)])),
+                    ("allowed", .object([("type", .string("array")), ("minItems", .int(1)), ("items", .object([("type", scalarTypes)]))])),
                 ])),
             ])),
             ("action", .object([
@@ -148,8 +195,9 @@ public enum WorkflowSchema {
                 ("required", .array([.string("steps")])),
                 ("additionalProperties", .bool(false)),
                 ("properties", .object([
-                    ("description", .object([("type", .string("string"))])),
-                    ("params", .object([("type", .string("object")), ("additionalProperties", ref("param"))])),
+                    ("description", .object([("type", scalarTypes)])),
+                    ("params", .object([("type", .string("object")), ("propertyNames", .object([("pattern", .string(namePattern))])),
+                                        ("additionalProperties", ref("param"))])),
                     ("steps", ref("steps")),
                 ])),
             ])),
@@ -157,17 +205,17 @@ public enum WorkflowSchema {
         let topLevel: [String: JSONValue] = [
             "version": .object([("const", .int(1))]),
             "name": .object([("type", .string("string")), ("pattern", .string(namePattern))]),
-            "description": .object([("type", .string("string"))]),
+            "description": .object([("type", scalarTypes)]),
             "shell": ref("shellProgram"),
             "env": ref("env"),
-            "vars": .object([("type", .string("object")),
+            "vars": .object([("type", .string("object")), ("propertyNames", .object([("pattern", .string(namePattern))])),
                              ("additionalProperties", .object([("type", .array([.string("string"), .string("number"), .string("boolean"), .string("null")]))]))]),
             "defaults": .object([
                 ("type", .string("object")),
                 ("additionalProperties", .bool(false)),
                 ("properties", .object(StepDefaults.keys.map { key -> (String, JSONValue) in
                     switch key {
-                    case "timeout": return (key, ref("duration"))
+                    case "timeout": return (key, ref("positiveDuration"))
                     case "retry": return (key, ref("retry"))
                     case "continue_on_error": return (key, .object([("type", .string("boolean"))]))
                     case "shell": return (key, ref("shellProgram"))

@@ -18,16 +18,38 @@ extension Validator {
                                 + Suggestion.list(action.params.map(\.name.value))))
                 continue
             }
-            if let allowed = param.allowed, value.isLiteral, !allowed.contains(where: { $0.value == value.raw }) {
-                bag.error(.disallowedParam, "`\(value.raw)` is not an allowed value of `\(name.value)`", at: value.span,
-                          help: "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", "))
-            }
+            if let allowed = param.allowed { checkAllowed(value, of: name.value, allowed: allowed) }
         }
         for param in action.params where param.required && !given.contains(param.name.value) {
             bag.error(.missingParam, "action `\(action.name.value)` needs the parameter `\(param.name.value)`",
                       at: use.action.span, help: "add `with: {\(param.name.value): …}`",
                       notes: [.init("`\(param.name.value)` is declared here", at: param.name.span)])
         }
+    }
+
+    /// Reports a `with` value outside `allowed` when it is known before a run: a literal,
+    /// or a value built only from default `vars` (and `workflow.name`). The default vars
+    /// may be overridden with `--var`, so `flow plan` and `flow run` check again with the
+    /// real ones; values from outputs, params or env are checked when the step starts.
+    mutating func checkAllowed(_ value: Template, of param: String, allowed: [Located<String>]) {
+        guard let resolved = statics.text(of: value), !allowed.contains(where: { $0.value == resolved }) else { return }
+        let help = "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", ")
+        if value.isLiteral {
+            bag.error(.disallowedParam, "`\(resolved)` is not an allowed value of `\(param)`", at: value.span, help: help)
+            return
+        }
+        // Point at each default that made the value, so the fix (or the `--var` that
+        // would override it) is plain.
+        var notes: [Diagnostic.Note] = []
+        var seen: Set<String> = []
+        for path in value.expressions.flatMap(\.references) where path.count == 2 && path[0].value == "vars" {
+            guard seen.insert(path[1].value).inserted,
+                  let variable = workflow.vars.last(where: { $0.name.value == path[1].value }) else { continue }
+            let shown = variable.value.value.isEmpty ? "empty" : "`\(variable.value.value)`"
+            notes.append(.init("`vars.\(path[1].value)` is \(shown) by default (`--var` may change it)", at: variable.value.span))
+        }
+        bag.error(.disallowedParam, "`\(resolved)` (from `\(value.raw)`) is not an allowed value of `\(param)`",
+                  at: value.span, help: help, notes: notes)
     }
 
     /// Most steps a workflow may expand to once actions are inlined: a few `use` steps of

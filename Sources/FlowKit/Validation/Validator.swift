@@ -52,21 +52,32 @@ public struct Validator {
         return varSuggestions!.help(for: name)
     }
 
-    public init(workflow: Workflow, bag: DiagnosticBag) {
+    /// `overriddenVars`: the variables set on the command line, whose defaults say nothing
+    /// of the values a run will have.
+    public init(workflow: Workflow, bag: DiagnosticBag, overriddenVars: Set<String> = []) {
         self.workflow = workflow
         self.bag = bag
         actionTable = ActionTable(workflow.actions)
         varNames = Set(workflow.vars.map(\.name.value))
+        // The last of two same-named vars wins, as in the planner (the second is a
+        // duplicate-key error anyway). An overridden var is unknown here: the planner
+        // checks the value given.
+        let defaults = workflow.vars.filter { !overriddenVars.contains($0.name.value) }.map { ($0.name.value, $0.value.value) }
+        statics = StaticContext(vars: Dictionary(defaults, uniquingKeysWith: { $1 }), workflowName: workflow.displayName)
     }
 
     /// The actions and their parameters by name (see `ActionTable`).
     let actionTable: ActionTable
     /// The declared variables' names.
     let varNames: Set<String>
+    /// What is known before a run: the default `vars` (less those the command line
+    /// overrides) and the workflow's name. `with` values built only from it are checked
+    /// against `allowed` here, as the planner checks them with the final vars.
+    let statics: StaticContext
 
     /// Validates `workflow`, adding diagnostics to `bag`.
-    public static func validate(_ workflow: Workflow, into bag: inout DiagnosticBag) {
-        var validator = Validator(workflow: workflow, bag: bag)
+    public static func validate(_ workflow: Workflow, into bag: inout DiagnosticBag, overriddenVars: Set<String> = []) {
+        var validator = Validator(workflow: workflow, bag: bag, overriddenVars: overriddenVars)
         validator.run()
         bag = validator.bag
     }
@@ -161,6 +172,11 @@ public struct Validator {
     }
 
     mutating func check(_ step: Step, path: StepPath) {
+        // What a `<<: *x` merged into the step is reported at the merge, as while parsing.
+        let merges = step.merges
+        let mark = bag.merges.count
+        if !merges.isEmpty { bag.merges += merges }
+        defer { if !merges.isEmpty { bag.merges.removeSubrange(mark...) } }
         let site = ReferenceSite(step: step, path: path)
         if let condition = step.condition {
             checkExpression(condition.value, at: site, context: .condition)

@@ -9,6 +9,9 @@ public struct YAMLDocument: Sendable {
     /// Each maps to the span of its `*name`. Keys brought in by a `<<: *name` merge are
     /// copies too, mapped to that alias. Empty for the many files without aliases.
     public var aliasSites: [Int32: SourceSpan] = [:]
+    /// Of those, the keys a `<<: *name` merge brought in, each mapped to that `*name` (an
+    /// alias used as a key, `*k: v`, is in `aliasSites` only).
+    public var mergeSites: [Int32: SourceSpan] = [:]
 
     public init(nodes: [YAMLNode] = [], root: Int32? = nil) {
         self.nodes = nodes

@@ -35,9 +35,25 @@ public struct YAMLNode: Sendable {
     public var childStart: Int32 = 0
     public var childCount: Int32 = 0
 
-    /// Whether this scalar is a YAML null (`~`, `null`, or nothing at all).
+    /// The core tags that type a scalar (`!!int 3`, `!!bool "true"`): an explicit tag
+    /// decides the type whatever the style, as in YAML 1.2 (and PyYAML, which `flow schema`
+    /// is tested with).
+    static let strTag = "tag:yaml.org,2002:str"
+    static let intTag = "tag:yaml.org,2002:int"
+    static let floatTag = "tag:yaml.org,2002:float"
+    static let boolTag = "tag:yaml.org,2002:bool"
+    static let nullTag = "tag:yaml.org,2002:null"
+
+    /// Whether the scalar's type comes from its text (plain, untagged) or from the tag `typeTag`.
+    func isTyped(as typeTag: String) -> Bool {
+        kind == .scalar && (tag == nil ? style == .plain : tag == typeTag)
+    }
+
+    /// Whether this scalar is a YAML null (`~`, `null`, nothing at all, or tagged `!!null`).
     public var isNull: Bool {
-        guard kind == .scalar, style == .plain, tag == nil else { return false }
+        guard kind == .scalar else { return false }
+        if let tag { return tag == Self.nullTag }
+        guard style == .plain else { return false }
         // By length first: asked of most nodes, and most are no null.
         switch value.utf8.count {
         case 0: return true
@@ -50,9 +66,19 @@ public struct YAMLNode: Sendable {
     /// Whether the scalar is plain, i.e. may be typed as a bool or number.
     public var isPlainScalar: Bool { kind == .scalar && style == .plain && tag == nil }
 
-    /// The boolean a plain scalar spells, if any (YAML 1.2 core schema).
+    /// Whether the scalar is a string in the YAML 1.2 core schema: quoted, a block, tagged
+    /// `!!str`, or plain and spelling no null, boolean or number. What `flow schema` calls
+    /// `"type": "string"`.
+    public var isString: Bool {
+        guard kind == .scalar else { return false }
+        if let tag { return tag == Self.strTag }
+        guard style == .plain else { return true }
+        return !isNull && boolValue == nil && intValue == nil && doubleValue == nil
+    }
+
+    /// The boolean a plain (or `!!bool`) scalar spells, if any (YAML 1.2 core schema).
     public var boolValue: Bool? {
-        guard isPlainScalar, value.utf8.count == 4 || value.utf8.count == 5 else { return nil }
+        guard isTyped(as: Self.boolTag), value.utf8.count == 4 || value.utf8.count == 5 else { return nil }
         switch value {
         case "true", "True", "TRUE": return true
         case "false", "False", "FALSE": return false
@@ -60,9 +86,9 @@ public struct YAMLNode: Sendable {
         }
     }
 
-    /// The integer a plain scalar spells, if any.
+    /// The integer a plain (or `!!int`) scalar spells, if any.
     public var intValue: Int? {
-        guard isPlainScalar else { return nil }
+        guard isTyped(as: Self.intTag) else { return nil }
         if let decimal = Int(value) { return decimal }
         // YAML 1.2 core also spells integers `0o17` and `0x1F`.
         if value.hasPrefix("0o") { return Int(value.dropFirst(2), radix: 8) }
@@ -70,9 +96,9 @@ public struct YAMLNode: Sendable {
         return nil
     }
 
-    /// The number a plain scalar spells, if any.
+    /// The number a plain (or `!!float` / `!!int`) scalar spells, if any.
     public var doubleValue: Double? {
-        guard isPlainScalar, let first = value.utf8.first,
+        guard isTyped(as: Self.floatTag) || isTyped(as: Self.intTag), let first = value.utf8.first,
               first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
                 || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
         else { return nil }
@@ -91,6 +117,13 @@ public struct YAMLNode: Sendable {
         case .sequence: return "a list"
         case .mapping: return "a mapping"
         case .scalar:
+            // A typed tag names the type even when the text does not fit it (`!!int x`).
+            switch tag {
+            case Self.nullTag?: return "null"
+            case Self.boolTag?: return "a boolean"
+            case Self.intTag?, Self.floatTag?: return "a number"
+            default: break
+            }
             if isNull { return "null" }
             if boolValue != nil { return "a boolean" }
             if intValue != nil || doubleValue != nil { return "a number" }

@@ -233,8 +233,10 @@ extension YAMLReader {
                     return false
                 }
                 guard let target = anchors[name] else {
+                    // The alias spelt right, `*base` (replacing backticks in the help gave
+                    // "did you mean `&base`&?").
                     bag.error(.yamlSyntax, "unknown alias `*\(name)`", at: span(event),
-                              help: Suggestion.help(for: name, in: anchors.keys).map { $0.replacing("`", with: "`&") })
+                              help: Suggestion.closest(to: name, in: anchors.keys).map { "did you mean `*\($0)`?" })
                     return false
                 }
                 aliasExpansion += target.weight
@@ -391,6 +393,7 @@ extension YAMLReader {
                             if let site {
                                 key = append(document[key])
                                 document.aliasSites[key] = site
+                                document.mergeSites[key] = site
                             }
                             result.append(key); result.append(value)
                         }

@@ -1,5 +1,6 @@
 /// What is known before anything runs: variables, the workflow name, literal parameters and
-/// environment values. Used to show resolved commands in plans.
+/// environment values. Used to show resolved commands in plans, and by validation and
+/// planning to check `with` values against `allowed` once they are known.
 struct StaticContext: ExpressionEvaluator.Context {
     var vars: [String: String]
     var workflowName: String
@@ -19,21 +20,24 @@ struct StaticContext: ExpressionEvaluator.Context {
             guard let variable = env.last(where: { $0.name.value == path[1] }) else { return nil }
             var outer = self
             outer.env = []
-            guard ExpressionEvaluator.isResolvable(variable.value, in: outer) else { return nil }
-            return .string(ExpressionEvaluator.render(variable.value, in: outer))
+            return outer.text(of: variable.value).map(ExpressionValue.string)
         default: return nil
         }
     }
 
     func status(_ function: String) -> Bool? { nil }
 
+    /// The template's text when every expression in it is known here, else nil.
+    func text(of template: Template) -> String? {
+        ExpressionEvaluator.isResolvable(template, in: self) ? ExpressionEvaluator.render(template, in: self) : nil
+    }
+
     /// The context for the steps of an action invoked with `with`.
     func entering(_ with: [(name: String, value: Template)]) -> StaticContext {
         var inner = self
         inner.params = [:]
         for (name, value) in with {
-            inner.params[name] = ExpressionEvaluator.isResolvable(value, in: self)
-                ? .some(ExpressionEvaluator.render(value, in: self)) : .some(nil)
+            inner.params[name] = .some(text(of: value))
         }
         return inner
     }
