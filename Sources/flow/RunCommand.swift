@@ -55,7 +55,6 @@ struct RunCommand: Command {
                                    content: workflow.file.bytes, args: RunArguments(planOptions), cwd: RunSession.currentDirectory())
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.journal = journal
-        let status = await session.run()
-        throw ExitCode(status)
+        await session.run()
     }
 }

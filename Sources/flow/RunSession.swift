@@ -4,7 +4,7 @@ import Glibc
 import FlowJournal
 import FlowKit
 
-/// Wires a run together: reporters, the journal, signals, the executor. Returns the exit status.
+/// Wires a run together: reporters, the journal, signals, the executor; exits with the run's status.
 struct RunSession {
     let plan: Plan
     let options: ExecutionOptions
@@ -28,7 +28,8 @@ struct RunSession {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    func run() async -> Int32 {
+    /// Runs the plan, then exits flow with the run's status.
+    func run() async -> Never {
         _ = OpenFileLimit.raiseToHardLimit()
         // A closed stdout must not kill flow mid-run (children still get default SIGPIPE).
         SignalDisposition.ignore(SIGPIPE)
@@ -86,19 +87,23 @@ struct RunSession {
             executor = try Executor(plan: plan, options: runOptions, bus: bus, cancellation: cancellation)
         } catch {
             Console.stderr("error: \(error)\n")
-            return 1
+            Glibc.exit(1)
         }
         // The executor's tasks run on the process hub's thread: a step's exit wakes the task
         // that waits for it without a thread hop (about 0.2 ms per step; see bench/).
         let undo = self.undo
-        let outcome: RunOutcome = await withTaskExecutorPreference(ProcessHub.shared.executor) {
-            if let undo { return await executor.runUndo(undo) }
-            return await executor.run()
+        // flow exits from here, on the hub's thread, once the run has ended: returning the
+        // status would hop to a thread of the pool and then to the main actor's, which
+        // dispatch makes for it (a thread made and scheduled at the very end of every run,
+        // about a fifth of a one-step run's time after its last step).
+        await withTaskExecutorPreference(ProcessHub.shared.executor) { () async -> Void in
+            let outcome = if let undo { await executor.runUndo(undo) } else { await executor.run() }
+            withExtendedLifetime(trap) {}
+            if let failure = junit?.failure {
+                Console.stderr("error: \(failure)\n")
+            }
+            Glibc.exit(outcome.exitCode)
         }
-        withExtendedLifetime(trap) {}
-        if let failure = junit?.failure {
-            Console.stderr("error: \(failure)\n")
-        }
-        return outcome.exitCode
+        fatalError("not reached: the run exits flow above")
     }
 }

@@ -65,6 +65,6 @@ struct UndoCommand: Command {
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = seeds
         session.undo = undoable
-        throw ExitCode(await session.run())
+        await session.run()
     }
 }
