@@ -70,14 +70,15 @@ let package = Package(
                 "FlowJournal",
                 "FlowCommandLine",
             ],
-            // It also links libstdc++ statically (see build-support/static-libstdc++/README.md),
+            // It also links libstdc++ and GCC's unwinder statically (see
+            // build-support/static-libstdc++/README.md; libgcc_s was one more library to load),
             // and as a position-dependent executable (`-no-pie`): a PIE's loader applies those
             // 40,000 relocations at every start, and the pages they write (Swift's metadata
             // and witness tables) are copied on first write; without them, a one-step
             // `flow run` had 15% fewer page faults (490 → 417) and 13% less CPU time.
             // The price is the executable's own address (not its libraries', stack's or
             // heap's) being the same in every process, as for Go binaries such as go-task.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                                            "-L", packageRoot + "build-support/static-libstdc++"],
                                           .when(platforms: [.linux], configuration: .release))]
         ),
