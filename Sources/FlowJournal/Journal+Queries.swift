@@ -7,7 +7,7 @@ import FlowKit
 extension Journal {
     static let runColumns = """
         id, kind, parent_id, workflow_path, workflow_name, content_hash, args, cwd, started_at, ended_at, state,
-        exit_status, pid, host, total_steps
+        exit_status, pid, host, total_steps, workflow_path_bytes, cwd_bytes
         """
 
     func runRecord(_ row: SQLiteRow, content: [UInt8] = []) -> RunRecord {
@@ -18,6 +18,7 @@ extension Journal {
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
             args: (row["args"] as String?).flatMap(RunArguments.decode) ?? RunArguments(PlanOptions()), cwd: row["cwd"] ?? "",
+            workflowPathBytes: row["workflow_path_bytes"], cwdBytes: row["cwd_bytes"],
             startedAt: row["started_at"] ?? 0, endedAt: row["ended_at"], state: state, exitStatus: row["exit_status"],
             pid: row["pid"] ?? 0, host: row["host"] ?? "", totalSteps: row["total_steps"] ?? 0)
     }

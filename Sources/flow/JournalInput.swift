@@ -89,8 +89,9 @@ enum JournalInput {
         return (workflow, try WorkflowInput.plan(workflow, options: args.planOptions))
     }
 
-    /// The path of a run's workflow as seen from here (relative paths are from the run's directory).
-    static func workflowPath(_ run: RunRecord) -> String {
-        run.workflowPath.hasPrefix("/") ? run.workflowPath : run.cwd + "/" + run.workflowPath
+    /// The name of a run's workflow file as bytes, as seen from here (relative names are from
+    /// the run's directory).
+    static func workflowFile(_ run: RunRecord) -> [UInt8] {
+        PathBytes.resolve(run.workflowPathName, from: run.cwdName)
     }
 }

@@ -47,13 +47,12 @@ struct ResumeCommand: Command {
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)
-        let path = JournalInput.workflowPath(record)
         var content = record.content
-        let current = try? FileReader.read(path)
+        let current = try? FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
         if current != record.content {
             guard force else {
                 let what = current == nil ? "is gone" : "changed since the run (\(record.contentHash) → \(Journal.hash(current!)))"
-                Console.stderr("error: \(record.workflowPath) \(what); resume would not run the same workflow\n")
+                Console.stderr("error: \(ControlEscaping.escaped(record.workflowPath)) \(what); resume would not run the same workflow\n")
                 Console.stderr("help: use --force to resume with the current file\n")
                 throw ExitCode(2)
             }
@@ -63,7 +62,8 @@ struct ResumeCommand: Command {
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         let reuse = JournalInput.succeededResults(steps, leavesOnly: true)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
-                                   content: content, args: record.args, cwd: record.cwd)
+                                   content: content, args: record.args, cwd: record.cwd,
+                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
         var execution = self.execution
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)

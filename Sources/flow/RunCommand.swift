@@ -49,8 +49,12 @@ struct RunCommand: Command {
         let workflow = try WorkflowInput.loadValid(file, noColor: execution.noColor)
         let planOptions = selection.planOptions(action: action)
         let plan = try WorkflowInput.plan(workflow, options: planOptions)
+        // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.
+        let directory = PathBytes.currentDirectory() ?? Array(".".utf8)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
-                                   content: workflow.file.bytes, args: RunArguments(planOptions), cwd: RunSession.currentDirectory())
+                                   content: workflow.file.bytes, args: RunArguments(planOptions),
+                                   cwd: ControlEscaping.displayName(ofPathBytes: directory),
+                                   workflowPathBytes: RawArguments.bytes(of: file), cwdBytes: PathBytes.unlessUTF8(directory))
         let status = await RunSession(plan: plan, options: execution, metadata: metadata).run()
         throw ExitCode(status)
     }

@@ -59,7 +59,8 @@ struct UndoCommand: Command {
             return
         }
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .undo, parentID: id, workflowPath: record.workflowPath,
-                                   content: record.content, args: record.args, cwd: record.cwd)
+                                   content: record.content, args: record.args, cwd: record.cwd,
+                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
         var execution = self.execution
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)

@@ -123,6 +123,36 @@ import Testing
         #expect(autoincrement == false)
     }
 
+    /// A run recorded before the journal kept name bytes (v3) reads back with none: its
+    /// names are their own bytes, as they were then; one recorded since keeps its bytes.
+    @Test func runsFromBeforeNameBytesStillOpenTheirFile() throws {
+        let dir = Self.stateDir()
+        mkdir(dir + "/locks", 0o755)
+        do {
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try JournalSchema.migrate(db, upTo: "v3")
+            try db.execute("""
+                INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+                VALUES ('v3run', 'run', 'w.yml', 'w', 'h', x'', '{}', '/tmp/a', 1, 'failed', 1, 'host');
+                """)
+        }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        let old = try journal.run("v3run")
+        #expect(old.workflowPathBytes == nil && old.cwdBytes == nil)
+        #expect(old.workflowPathName == Array("w.yml".utf8) && old.cwdName == Array("/tmp/a".utf8))
+        try journal.write { db in
+            try db.execute("""
+                INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid,
+                                  host, workflow_path_bytes, cwd_bytes)
+                VALUES ('v4run', 'run', 'w\\xFF.yml', 'w', 'h', x'', '{}', '/tmp/\\xFF', 2, 'failed', 1, 'host', x'77ff2e796d6c', x'2f746d702fff');
+                """)
+        }
+        let new = try journal.run("v4run")
+        #expect(new.workflowPath == "w\\xFF.yml")
+        #expect(new.workflowPathName == [0x77, 0xFF] + Array(".yml".utf8))
+        #expect(new.cwdName == Array("/tmp/".utf8) + [0xFF])
+    }
+
     /// Every table's columns, primary key and rowid-ness, and every index, by name.
     static func shape(_ db: SQLiteConnection) throws -> [String] {
         var shape: [String] = []
