@@ -25,6 +25,8 @@ extension Journal {
 
     /// `last`, a full id, or a unique prefix of one.
     public func resolve(_ reference: String) throws(JournalError) -> String {
+        // Every id starts with the empty prefix: it would name the only run, or a list.
+        guard !reference.isEmpty else { throw JournalError("an empty run id names no run (give an id, a prefix of one, or `last`)") }
         let ids: [String] = try read { db in
             if reference == "last" {
                 return try db.values("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")

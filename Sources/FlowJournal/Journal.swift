@@ -32,6 +32,10 @@ public final class Journal: @unchecked Sendable {
         _ = configured
         let path = stateDir + "/journal.sqlite"
         if !create, Glibc.access(path, F_OK) != 0 {
+            var info = stat()
+            if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
+            }
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
         }
         if create {
