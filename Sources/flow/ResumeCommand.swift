@@ -47,6 +47,7 @@ struct ResumeCommand: Command {
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)
+        try JournalInput.claim(journal, record)
         var content = record.content
         let current = try? FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
         if current != record.content {

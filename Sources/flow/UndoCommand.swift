@@ -40,6 +40,7 @@ struct UndoCommand: Command {
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)
+        try JournalInput.claim(journal, record)
         let history = try JournalInput.attempt { () throws(JournalError) in try journal.runs(limit: nil) }
         if !force, let earlier = history.first(where: { $0.kind == "undo" && $0.parentID == id && $0.state == "succeeded" }) {
             Console.stderr("error: run \(id) was already undone by run \(earlier.id)\n")

@@ -318,6 +318,40 @@ import Glibc
         #expect(box.lines("log").count == 3)
     }
 
+    /// A second `undo` (or `resume`) of a run while one is going on is refused: both used
+    /// to pass the "already undone?" check before either had finished, and the run was
+    /// rolled back twice. Once the first has ended, the claim it held is cleared away.
+    @Test func aRunIsUndoneOrResumedByOneFlowAtATime() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            rollback: false
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  name: back
+                  shell: echo undoing; while [ ! -f go ]; do sleep 0.02; done; echo undone >> log
+              - shell: exit 1
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        let first = try box.start(["undo", runID, "--output", "prefixed"])
+        #expect(first.waitForLine("back | undoing"), "the first undo is under way")
+        for command in ["undo", "resume"] {
+            let second = try box.run([command, runID, "--output", "prefixed"])
+            #expect(second.status == 2, "\(second)")
+            #expect(second.stderr == "error: run \(runID) is being resumed or undone by another flow now; try again once that ends\n",
+                    "\(second)")
+        }
+        try box.write("go", "")
+        #expect(try first.finish().status == 0)
+        #expect(box.lines("log") == ["undone"], "rolled back once")
+        let again = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(again.status == 2 && again.stderr.contains("already undone"), "\(again)")
+        #expect(try box.run(["runs"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path).isEmpty)
+    }
+
     @Test func undoInsideAnActionSeesTheActionsParams() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
