@@ -49,10 +49,18 @@ struct ResumeCommand: Command {
         try RecordedDirectory.check(record)
         try JournalInput.claim(journal, record)
         var content = record.content
-        let current = try? FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
+        let read = Result { () throws(FileReader.Failure) in
+            try FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
+        }
+        let current = try? read.get()
         if current != record.content {
             guard force else {
-                let what = current == nil ? "is gone" : "changed since the run (\(record.contentHash) → \(Journal.hash(current!)))"
+                let what: String
+                switch read {
+                case .success(let bytes): what = "changed since the run (\(record.contentHash) → \(Journal.hash(bytes)))"
+                // Only a missing file is gone: a directory or an unreadable file says what it is.
+                case .failure(let failure): what = failure.isMissing ? "is gone" : "cannot be read (\(failure.reason))"
+                }
                 Console.stderr("error: \(ControlEscaping.escaped(record.workflowPath)) \(what); resume would not run the same workflow\n")
                 Console.stderr("help: use --force to resume with the current file\n")
                 throw ExitCode(2)

@@ -214,6 +214,21 @@ import Glibc
         #expect(box.lines("used.log") == ["token=abc-1"])
     }
 
+    /// A workflow file that is there but cannot be read is not called gone: resume says why.
+    @Test func resumeSaysWhyTheFileCannotBeRead() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.resumable)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        try FileManager.default.removeItem(atPath: box.path("wf.yaml"))
+        let gone = try box.run(["resume", "last"])
+        #expect(gone.status == 2 && gone.stderrLines.first == "error: wf.yaml is gone; resume would not run the same workflow", "\(gone)")
+        try FileManager.default.createDirectory(atPath: box.path("wf.yaml"), withIntermediateDirectories: false)
+        let directory = try box.run(["resume", "last"])
+        #expect(directory.status == 2, "\(directory)")
+        #expect(directory.stderrLines.first == "error: wf.yaml cannot be read (it is a directory); resume would not run the same workflow",
+                "\(directory)")
+    }
+
     @Test func sigkilledRunIsInterruptedAndCanBeResumed() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -10,6 +10,8 @@ public enum FileReader {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var path: String
         public var reason: String
+        /// The file is not there (as opposed to there but unreadable, or a directory).
+        public var isMissing = false
         public var description: String { "cannot read \(path): \(reason)" }
     }
 
@@ -27,7 +29,10 @@ public enum FileReader {
         let fd = (pathBytes + [0]).withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
         }
-        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            let code = errno
+            throw Failure(path: path, reason: String(cString: strerror(code)), isMissing: code == ENOENT)
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
