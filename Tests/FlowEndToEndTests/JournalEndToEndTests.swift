@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import FlowJournal
 
 /// The journal through the binary: `runs`, `show`, `logs`, `resume`, `undo`, crashes,
 /// concurrency, damaged and unwritable state dirs.
@@ -493,6 +494,37 @@ import Glibc
         #expect(runs.status != 0, "reading a damaged journal fails: \(runs)")
         #expect(!runs.stderr.isEmpty)
         #expect(!runs.stderr.contains("Fatal error"), "\(runs)")
+    }
+
+    /// A journal from before v4 that this user may read but not write (another user's) is
+    /// still listed and shown: the migration, which would write, is left for a flow that
+    /// may. (Root is not stopped by permissions: it reads as `nobody` here.)
+    @Test func aJournalThatCannotBeMigratedIsStillRead() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        let dir = box.state.path
+        try FileManager.default.createDirectory(at: box.state.appendingPathComponent("locks"), withIntermediateDirectories: true)
+        do {
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try db.execute("PRAGMA journal_mode = WAL")
+            try JournalSchema.migrate(db, upTo: "v3")
+            try db.execute("""
+                INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+                VALUES ('oldrun-1', 'run', 'w.yaml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
+                """)
+        }
+        // Anyone may make files in the state dir (as in a shared one); the database is not theirs.
+        chmod(dir, 0o777)
+        chmod(dir + "/journal.sqlite", 0o444)
+        defer { chmod(dir + "/journal.sqlite", 0o644) }
+        let script = root ? "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"" : "exec \"$0\" \"$@\""
+        let runs = try FlowBinary.run(["runs", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(runs.status == 0, "\(runs)")
+        #expect(runs.stdout.contains("oldrun-1  failed"), "\(runs)")
+        let show = try FlowBinary.run(["show", "oldrun", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(show.status == 0 && show.stdout.hasPrefix("run oldrun-1 · w (w.yaml) · failed"), "\(show)")
     }
 
     @Test func unwritableStateDirIsReportedAndTheRunStillHappens() throws {
