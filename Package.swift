@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "FlowJournalTests", dependencies: ["FlowJournal", "FlowKit", "CFlowSQLite"]),
         .testTarget(
             name: "FlowEndToEndTests",
-            dependencies: ["flow", "flow-test-child", "CTestSupport"],
+            dependencies: ["flow", "flow-test-child", "CTestSupport", "FlowJournal"],
             exclude: ["Fixtures"]
         ),
     ],

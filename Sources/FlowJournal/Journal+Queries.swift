@@ -5,10 +5,12 @@ import FlowKit
 
 /// Reading the journal: history, one run, its steps and output; pruning.
 extension Journal {
-    static let runColumns = """
-        id, kind, parent_id, workflow_path, workflow_name, content_hash, args, cwd, started_at, ended_at, state,
-        exit_status, pid, host, total_steps
+    var runColumns: String {
         """
+        id, kind, parent_id, workflow_path, workflow_name, content_hash, args, cwd, started_at, ended_at, state,
+        exit_status, pid, host, total_steps, \(hasNameBytes ? "workflow_path_bytes, cwd_bytes" : "NULL AS workflow_path_bytes, NULL AS cwd_bytes")
+        """
+    }
 
     func runRecord(_ row: SQLiteRow, content: [UInt8] = []) -> RunRecord {
         let id: String = row["id"] ?? ""
@@ -18,12 +20,15 @@ extension Journal {
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
             args: (row["args"] as String?).flatMap(RunArguments.decode) ?? RunArguments(PlanOptions()), cwd: row["cwd"] ?? "",
+            workflowPathBytes: row["workflow_path_bytes"], cwdBytes: row["cwd_bytes"],
             startedAt: row["started_at"] ?? 0, endedAt: row["ended_at"], state: state, exitStatus: row["exit_status"],
             pid: row["pid"] ?? 0, host: row["host"] ?? "", totalSteps: row["total_steps"] ?? 0)
     }
 
     /// `last`, a full id, or a unique prefix of one.
     public func resolve(_ reference: String) throws(JournalError) -> String {
+        // Every id starts with the empty prefix: it would name the only run, or a list.
+        guard !reference.isEmpty else { throw JournalError("an empty run id names no run (give an id, a prefix of one, or `last`)") }
         let ids: [String] = try read { db in
             if reference == "last" {
                 return try db.values("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")
@@ -44,7 +49,7 @@ extension Journal {
     /// Runs, newest first, with their step counts.
     public func runs(limit: Int?) throws(JournalError) -> [RunRecord] {
         let rows: [SQLiteRow] = try read { db in
-            var sql = "SELECT \(Self.runColumns) FROM runs ORDER BY started_at DESC, rowid DESC"
+            var sql = "SELECT \(runColumns) FROM runs ORDER BY started_at DESC, rowid DESC"
             if let limit { sql += " LIMIT \(max(limit, 0))" }
             return try db.rows(sql)
         }
@@ -77,7 +82,7 @@ extension Journal {
     /// One run, with its stored workflow content.
     public func run(_ id: String) throws(JournalError) -> RunRecord {
         let found: SQLiteRow? = try read { db in
-            try db.rows("SELECT \(Self.runColumns), content FROM runs WHERE id = ?", [id]).first
+            try db.rows("SELECT \(runColumns), content FROM runs WHERE id = ?", [id]).first
         }
         guard let row = found else { throw JournalError("no run `\(id)`") }
         var record = runRecord(row, content: row["content"] ?? [])

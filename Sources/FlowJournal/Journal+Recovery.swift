@@ -13,18 +13,21 @@ extension Journal {
     /// recording itself is left alone). Lines whose `seq` the database already has are
     /// skipped, so a run killed between a commit and emptying its file, or two `flow`s
     /// recovering at once, add nothing twice. Failures (a read-only state dir) leave the
-    /// file for a later `flow`.
+    /// file for a later `flow`. Also removes the claim files (`RunClaim`) nobody holds.
     func recover() {
         let directory = stateDir + "/locks"
         guard let handle = opendir(directory) else { return }
-        var names: [String] = []
+        var names: [String] = [], claims: [String] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             if name.hasSuffix(".lock") { names.append(name) }
+            if name.hasSuffix(".claim") { claims.append(name) }
         }
         closedir(handle)
+        // Claims of resumes and undos that have ended (see `RunClaim`).
+        for name in claims { RunClaim.removeIfFree(directory + "/" + name) }
         for name in names {
             let path = directory + "/" + name
             let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)

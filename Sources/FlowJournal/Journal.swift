@@ -16,6 +16,8 @@ public final class Journal: @unchecked Sendable {
     public let path: String
     private let connection: SQLiteConnection
     private let serial = Mutex(())
+    /// Whether `runs` has v4's name bytes (a journal that could not be migrated has not).
+    let hasNameBytes: Bool
 
     /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
     public static func stateDir(option: String?) -> String {
@@ -32,6 +34,10 @@ public final class Journal: @unchecked Sendable {
         _ = configured
         let path = stateDir + "/journal.sqlite"
         if !create, Glibc.access(path, F_OK) != 0 {
+            var info = stat()
+            if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
+            }
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
         }
         if create {
@@ -72,8 +78,18 @@ public final class Journal: @unchecked Sendable {
                 """)
             let created = try connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }
             if fresh { try connection.execute("PRAGMA synchronous = NORMAL") }
-            if !created { try JournalSchema.migrate(connection) }
-            let journal = Journal(stateDir: stateDir, path: path, connection: connection)
+            if !created {
+                do {
+                    try JournalSchema.migrate(connection)
+                } catch let error as SQLiteError where !create && error.primaryCode == SQLITE_READONLY {
+                    // A journal this user may read but not write (another user's, a copy
+                    // made read-only) is read as it is, a migration short: the history
+                    // commands cope with the columns it lacks (see `runColumns`).
+                }
+            }
+            let hasNameBytes: Int = try connection.value(
+                "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") ?? 0
+            let journal = Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: hasNameBytes > 0)
             journal.recover()
             return journal
         } catch let error as SQLiteError {
@@ -83,10 +99,11 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
-    init(stateDir: String, path: String, connection: SQLiteConnection) {
+    init(stateDir: String, path: String, connection: SQLiteConnection, hasNameBytes: Bool = true) {
         self.stateDir = stateDir
         self.path = path
         self.connection = connection
+        self.hasNameBytes = hasNameBytes
     }
 
     static func describe(_ error: SQLiteError, path: String) -> String {

@@ -1,8 +1,12 @@
+import FlowKit
+
 /// A journal problem with a message for people (which file, what went wrong, what to do).
 public struct JournalError: Error, CustomStringConvertible, Sendable {
     public var description: String
 
+    /// The message, with control characters escaped: it quotes what the user typed (a run
+    /// id, a state dir) and file names, and it is written to a terminal.
     public init(_ description: String) {
-        self.description = description
+        self.description = ControlEscaping.escaped(description)
     }
 }

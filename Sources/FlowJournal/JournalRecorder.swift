@@ -190,11 +190,11 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             try s.transaction {
                 try db.execute("""
                     INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd,
-                                      started_at, state, pid, host, total_steps)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)
+                                      started_at, state, pid, host, total_steps, workflow_path_bytes, cwd_bytes)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)
                     """, [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
                           Journal.hash(m.content), m.content, m.args.json, m.cwd,
-                          startedAt, Int(getpid()), hostName, total])
+                          startedAt, Int(getpid()), hostName, total, m.workflowPathBytes, m.cwdBytes])
                 for row in rows {
                     try s.run(s.insertStep, .text(m.id), .text(row.0), .int(Int64(row.1)), .int(Int64(row.2)),
                               row.3.map { .text($0) } ?? .null, .text(row.4), .text(row.5))

@@ -6,7 +6,10 @@
 /// Tables keyed by (run, path) are `WITHOUT ROWID`: one B-tree instead of a table plus an
 /// index, so each transition's commit writes fewer pages.
 enum JournalSchema {
-    static let runs = """
+    /// `runs`: as v1 made it, or with v4's columns.
+    static func runs(v4: Bool = true) -> String {
+        let pathBytes = v4 ? ",\n    workflow_path_bytes BLOB,\n    cwd_bytes BLOB" : ""
+        return """
     CREATE TABLE runs (
         id TEXT PRIMARY KEY,
         kind TEXT NOT NULL,               -- run | resume | undo
@@ -23,10 +26,11 @@ enum JournalSchema {
         exit_status INTEGER,
         pid INTEGER NOT NULL,
         host TEXT NOT NULL,
-        total_steps INTEGER NOT NULL DEFAULT 0
+        total_steps INTEGER NOT NULL DEFAULT 0\(pathBytes)
     );
     CREATE INDEX runs_started ON runs(started_at);
     """
+    }
 
     static let steps = """
     CREATE TABLE steps (
@@ -110,7 +114,7 @@ enum JournalSchema {
 
     /// The migrations, in order: each identifier and its SQL.
     static let migrations: [(identifier: String, sql: String)] = [
-        ("v1", runs + steps + attempts + outputs + """
+        ("v1", runs(v4: false) + steps + attempts + outputs + """
             CREATE TABLE transitions (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -158,6 +162,14 @@ enum JournalSchema {
             ALTER TABLE output_lines ADD COLUMN file_offset INTEGER;
             ALTER TABLE output_lines ADD COLUMN file_length INTEGER;
             """),
+        // A file or directory name need not be UTF-8: `workflow_path` and `cwd` hold how it
+        // is shown (`caf\xFF.yaml`), which opens nothing, so the bytes are kept beside them
+        // for `resume` and `undo` to reopen the file and enter the directory. NULL when the
+        // name is UTF-8 (the text is then the name).
+        ("v4", """
+            ALTER TABLE runs ADD COLUMN workflow_path_bytes BLOB;
+            ALTER TABLE runs ADD COLUMN cwd_bytes BLOB;
+            """),
     ]
 
     /// Every migration's identifier.
@@ -196,7 +208,7 @@ enum JournalSchema {
     static func createLatestIfEmpty(_ db: SQLiteConnection) throws(SQLiteError) -> Bool {
         let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
         guard tables == 0 else { return false }
-        try db.execute(runs + steps + attempts + outputs + transitions("transitions") + outputLines("output_lines") + """
+        try db.execute(runs() + steps + attempts + outputs + transitions("transitions") + outputLines("output_lines") + """
             CREATE INDEX output_lines_run ON output_lines(run_id, id);
             """ + migrationsTable)
         for identifier in identifiers {

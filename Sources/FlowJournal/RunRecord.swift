@@ -5,12 +5,19 @@ public struct RunRecord: Sendable {
     public var id: String
     public var kind: String
     public var parentID: String?
+    /// The workflow file as given to `flow run`, as shown: a name that is not UTF-8 has its
+    /// bad bytes as `\xFF` (see `workflowPathBytes`).
     public var workflowPath: String
     public var workflowName: String
     public var contentHash: String
     public var content: [UInt8]
     public var args: RunArguments
+    /// The directory the run started in, as shown (see `cwdBytes`).
     public var cwd: String
+    /// The bytes of `workflowPath` and `cwd` when they are not UTF-8; nil when they are, and
+    /// in runs recorded before the journal kept them.
+    public var workflowPathBytes: [UInt8]?
+    public var cwdBytes: [UInt8]?
     public var startedAt: Double
     public var endedAt: Double?
     /// `running`, `succeeded`, `failed`, `cancelled`, or `interrupted` (its process died).
@@ -21,6 +28,11 @@ public struct RunRecord: Sendable {
     public var totalSteps: Int
     /// Leaf steps per final state.
     public var counts: [String: Int] = [:]
+
+    /// The file name the run was given, as bytes: what opens it.
+    public var workflowPathName: [UInt8] { workflowPathBytes ?? Array(workflowPath.utf8) }
+    /// The run's directory as bytes: what enters it.
+    public var cwdName: [UInt8] { cwdBytes ?? Array(cwd.utf8) }
 
     /// Still running, or its process died before the run's last transaction.
     var isUnfinished: Bool { state == "running" || state == "interrupted" }

@@ -32,6 +32,16 @@ enum JournalInput {
         return (journal, record)
     }
 
+    /// Takes `run` for this `resume` or `undo` until flow exits (see `RunClaim`); exit 2 if
+    /// another `flow` is resuming or undoing it now. Call before deciding anything from
+    /// the run's history, so the decision sees what the other one did.
+    static func claim(_ journal: Journal, _ run: RunRecord) throws {
+        if case .held = RunClaim.take(stateDir: journal.stateDir, runID: run.id) {
+            Console.stderr("error: run \(run.id) is being resumed or undone by another flow now; try again once that ends\n")
+            throw ExitCode(2)
+        }
+    }
+
     /// The results of the steps that succeeded in a recorded run, by path (what `resume`
     /// reuses and what `undo` steps see).
     static func succeededResults(_ steps: [StepRecord], leavesOnly: Bool) -> [String: StepResult] {
@@ -90,8 +100,9 @@ enum JournalInput {
         return (workflow, try WorkflowInput.plan(workflow, options: options))
     }
 
-    /// The path of a run's workflow as seen from here (relative paths are from the run's directory).
-    static func workflowPath(_ run: RunRecord) -> String {
-        run.workflowPath.hasPrefix("/") ? run.workflowPath : run.cwd + "/" + run.workflowPath
+    /// The name of a run's workflow file as bytes, as seen from here (relative names are from
+    /// the run's directory).
+    static func workflowFile(_ run: RunRecord) -> [UInt8] {
+        PathBytes.resolve(run.workflowPathName, from: run.cwdName)
     }
 }

@@ -44,13 +44,14 @@ struct LogsCommand: Command {
             // which one is meant cannot be told, so ask for a path rather than pick one.
             let named = steps.filter { $0.name == step }
             if named.count > 1 {
-                Console.stderr("error: `\(step)` names \(named.count) steps of run \(id) (an action used more than once); "
+                Console.stderr("error: `\(ControlEscaping.escaped(step))` names \(named.count) steps of run \(id) (an action used more than once); "
                                + "give one by its path: " + named.map(\.path).joined(separator: ", ") + "\n")
                 throw ExitCode(2)
             }
             guard let match = JournalInput.step(step, in: steps) else {
                 let names = steps.compactMap(\.name) + steps.map(\.label)
-                Console.stderr("error: run \(id) has no step `\(step)`" + (Suggestion.help(for: step, in: names).map { " (\($0))" } ?? "") + "\n")
+                let help = Suggestion.help(for: step, in: names).map { " (\($0))" } ?? ""
+                Console.stderr("error: run \(id) has no step `\(ControlEscaping.escaped(step))`" + ControlEscaping.escaped(help) + "\n")
                 throw ExitCode(2)
             }
             path = match.path

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FlowJournal
+import FlowKit
 
 /// `resume` and `undo` run a recorded run's steps in the directory the run was started in
 /// (its `cwd` in the journal), wherever they are invoked from: the steps' relative paths
@@ -11,9 +12,10 @@ enum RecordedDirectory {
     static func check(_ run: RunRecord) throws {
         guard !run.cwd.isEmpty else { return }
         var info = stat()
-        guard stat(run.cwd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+        errno = 0
+        guard PathBytes.withCString(run.cwdName, { $0.map { stat($0, &info) } ?? -1 }) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             let reason = errno == 0 || errno == ENOTDIR ? "not a directory" : String(cString: strerror(errno))
-            Console.stderr("error: run \(run.id) ran in \(run.cwd), which is gone (\(reason)); its steps would run there\n")
+            Console.stderr("error: run \(run.id) ran in \(ControlEscaping.escaped(run.cwd)), which is gone (\(reason)); its steps would run there\n")
             throw ExitCode(2)
         }
     }
@@ -26,13 +28,13 @@ enum RecordedDirectory {
         let here = RunSession.currentDirectory()
         options.journal.stateDir = absolute(Journal.stateDir(option: options.journal.stateDir), from: here)
         options.junit = options.junit.map { absolute($0, from: here) }
-        guard chdir(run.cwd) == 0 else {
+        guard PathBytes.withCString(run.cwdName, { $0.map { chdir($0) } ?? -1 }) == 0 else {
             let reason = String(cString: strerror(errno))
-            Console.stderr("error: run \(run.id) ran in \(run.cwd), which cannot be entered (\(reason)); its steps would run there\n")
+            Console.stderr("error: run \(run.id) ran in \(ControlEscaping.escaped(run.cwd)), which cannot be entered (\(reason)); its steps would run there\n")
             throw ExitCode(2)
         }
         // Programs exec'd directly take the directory from PWD; shells check it.
-        setenv("PWD", run.cwd, 1)
+        PathBytes.withCString(run.cwdName) { name in _ = name.map { setenv("PWD", $0, 1) } }
     }
 
     static func absolute(_ path: String, from directory: String) -> String {

@@ -47,13 +47,21 @@ struct ResumeCommand: Command {
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)
-        let path = JournalInput.workflowPath(record)
+        try JournalInput.claim(journal, record)
         var content = record.content
-        let current = try? FileReader.read(path)
+        let read = Result { () throws(FileReader.Failure) in
+            try FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
+        }
+        let current = try? read.get()
         if current != record.content {
             guard force else {
-                let what = current == nil ? "is gone" : "changed since the run (\(record.contentHash) → \(Journal.hash(current!)))"
-                Console.stderr("error: \(record.workflowPath) \(what); resume would not run the same workflow\n")
+                let what: String
+                switch read {
+                case .success(let bytes): what = "changed since the run (\(record.contentHash) → \(Journal.hash(bytes)))"
+                // Only a missing file is gone: a directory or an unreadable file says what it is.
+                case .failure(let failure): what = failure.isMissing ? "is gone" : "cannot be read (\(failure.reason))"
+                }
+                Console.stderr("error: \(ControlEscaping.escaped(record.workflowPath)) \(what); resume would not run the same workflow\n")
                 Console.stderr("help: use --force to resume with the current file\n")
                 throw ExitCode(2)
             }
@@ -63,7 +71,8 @@ struct ResumeCommand: Command {
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         let reuse = JournalInput.succeededResults(steps, leavesOnly: true)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
-                                   content: content, args: record.args, cwd: record.cwd)
+                                   content: content, args: record.args, cwd: record.cwd,
+                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
         var execution = self.execution
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)

@@ -51,8 +51,12 @@ struct RunCommand: Command {
         let planOptions = selection.planOptions(action: action)
         let workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor)
         let plan = try WorkflowInput.plan(workflow, options: planOptions)
+        // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.
+        let directory = PathBytes.currentDirectory() ?? Array(".".utf8)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
-                                   content: workflow.file.bytes, args: RunArguments(planOptions), cwd: RunSession.currentDirectory())
+                                   content: workflow.file.bytes, args: RunArguments(planOptions),
+                                   cwd: ControlEscaping.displayName(ofPathBytes: directory),
+                                   workflowPathBytes: RawArguments.bytes(of: file), cwdBytes: PathBytes.unlessUTF8(directory))
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.journal = journal
         await session.run()

@@ -23,9 +23,7 @@ struct RunSession {
     }
 
     static func currentDirectory() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "." }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        PathBytes.currentDirectory().map(ControlEscaping.displayName(ofPathBytes:)) ?? "."
     }
 
     /// Runs the plan, then exits flow with the run's status.

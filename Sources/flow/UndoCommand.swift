@@ -40,6 +40,7 @@ struct UndoCommand: Command {
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)
+        try JournalInput.claim(journal, record)
         let history = try JournalInput.attempt { () throws(JournalError) in try journal.runs(limit: nil) }
         if !force, let earlier = history.first(where: { $0.kind == "undo" && $0.parentID == id && $0.state == "succeeded" }) {
             Console.stderr("error: run \(id) was already undone by run \(earlier.id)\n")
@@ -59,7 +60,8 @@ struct UndoCommand: Command {
             return
         }
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .undo, parentID: id, workflowPath: record.workflowPath,
-                                   content: record.content, args: record.args, cwd: record.cwd)
+                                   content: record.content, args: record.args, cwd: record.cwd,
+                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
         var execution = self.execution
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)

@@ -148,6 +148,38 @@ import Testing
             """)
     }
 
+    /// `resume` reopens a workflow file whose name is not UTF-8 (byte 0xFF) by its bytes, from
+    /// a directory whose name is not UTF-8 either, invoked from elsewhere; `undo` enters that
+    /// directory; `show` gives both names escaped. (The journal used to keep only the shown
+    /// names, which open nothing: resume said the file was gone.)
+    @Test func resumeAndUndoReopenNamesThatAreNotUTF8() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            dir="$(printf 'd\377')"; file="$(printf 'w\377.yaml')"
+            mkdir "$dir" && cd "$dir" || exit 9
+            printf 'rollback: false\nsteps:\n  - name: once\n    shell: echo ran >> once.log\n    undo:\n      shell: echo undone >> undo.log\n  - name: gate\n    shell: test -f go\n' > "$file"
+            "$0" run "$file" --output prefixed > /dev/null 2>&1; echo "run $?"
+            touch go; cd ..
+            "$0" resume last --output prefixed > /dev/null 2> resume.err; echo "resume $?"; head -1 resume.err | sed 's/run [^:]*:/run ID:/'
+            "$0" undo last --output prefixed > /dev/null 2>&1; echo "undo $?"
+            "$0" show last | head -1 | sed 's/^run [^ ]* /run ID /; s/ · [^·]*$//'
+            cat "$dir/once.log" "$dir/undo.log"
+            """#
+        let result = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(result.stdout == """
+            run 1
+            resume 0
+            resuming run ID: 1 step already succeeded
+            undo 0
+            run ID · w\\xFF (w\\xFF.yaml) · succeeded (exit 0)
+            ran
+            undone
+
+            """, "\(result)")
+    }
+
     @Test func version() throws {
         let result = try FlowBinary.run(["--version"], in: FlowBinary.packageRoot)
         #expect(result.status == 0)

@@ -26,6 +26,38 @@ import Testing
         #expect(try box.run(["runs", "--limit", "1"]).stdout.contains("succeeded"))
     }
 
+    /// An empty run id is refused: as a prefix it matched every run, so with one run
+    /// recorded `flow show ""` showed it and `flow undo ""` would have rolled it back.
+    @Test(arguments: [["show", ""], ["logs", ""], ["undo", ""], ["resume", ""]])
+    func anEmptyRunIDNamesNoRun(_ arguments: [String]) throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n    undo:\n      shell: touch undone\n")
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0)
+        let r = try box.run(arguments)
+        #expect(r.status == 2, "\(r)")
+        #expect(r.stdout.isEmpty, "\(r)")
+        #expect(r.stderr == "error: an empty run id names no run (give an id, a prefix of one, or `last`)\n", "\(r)")
+        #expect(!box.exists("undone"))
+    }
+
+    /// What the user typed comes back in messages with its control characters escaped (an
+    /// ESC in a run id, a step or a state dir does not reach the terminal), and a state
+    /// dir that is a file is called that.
+    @Test func journalMessagesEscapeWhatTheyQuote() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - name: a\n    shell: \"true\"\n")
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0)
+        let run = try box.run(["show", "x\u{1B}[31m"])
+        #expect(run.status == 2 && run.stderr.hasPrefix("error: no run `x\\u{1B}[31m` in "), "\(run)")
+        let step = try box.run(["logs", "last", "b\u{1B}[31m"])
+        #expect(step.status == 2 && step.stderr.hasSuffix(" has no step `b\\u{1B}[31m`\n"), "\(step)")
+        let dir = try box.run(["runs"], env: ["FLOW_STATE_DIR": box.path("no\nwhere")])
+        #expect(dir.status == 2 && dir.stderr.contains("no\\u{A}where/ yet"), "\(dir)")
+        try box.write("file", "")
+        let file = try box.run(["runs", "--state-dir", "file"])
+        #expect(file.status == 2 && file.stderr == "error: the state dir file is not a directory (see --state-dir)\n", "\(file)")
+    }
+
     /// `flow logs` prints the lines as the step printed them: a CRLF line keeps its `\r`
     /// (the terminal and the .log file got it), and bytes that are not UTF-8 stay as they were.
     @Test func logsKeepCarriageReturnsAndBytesThatAreNotUTF8() throws {

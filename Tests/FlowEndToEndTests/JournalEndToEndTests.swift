@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import FlowJournal
 
 /// The journal through the binary: `runs`, `show`, `logs`, `resume`, `undo`, crashes,
 /// concurrency, damaged and unwritable state dirs.
@@ -214,6 +215,21 @@ import Glibc
         #expect(box.lines("used.log") == ["token=abc-1"])
     }
 
+    /// A workflow file that is there but cannot be read is not called gone: resume says why.
+    @Test func resumeSaysWhyTheFileCannotBeRead() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.resumable)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        try FileManager.default.removeItem(atPath: box.path("wf.yaml"))
+        let gone = try box.run(["resume", "last"])
+        #expect(gone.status == 2 && gone.stderrLines.first == "error: wf.yaml is gone; resume would not run the same workflow", "\(gone)")
+        try FileManager.default.createDirectory(atPath: box.path("wf.yaml"), withIntermediateDirectories: false)
+        let directory = try box.run(["resume", "last"])
+        #expect(directory.status == 2, "\(directory)")
+        #expect(directory.stderrLines.first == "error: wf.yaml cannot be read (it is a directory); resume would not run the same workflow",
+                "\(directory)")
+    }
+
     @Test func sigkilledRunIsInterruptedAndCanBeResumed() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
@@ -316,6 +332,40 @@ import Glibc
         let twice = try box.run(["undo", runID, "--output", "prefixed"])
         #expect(twice.status != 0, "\(twice)")
         #expect(box.lines("log").count == 3)
+    }
+
+    /// A second `undo` (or `resume`) of a run while one is going on is refused: both used
+    /// to pass the "already undone?" check before either had finished, and the run was
+    /// rolled back twice. Once the first has ended, the claim it held is cleared away.
+    @Test func aRunIsUndoneOrResumedByOneFlowAtATime() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            rollback: false
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  name: back
+                  shell: echo undoing; while [ ! -f go ]; do sleep 0.02; done; echo undone >> log
+              - shell: exit 1
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        let first = try box.start(["undo", runID, "--output", "prefixed"])
+        #expect(first.waitForLine("back | undoing"), "the first undo is under way")
+        for command in ["undo", "resume"] {
+            let second = try box.run([command, runID, "--output", "prefixed"])
+            #expect(second.status == 2, "\(second)")
+            #expect(second.stderr == "error: run \(runID) is being resumed or undone by another flow now; try again once that ends\n",
+                    "\(second)")
+        }
+        try box.write("go", "")
+        #expect(try first.finish().status == 0)
+        #expect(box.lines("log") == ["undone"], "rolled back once")
+        let again = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(again.status == 2 && again.stderr.contains("already undone"), "\(again)")
+        #expect(try box.run(["runs"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path).isEmpty)
     }
 
     @Test func undoInsideAnActionSeesTheActionsParams() throws {
@@ -444,6 +494,37 @@ import Glibc
         #expect(runs.status != 0, "reading a damaged journal fails: \(runs)")
         #expect(!runs.stderr.isEmpty)
         #expect(!runs.stderr.contains("Fatal error"), "\(runs)")
+    }
+
+    /// A journal from before v4 that this user may read but not write (another user's) is
+    /// still listed and shown: the migration, which would write, is left for a flow that
+    /// may. (Root is not stopped by permissions: it reads as `nobody` here.)
+    @Test func aJournalThatCannotBeMigratedIsStillRead() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        let dir = box.state.path
+        try FileManager.default.createDirectory(at: box.state.appendingPathComponent("locks"), withIntermediateDirectories: true)
+        do {
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try db.execute("PRAGMA journal_mode = WAL")
+            try JournalSchema.migrate(db, upTo: "v3")
+            try db.execute("""
+                INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+                VALUES ('oldrun-1', 'run', 'w.yaml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
+                """)
+        }
+        // Anyone may make files in the state dir (as in a shared one); the database is not theirs.
+        chmod(dir, 0o777)
+        chmod(dir + "/journal.sqlite", 0o444)
+        defer { chmod(dir + "/journal.sqlite", 0o644) }
+        let script = root ? "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"" : "exec \"$0\" \"$@\""
+        let runs = try FlowBinary.run(["runs", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(runs.status == 0, "\(runs)")
+        #expect(runs.stdout.contains("oldrun-1  failed"), "\(runs)")
+        let show = try FlowBinary.run(["show", "oldrun", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(show.status == 0 && show.stdout.hasPrefix("run oldrun-1 · w (w.yaml) · failed"), "\(show)")
     }
 
     @Test func unwritableStateDirIsReportedAndTheRunStillHappens() throws {

@@ -94,24 +94,26 @@ import Testing
         }
     }
 
-    @Test func aVersionOneJournalIsMigratedWithItsHistory() throws {
-        let dir = Self.stateDir()
+    /// A state dir whose journal is as migration `last` left it, with the rows `sql` inserts.
+    static func oldJournal(upTo last: String, _ sql: String) throws -> String {
+        let dir = stateDir()
         mkdir(dir + "/locks", 0o755)
+        let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+        try JournalSchema.migrate(db, upTo: last)
+        try db.transaction { try db.execute(sql) }
+        return dir
+    }
+
+    @Test func aVersionOneJournalIsMigratedWithItsHistory() throws {
         // A journal as v1 left it: AUTOINCREMENT ids, transitions without exit codes.
-        do {
-            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
-            try JournalSchema.migrate(db, upTo: "v1")
-            try db.transaction {
-                try db.execute("""
-                    INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
-                    VALUES ('v1run', 'run', 'w.yml', 'w', 'h', x'', '{}', '/', 1, 'succeeded', 1, 'host');
-                    INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code) VALUES ('v1run', '1', 0, 0, 'shell', 's', 'succeeded', 0);
-                    INSERT INTO transitions (run_id, path, from_state, to_state, attempt, time) VALUES ('v1run', '1', 'pending', 'running', 1, 1);
-                    INSERT INTO transitions (run_id, path, from_state, to_state, attempt, time) VALUES ('v1run', '1', 'running', 'succeeded', 1, 2);
-                    INSERT INTO output_lines (run_id, path, stream, time, line) VALUES ('v1run', '1', 'stdout', 1, x'6869');
-                    """)
-            }
-        }
+        let dir = try Self.oldJournal(upTo: "v1", """
+            INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+            VALUES ('v1run', 'run', 'w.yml', 'w', 'h', x'', '{}', '/', 1, 'succeeded', 1, 'host');
+            INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code) VALUES ('v1run', '1', 0, 0, 'shell', 's', 'succeeded', 0);
+            INSERT INTO transitions (run_id, path, from_state, to_state, attempt, time) VALUES ('v1run', '1', 'pending', 'running', 1, 1);
+            INSERT INTO transitions (run_id, path, from_state, to_state, attempt, time) VALUES ('v1run', '1', 'running', 'succeeded', 1, 2);
+            INSERT INTO output_lines (run_id, path, stream, time, line) VALUES ('v1run', '1', 'stdout', 1, x'6869');
+            """)
         let journal = try Journal.open(stateDir: dir, create: true)
         #expect(try journal.steps("v1run").map(\.state) == ["succeeded"])
         #expect(try journal.lines("v1run", path: nil).map { String(decoding: $0.bytes, as: UTF8.self) } == ["hi"])
@@ -121,6 +123,30 @@ import Testing
         }
         #expect(states == ["running", "succeeded"])
         #expect(autoincrement == false)
+    }
+
+    /// A run recorded before the journal kept name bytes (v3) reads back with none: its
+    /// names are their own bytes, as they were then; one recorded since keeps its bytes.
+    @Test func runsFromBeforeNameBytesStillOpenTheirFile() throws {
+        let dir = try Self.oldJournal(upTo: "v3", """
+            INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+            VALUES ('v3run', 'run', 'w.yml', 'w', 'h', x'', '{}', '/tmp/a', 1, 'failed', 1, 'host');
+            """)
+        let journal = try Journal.open(stateDir: dir, create: true)
+        let old = try journal.run("v3run")
+        #expect(old.workflowPathBytes == nil && old.cwdBytes == nil)
+        #expect(old.workflowPathName == Array("w.yml".utf8) && old.cwdName == Array("/tmp/a".utf8))
+        try journal.write { db in
+            try db.execute("""
+                INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid,
+                                  host, workflow_path_bytes, cwd_bytes)
+                VALUES ('v4run', 'run', 'w\\xFF.yml', 'w', 'h', x'', '{}', '/tmp/\\xFF', 2, 'failed', 1, 'host', x'77ff2e796d6c', x'2f746d702fff');
+                """)
+        }
+        let new = try journal.run("v4run")
+        #expect(new.workflowPath == "w\\xFF.yml")
+        #expect(new.workflowPathName == [0x77, 0xFF] + Array(".yml".utf8))
+        #expect(new.cwdName == Array("/tmp/".utf8) + [0xFF])
     }
 
     /// Every table's columns, primary key and rowid-ness, and every index, by name.

@@ -215,6 +215,23 @@ import Testing
         #expect(spans == ["3-11", "14-20", "20-31"])
     }
 
+    /// The text parts and expression sources keep every kind of character (1 to 4 UTF-8
+    /// bytes), around good, bad and unterminated expressions.
+    @Test func templatePartsKeepTheirText() {
+        let (t, failures) = Template.parse("é€ ${{ 'naïve' }}𝄞 ${{ = }}ü ${{ x", span: SourceSpan(line: 1, column: 1, length: 1),
+                                           locate: { FlowKit.SourceLocation(line: 1, column: 1 + $0) })
+        #expect(failures.count == 2)
+        let parts = t.parts.map { part -> String in
+            switch part {
+            case .text(let s): return "text:" + s
+            case .expression(_, let source, _): return "expr:" + source
+            }
+        }
+        #expect(parts == ["text:é€ ", "expr:'naïve'", "text:𝄞 ", "text:${{ = }}", "text:ü ${{ x"])
+        #expect(String(scalars: Array("aé€𝄞\u{0}".unicodeScalars)[...]) == "aé€𝄞\u{0}")
+        #expect(String(scalars: [][...]) == "")
+    }
+
     @Test func literalTemplate() {
         let (t, failures) = Template.parse("no expressions $ { {", span: SourceSpan(line: 1, column: 1, length: 1),
                                            locate: { FlowKit.SourceLocation(line: 1, column: 1 + $0) })

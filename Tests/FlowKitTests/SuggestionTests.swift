@@ -102,6 +102,77 @@ import Testing
         }
     }
 
+    /// A deterministic generator of long names and their typos.
+    struct LongNames {
+        var state: UInt64
+        mutating func number(_ below: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % below
+        }
+        mutating func name(_ length: Int, alphabet: String) -> String {
+            let letters = Array(alphabet.unicodeScalars)
+            var out = String.UnicodeScalarView()
+            for _ in 0..<length { out.append(letters[number(letters.count)]) }
+            return String(out)
+        }
+        /// `name` with `edits` random substitutions, insertions, deletions or swaps.
+        mutating func typo(of name: String, edits: Int) -> String {
+            var scalars = Array(name.unicodeScalars)
+            let letters = Array("abcXé".unicodeScalars)
+            for _ in 0..<edits where scalars.count > 2 {
+                let at = number(scalars.count - 1)
+                switch number(4) {
+                case 0: scalars[at] = letters[number(letters.count)]
+                case 1: scalars.insert(letters[number(letters.count)], at: at)
+                case 2: scalars.remove(at: at)
+                default: scalars.swapAt(at, at + 1)
+                }
+            }
+            return String(String.UnicodeScalarView(scalars))
+        }
+    }
+
+    /// Long names go through the piece index, the sorted row reuse and the common prefix and
+    /// suffix: the answers are still the full search's, for names that are near one another
+    /// (a small alphabet, one long common prefix, one long common suffix) and typos of up to
+    /// four edits.
+    @Test(arguments: [11, 12, 13])
+    func longNamesAgreeWithTheFullSearch(seed: UInt64) {
+        var names = LongNames(state: seed)
+        var candidates: [String] = []
+        let prefix = names.name(40, alphabet: "ab"), suffix = names.name(35, alphabet: "ab")
+        for _ in 0..<25 { candidates.append(names.name(28 + names.number(20), alphabet: "abc")) }
+        for _ in 0..<25 { candidates.append(prefix + names.name(1 + names.number(4), alphabet: "abé")) }
+        for _ in 0..<25 { candidates.append(names.name(1 + names.number(4), alphabet: "abÉ") + suffix) }
+        candidates.append(candidates[3])
+        var index = SuggestionIndex(candidates)
+        for _ in 0..<100 {
+            let base = candidates[names.number(candidates.count)]
+            let name = names.typo(of: base, edits: names.number(5))
+            #expect(index.closest(to: name) == Self.reference(name, candidates), "`\(name)`")
+        }
+    }
+
+    /// Typos of a thousand long names each get their suggestion within the default budget
+    /// (the piece index leaves one candidate to compare; a full comparison per candidate used
+    /// to spend it after a few hundred typos), with names unlike one another or alike but for
+    /// their last characters.
+    @Test(arguments: [false, true])
+    func typosOfLongNamesAllGetTheirSuggestion(alike: Bool) {
+        var names = LongNames(state: 5)
+        let candidates = (0..<1000).map { n in
+            alike ? String(repeating: "x", count: 197) + String(1000 + n).dropFirst() : names.name(200, alphabet: "abcdefghijklmnopqrstuvwxyz")
+        }
+        var index = SuggestionIndex(candidates)
+        for n in 0..<1000 {
+            var scalars = Array(candidates[n].unicodeScalars)
+            let at = alike ? 190 - names.number(150) : names.number(200)
+            scalars[at] = scalars[at] == "q" ? "r" : "q"
+            #expect(index.closest(to: String(String.UnicodeScalarView(scalars))) == candidates[n])
+        }
+        #expect(index.budget > 0)
+    }
+
     /// The banded distance is the full one whenever that is within the bound.
     @Test func bandedDistanceMatchesTheFullTable() {
         var names = Names(state: 99)
@@ -109,7 +180,7 @@ import Testing
         for _ in 0..<2000 {
             let a = Array(names.next()!.unicodeScalars), b = Array(names.next()!.unicodeScalars)
             let full = Suggestion.editDistance(a, b)
-            for bound in 0...4 {
+            for bound in 0...SuggestionIndex.widestLimit {
                 #expect(index.distance(a, b, within: bound) == (full <= bound ? full : nil), "\(a) \(b) within \(bound)")
             }
         }

@@ -75,7 +75,7 @@ struct ExpressionLexer {
                 if (c >= "0" && c <= "9") || (c == "-" && i + 1 < n && scalars[i + 1] >= "0" && scalars[i + 1] <= "9") {
                     i += 1
                     while i < n, (scalars[i] >= "0" && scalars[i] <= "9") || scalars[i] == "." { i += 1 }
-                    let text = String(String.UnicodeScalarView(scalars[start..<i]))
+                    let text = String(scalars: scalars[start..<i])
                     guard let value = Double(text) else {
                         throw Failure(message: "invalid number `\(text)`", start: start, end: i)
                     }
@@ -83,7 +83,7 @@ struct ExpressionLexer {
                 } else if Self.isIdentifierStart(c) {
                     i += 1
                     while i < n, Self.isIdentifierPart(scalars[i]) { i += 1 }
-                    out.append(.init(kind: .identifier(String(String.UnicodeScalarView(scalars[start..<i]))), start: start, end: i))
+                    out.append(.init(kind: .identifier(String(scalars: scalars[start..<i])), start: start, end: i))
                 } else {
                     throw Failure(message: "unexpected character `\(c)`", start: i, end: i + 1)
                 }

@@ -209,7 +209,7 @@ public struct ExpressionParser {
         case .identifier(let s): return "`\(s)`"
         case .string: return "a string"
         case .number: return "a number"
-        default: return "`" + String(String.UnicodeScalarView(scalars[token.start..<min(token.end, scalars.count)])) + "`"
+        default: return "`" + String(scalars: scalars[token.start..<min(token.end, scalars.count)]) + "`"
         }
     }
 }

@@ -38,11 +38,13 @@ public struct Template: Sendable {
     public static func parse(_ text: String, span: SourceSpan, locate: @escaping ExpressionParser.Locator)
         -> (Template, [ExpressionParser.Failure])
     {
-        let scalars = Array(text.unicodeScalars)
         guard text.hasExpressionMarker else { return (Template(literal: text, span: span), []) }
+        let scalars = Array(text.unicodeScalars)
         var parts: [Part] = []
         var failures: [ExpressionParser.Failure] = []
-        var literal = String.UnicodeScalarView()
+        // The text since the last expression starts here (taken whole: one scalar at a time
+        // was slow for long strings).
+        var literalStart = 0
         var i = 0
         let n = scalars.count
         while i < n {
@@ -63,11 +65,10 @@ public struct Template: Sendable {
                     failures.append(.init(message: "unterminated `${{`",
                                           span: SourceSpan(start: locate(open), end: locate(open + 3)),
                                           help: "close the expression with `}}`"))
-                    literal.append(contentsOf: scalars[open...])
                     break
                 }
-                if !literal.isEmpty { parts.append(.text(String(literal))); literal = .init() }
-                let source = String(String.UnicodeScalarView(scalars[(open + 3)..<close]))
+                if open > literalStart { parts.append(.text(String(scalars: scalars[literalStart..<open]))) }
+                let source = String(scalars: scalars[(open + 3)..<close])
                 let offset = open + 3
                 let whole = SourceSpan(start: locate(open), end: locate(close + 2))
                 switch ExpressionParser.parse(source, locate: { locate(offset + $0) }) {
@@ -75,15 +76,15 @@ public struct Template: Sendable {
                     parts.append(.expression(expression, source: source.trimmingSpaces.description, span: whole))
                 case .failure(let failure):
                     failures.append(failure)
-                    parts.append(.text(String(String.UnicodeScalarView(scalars[open..<(close + 2)]))))
+                    parts.append(.text(String(scalars: scalars[open..<(close + 2)])))
                 }
                 i = close + 2
+                literalStart = i
                 continue
             }
-            literal.append(scalars[i])
             i += 1
         }
-        if !literal.isEmpty { parts.append(.text(String(literal))) }
+        if n > literalStart { parts.append(.text(String(scalars: scalars[literalStart...]))) }
         return (Template(parts: parts, span: span, raw: text), failures)
     }
 }

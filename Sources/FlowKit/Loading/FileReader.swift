@@ -10,6 +10,8 @@ public enum FileReader {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var path: String
         public var reason: String
+        /// The file is not there (as opposed to there but unreadable, or a directory).
+        public var isMissing = false
         public var description: String { "cannot read \(path): \(reason)" }
     }
 
@@ -24,10 +26,11 @@ public enum FileReader {
     /// UTF-8); `name` is how failures show it.
     public static func read(pathBytes: [UInt8], name path: String) throws(Failure) -> [UInt8] {
         guard !pathBytes.contains(0) else { throw Failure(path: path, reason: "the name contains a NUL byte") }
-        let fd = (pathBytes + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+        let fd = PathBytes.withCString(pathBytes) { name in name.map { open($0, O_RDONLY | O_CLOEXEC) } ?? -1 }
+        guard fd >= 0 else {
+            let code = errno
+            throw Failure(path: path, reason: String(cString: strerror(code)), isMissing: code == ENOENT)
         }
-        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }

@@ -1,0 +1,41 @@
+extension String {
+    /// The text of `scalars`, encoded in one pass.
+    ///
+    /// `String(String.UnicodeScalarView(slice))` appends the scalars one by one through a
+    /// generic path of the standard library that is not specialised for arrays: with names
+    /// hundreds of characters long it was half the time `flow validate` took on a file of
+    /// references to them.
+    init(scalars: ArraySlice<Unicode.Scalar>) {
+        self = scalars.withUnsafeBufferPointer { source in
+            var count = 0
+            for scalar in source { count += UTF8.width(scalar) }
+            return String(unsafeUninitializedCapacity: count) { buffer in
+                var at = 0
+                for scalar in source {
+                    let value = scalar.value
+                    switch value {
+                    case ..<0x80:
+                        buffer[at] = UInt8(value)
+                        at += 1
+                    case ..<0x800:
+                        buffer[at] = UInt8(0xC0 | value >> 6)
+                        buffer[at + 1] = UInt8(0x80 | value & 0x3F)
+                        at += 2
+                    case ..<0x10000:
+                        buffer[at] = UInt8(0xE0 | value >> 12)
+                        buffer[at + 1] = UInt8(0x80 | value >> 6 & 0x3F)
+                        buffer[at + 2] = UInt8(0x80 | value & 0x3F)
+                        at += 3
+                    default:
+                        buffer[at] = UInt8(0xF0 | value >> 18)
+                        buffer[at + 1] = UInt8(0x80 | value >> 12 & 0x3F)
+                        buffer[at + 2] = UInt8(0x80 | value >> 6 & 0x3F)
+                        buffer[at + 3] = UInt8(0x80 | value & 0x3F)
+                        at += 4
+                    }
+                }
+                return at
+            }
+        }
+    }
+}
