@@ -20,10 +20,18 @@ public final class Journal: @unchecked Sendable {
     let hasNameBytes: Bool
 
     /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
+    /// Trailing slashes are dropped (`state/` is `state`), so that paths made from it read
+    /// `state/journal.sqlite`, not `state//journal.sqlite`.
     public static func stateDir(option: String?) -> String {
-        if let option, !option.isEmpty { return option }
-        if let env = getenv("FLOW_STATE_DIR"), env.pointee != 0 { return String(cString: env) }
+        if let option, !option.isEmpty { return withoutTrailingSlashes(option) }
+        if let env = getenv("FLOW_STATE_DIR"), env.pointee != 0 { return withoutTrailingSlashes(String(cString: env)) }
         return ".flow"
+    }
+
+    private static func withoutTrailingSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
     }
 
     /// SQLite's process-wide options, set once before the first connection.

@@ -58,6 +58,18 @@ import Testing
         #expect(file.status == 2 && file.stderr == "error: the state dir file is not a directory (see --state-dir)\n", "\(file)")
     }
 
+    /// A state dir given with a trailing slash is the same dir, and messages name its files
+    /// with one slash.
+    @Test func aTrailingSlashOfTheStateDirIsDropped() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
+        let none = try box.run(["runs", "--state-dir", "st//"])
+        #expect(none.status == 2 && none.stderr.contains("st/ yet") && !none.stderr.contains("//"), "\(none)")
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed", "--state-dir", "st/"]).status == 0)
+        let runs = try box.run(["runs", "--state-dir", "st"])
+        #expect(runs.status == 0 && runs.stdout.contains("succeeded"), "\(runs)")
+    }
+
     /// `flow logs` prints the lines as the step printed them: a CRLF line keeps its `\r`
     /// (the terminal and the .log file got it), and bytes that are not UTF-8 stay as they were.
     @Test func logsKeepCarriageReturnsAndBytesThatAreNotUTF8() throws {
