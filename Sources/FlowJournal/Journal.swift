@@ -122,6 +122,8 @@ public final class Journal: @unchecked Sendable {
             return "cannot write the journal \(path) (\(error.message)); check its permissions, or use --state-dir / --no-journal"
         case SQLITE_FULL:
             return "the disk holding \(path) is full"
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return "the journal \(path) stayed locked by another process for 10 s (another flow migrating or writing it, or a tool holding it open); try again"
         default:
             return "journal error in \(path): \(error.message)"
         }

@@ -67,6 +67,23 @@ import Testing
         }
     }
 
+    /// A journal another process keeps locked past the busy timeout is reported as that,
+    /// not as a bare "database is locked".
+    @Test func aJournalLockedTooLongSaysSo() throws {
+        let path = JournalStorageTests.stateDir() + "/journal.sqlite"
+        let holder = try SQLiteConnection(path: path)
+        try holder.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
+        let waiter = try SQLiteConnection(path: path, busyTimeout: 20)
+        do {
+            try waiter.execute("INSERT INTO t VALUES (2)")
+            Issue.record("wrote past another connection's write lock")
+        } catch {
+            #expect(error.primaryCode == SQLITE_BUSY)
+            #expect(Journal.describe(error, path: path).contains("stayed locked by another process"))
+        }
+        try holder.execute("COMMIT")
+    }
+
     @Test func runArgumentsRoundTripThroughJSON() throws {
         var options = PlanOptions()
         options.action = "deploy \"prod\""
