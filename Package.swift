@@ -60,9 +60,7 @@ let package = Package(
         // swift-argument-parser's conventions but no reflection (see `CommandSpec`).
         .target(name: "FlowCommandLine", dependencies: ["FlowKit"]),
         // The thin command-line front end. Release builds link with lld (shipped with the
-        // toolchain) and packed relative relocations: the static Swift runtime brings 40,000
-        // of them, a 1 MB table the loader would read on every start (8 KB packed; glibc
-        // 2.36+ applies them).
+        // toolchain).
         .executableTarget(
             name: "flow",
             dependencies: [
@@ -72,13 +70,18 @@ let package = Package(
             ],
             // It also links libstdc++ and GCC's unwinder statically (see
             // build-support/static-libstdc++/README.md; libgcc_s was one more library to load),
-            // and as a position-dependent executable (`-no-pie`): a PIE's loader applies those
-            // 40,000 relocations at every start, and the pages they write (Swift's metadata
-            // and witness tables) are copied on first write; without them, a one-step
-            // `flow run` had 15% fewer page faults (490 → 417) and 13% less CPU time.
+            // and as a position-dependent executable (`-no-pie`): a PIE's loader applies the
+            // static Swift runtime's 40,000 relative relocations at every start, and the pages
+            // they write (Swift's metadata and witness tables) are copied on first write;
+            // without them, a one-step `flow run` had 15% fewer page faults (490 → 417) and
+            // 13% less CPU time.
             // The price is the executable's own address (not its libraries', stack's or
             // heap's) being the same in every process, as for Go binaries such as go-task.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            // A position-dependent executable has no relative relocations left to pack, so
+            // it is not linked with `-z pack-relative-relocs`: that only added a dependency on
+            // GLIBC_ABI_DT_RELR, which refuses to start the binary on glibc before 2.36
+            // (Ubuntu 22.04, RHEL 9).
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xclang-linker", "-static-libgcc",
                                            "-L", packageRoot + "build-support/static-libstdc++"],
                                           .when(platforms: [.linux], configuration: .release))]
         ),

@@ -49,9 +49,18 @@ public final class Journal: @unchecked Sendable {
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
         }
         if create {
-            try makeDirectory(stateDir)
-            try makeDirectory(stateDir + "/locks")
-            try makeDirectory(stateDir + "/output")
+            do {
+                try makeDirectory(stateDir)
+                try makeDirectory(stateDir + "/locks")
+                try makeDirectory(stateDir + "/output")
+            } catch {
+                // Said as the history commands say it, not as `locks` that cannot be made.
+                var info = stat()
+                if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+                    throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
+                }
+                throw error
+            }
         }
         // Two first runs at once would both create the tables: serialise opening and
         // migrating with a lock file beside the database.

@@ -148,6 +148,29 @@ import Testing
             """)
     }
 
+    /// A variable of flow's environment whose value (or name) is not UTF-8 reaches the steps
+    /// byte for byte: flow read its environment into Strings, which put U+FFFD (EF BF BD) in
+    /// place of the byte, so a Latin-1 directory in PATH found nothing. A value flow changes
+    /// (a step's `env`) is flow's own.
+    @Test func environmentBytesThatAreNotUTF8ReachTheSteps() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            bin="$PWD/$(printf 'caf\351')"; mkdir "$bin" || exit 9
+            printf '#!/bin/sh\necho latin tool\n' > "$bin/latintool"; chmod +x "$bin/latintool"
+            printf 'steps:\n  - name: v\n    shell: printf %%s "$T_BYTES" | od -An -tx1\n  - name: p\n    shell: latintool\n  - name: o\n    env: { T_BYTES: set }\n    shell: echo "$T_BYTES"\n' > wf.yaml
+            printf 'steps:\n  - shell: cat /proc/self/environ\n' > names.yaml
+            export T_BYTES="$(printf 'a=\351b')"; export PATH="$bin:$PATH"
+            "$0" run wf.yaml --output raw --no-journal || exit 8
+            env "$(printf 'T_N\377=1')" "$0" run names.yaml --output raw --no-journal | tr '\0' '\n' | grep -a '^T_N' | od -An -tx1
+            """#
+        let result = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                    == ["61 3d e9 62", "latin tool", "set", "54 5f 4e ff 3d 31 0a"], "\(result)")
+    }
+
     /// `resume` reopens a workflow file whose name is not UTF-8 (byte 0xFF) by its bytes, from
     /// a directory whose name is not UTF-8 either, invoked from elsewhere; `undo` enters that
     /// directory; `show` gives both names escaped. (The journal used to keep only the shown

@@ -538,6 +538,12 @@ import Glibc
         #expect(failing.status == 1, "\(failing)")
         #expect(RunTests.hasLine(failing.stdout, "build | building"), "\(failing)")
         #expect(failing.stderr.contains("not recorded") || failing.stderr.lowercased().contains("journal"), "\(failing)")
+        // A state dir that is a file is called that, as `flow runs` calls it (it was
+        // "cannot create the state dir FILE/locks: Not a directory").
+        let file = try box.run(["run", "demo.yaml", "--output", "prefixed", "--state-dir", "blocker"])
+        #expect(file.status == 1 && RunTests.hasLine(file.stdout, "build | building"), "\(file)")
+        #expect(file.stderr.hasPrefix("error: the state dir blocker is not a directory (see --state-dir); this run is not recorded\n"),
+                "\(file)")
         if getuid() != 0 {
             try FileManager.default.createDirectory(at: box.state, withIntermediateDirectories: true)
             try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: box.state.path)

@@ -886,6 +886,19 @@ import FoundationXML
         #endif
     }
 
+    /// A JUnit file that cannot be written is said on stderr, last (flow exits from the
+    /// hub's thread right after), and the exit status stays the run's (docs/cli.md).
+    @Test func unwritableJUnitFileIsReportedAndTheStatusIsTheRuns() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
+        for (file, status) in [("wf.yaml", Int32(1)), ("ok.yaml", 0)] {
+            let r = try box.run(["run", file, "--output", "prefixed", "--junit", "missing/report.xml"])
+            #expect(r.status == status, "\(r)")
+            #expect(r.stderrLines.last == "error: cannot write missing/report.xml: No such file or directory", "\(r)")
+        }
+    }
+
     @Test func killedStepKeepsItsOutputToTheLastLine() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -1,22 +1,46 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// flow's own environment, which every step starts from.
 public enum ProcessEnvironment {
     public static func current() -> [String: String] {
         var result: [String: String] = [:]
+        var raw: [String: (value: String, entry: [UInt8])] = [:]
         var pointer = environ
         // Split at the first `=` by byte (strchr): a Character-wise `firstIndex(of:)` over
         // the whole environment was a sixth of the instructions of a one-step run.
         while let entry = pointer.pointee {
             if let equals = strchr(entry, Int32(UInt8(ascii: "="))) {
-                let name = UnsafeRawBufferPointer(start: entry, count: equals - entry)
-                result[String(decoding: name, as: UTF8.self)] = String(cString: equals + 1)
+                let nameBytes = UnsafeRawBufferPointer(start: entry, count: equals - entry)
+                if let name = String(validating: nameBytes, as: UTF8.self), let value = String(validatingCString: equals + 1) {
+                    result[name] = value
+                    if !raw.isEmpty { raw[name] = nil }
+                } else {
+                    // Not UTF-8 (a Latin-1 directory in PATH or HOME): the String has U+FFFD
+                    // for the bytes; the child gets the bytes themselves (`rawEntries`).
+                    let name = String(decoding: nameBytes, as: UTF8.self)
+                    let value = String(cString: equals + 1)
+                    result[name] = value
+                    raw[name] = (value, Array(UnsafeRawBufferPointer(start: entry, count: strlen(entry))))
+                }
             }
             pointer += 1
         }
+        undecodable.withLock { $0 = raw }
         return result
+    }
+
+    /// The entries of flow's environment (as last read by `current`) that are not UTF-8, by
+    /// the name and value `current` gave them: `KEY=VALUE` as flow got it.
+    private static let undecodable = Mutex<[String: (value: String, entry: [UInt8])]>([:])
+
+    /// The bytes of flow's own `name=value` entry when `current` had to replace some of them
+    /// (they are not UTF-8) and `value` is still what it gave: a child that inherits the
+    /// variable unchanged gets it byte for byte.
+    static func rawEntries() -> [String: (value: String, entry: [UInt8])] {
+        undecodable.withLock { $0 }
     }
 
     /// A short, unique run id: time-ordered hex and random bits (`6a3f0c2e-9b1d`).

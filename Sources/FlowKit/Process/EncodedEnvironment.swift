@@ -16,8 +16,15 @@ public final class EncodedEnvironment: @unchecked Sendable {
 
     public init(_ values: [String: String]) {
         self.values = values
+        // Variables of flow's own environment that are not UTF-8 go over as flow got them
+        // (the Strings have U+FFFD for those bytes), unless the value was changed.
+        let undecodable = ProcessEnvironment.rawEntries()
+        let raw = { (key: String, value: String) -> [UInt8]? in
+            guard !undecodable.isEmpty, let original = undecodable[key], original.value == value else { return nil }
+            return original.entry
+        }
         var total = 0
-        for (key, value) in values { total += key.utf8.count + value.utf8.count + 2 }
+        for (key, value) in values { total += raw(key, value).map { $0.count + 1 } ?? key.utf8.count + value.utf8.count + 2 }
         storage = .allocate(capacity: max(total, 1))
         entries = .allocate(capacity: max(values.count, 1))
         var index: [String: Int] = [:]
@@ -25,7 +32,15 @@ public final class EncodedEnvironment: @unchecked Sendable {
         var offset = 0
         for (i, (key, value)) in values.enumerated() {
             entries[i] = storage + offset
-            offset = CStringArray.appendEntry(key, value, into: storage, at: offset)
+            if let bytes = raw(key, value) {
+                let destination = UnsafeMutableRawPointer(storage + offset)
+                bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                offset += bytes.count
+                storage[offset] = 0
+                offset += 1
+            } else {
+                offset = CStringArray.appendEntry(key, value, into: storage, at: offset)
+            }
             index[key] = i
         }
         self.index = index
