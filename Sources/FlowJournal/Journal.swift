@@ -128,7 +128,7 @@ public final class Journal: @unchecked Sendable {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return "the journal \(path) is damaged (\(error.message)); move it away to start a new one"
         case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_IOERR:
-            return "cannot write the journal \(path) (\(error.message)); check its permissions, or use --state-dir / --no-journal"
+            return "cannot write the journal \(path) (\(error.message)); check its permissions, or use another --state-dir (flow run: or --no-journal)"
         case SQLITE_FULL:
             return "the disk holding \(path) is full"
         case SQLITE_BUSY, SQLITE_LOCKED:
