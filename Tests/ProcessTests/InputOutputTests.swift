@@ -44,6 +44,19 @@ struct InputOutputTests {
         #expect(output.stdoutBytes.count == 20_000_000)
     }
 
+    /// While few children run, flow holds its own copies of their pipes' write ends until
+    /// each exits (one wake-up per exit instead of two): they must go at the exit, or no
+    /// capture would end before the drain deadline.
+    @Test func heldWriteEndsAreReleasedWhenEachChildExits() async throws {
+        for i in 0..<20 {
+            let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--print", "line \(i)", "--stderr", "err \(i)"]))
+            #expect(await child.termination == .exited(0))
+            #expect(!child.outputDrainTimedOut)
+            #expect(output.stdout == "line \(i)\n")
+            #expect(output.stderr == "err \(i)\n")
+        }
+    }
+
     @Test func outputOfAKilledChildIsKeptToTheLastByte() async throws {
         let (child, output) = try TestSupport.start(TestSupport.helperSpec(["--print-bytes", "3000000", "ready", "--sleep", "30"]))
         #expect(await output.waitFor("ready\n"), "\(String(describing: child.currentTermination)) \(output.stderr)")

@@ -20,6 +20,9 @@ final class ChildIO: @unchecked Sendable {
     /// Whether O_NONBLOCK was set on the read ends (see `HubEventLoop.readOutput`).
     var stdoutNonBlocking = false
     var stderrNonBlocking = false
+    /// Flow's own copies of the output pipes' write ends, held until the child exits so
+    /// that its exit does not hang the pipes up before its pidfd fires (-1: none held).
+    var heldWriteEnds: (Int32, Int32) = (-1, -1)
     /// Write end of the stdin pipe while bytes remain to be written.
     var stdinFD: Int32 = -1
     var pendingInput: [UInt8] = []
@@ -42,4 +45,12 @@ final class ChildIO: @unchecked Sendable {
     }
 
     var outputsOpen: Bool { stdoutFD >= 0 || stderrFD >= 0 }
+
+    /// Closes the held write ends: once the child has exited, only the processes it left
+    /// behind keep the pipes open, and EOF can come.
+    func releaseWriteEnds() {
+        if heldWriteEnds.0 >= 0 { close(heldWriteEnds.0) }
+        if heldWriteEnds.1 >= 0 { close(heldWriteEnds.1) }
+        heldWriteEnds = (-1, -1)
+    }
 }

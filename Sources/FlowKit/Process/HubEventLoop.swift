@@ -75,8 +75,9 @@ final class HubEventLoop {
             }
             let count = epoll_wait(hub.epollFD, events, eventCapacity, timeout)
             if count > 0 {
-                // Pipes first: a child's exit closes them before its pidfd fires, so their
-                // EOF is usually in the same batch, and the reaping then finds them closed.
+                // Pipes first: their data comes before the exit. (Where flow holds no
+                // write ends, a child's exit closes the pipes before its pidfd fires, so
+                // their EOF is usually in the same batch, and the reaping finds them closed.)
                 for i in 0..<Int(count) where events[i].data.u64 & 3 != HubEventLoop.kindPidfd {
                     handle(data: events[i].data.u64)
                 }
@@ -102,6 +103,8 @@ final class HubEventLoop {
         guard let io = hub.registry.withLock({ $0[data >> 2] }), !io.finished else { return }
         switch data & 3 {
         case HubEventLoop.kindPidfd:
+            // It has exited (a pidfd is readable then): the pipes may close now.
+            io.releaseWriteEnds()
             reap(io)
             // An orphan that exited while this child was the first zombie in line.
             if hub.reapsOrphans { reapOrphans() }
@@ -246,8 +249,7 @@ final class HubEventLoop {
         io.terminal = nil
         // The group is dead, so its pipes are normally at EOF already: drain them now
         // rather than after another round of epoll_wait.
-        readOutput(io, .stdout)
-        readOutput(io, .stderr)
+        drainAfterExit(io)
         if io.finished { return }
         if !io.outputsOpen {  // nothing captured (inherited output)
             finish(io)
@@ -295,6 +297,29 @@ final class HubEventLoop {
         if io.exit != nil && !io.outputsOpen { finish(io) }
     }
 
+    /// Reads what the exited child's pipes hold, and closes those at EOF. One `poll` asks
+    /// both: a pipe that hangs up and holds nothing (a step that printed nothing, the usual
+    /// case) is closed without a read, and a read goes only to a pipe that has something,
+    /// so none can block (no fcntl for O_NONBLOCK). A pipe still held open by a process the
+    /// step left behind is left to the loop and the drain deadline.
+    private func drainAfterExit(_ io: ChildIO) {
+        var fds = [pollfd(fd: io.stdoutFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: io.stderrFD, events: Int16(POLLIN), revents: 0)]
+        guard io.outputsOpen, poll(&fds, 2, 0) >= 0 else {
+            readOutput(io, .stdout)
+            readOutput(io, .stderr)
+            return
+        }
+        for (entry, channel) in zip(fds, [OutputChannel.stdout, .stderr]) where entry.fd >= 0 {
+            if entry.revents & Int16(POLLIN) != 0 {
+                readOutput(io, channel, readable: true)
+            } else if entry.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                if channel == .stdout { unwatchAndClose(&io.stdoutFD) } else { unwatchAndClose(&io.stderrFD) }
+            }
+        }
+        if !io.outputsOpen { finish(io) }
+    }
+
     /// Feeds pending stdin bytes; closes the pipe when done or when the child went away.
     private func writeInput(_ io: ChildIO) {
         guard io.stdinFD >= 0 else { return }
@@ -315,6 +340,7 @@ final class HubEventLoop {
     private func finish(_ io: ChildIO) {
         guard !io.finished, let exit = io.exit else { return }
         io.finished = true
+        io.releaseWriteEnds()
         unwatchAndClose(&io.stdoutFD)
         unwatchAndClose(&io.stderrFD)
         hub.registry.withLock { _ = $0.removeValue(forKey: io.token) }

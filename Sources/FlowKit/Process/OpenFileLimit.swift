@@ -36,7 +36,9 @@ public enum OpenFileLimit {
 
     /// How many captured children can run at once under the current limit, keeping
     /// `reserve` descriptors for flow itself (journal, state files, terminal...).
-    public static func suggestedConcurrentChildren(reserve: Int = 64) -> Int {
+    /// The default reserve includes the 32 write ends flow may hold for its first children
+    /// (`ProcessHub.writeEndHoldingLimit`).
+    public static func suggestedConcurrentChildren(reserve: Int = 96) -> Int {
         let limit = min(current, 1 << 24)
         return max(1, (limit - reserve) / descriptorsPerChild)
     }

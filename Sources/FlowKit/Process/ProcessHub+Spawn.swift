@@ -100,12 +100,24 @@ extension ProcessHub {
         }
 
 
-        // The child has its copies; ours of the write ends must go, or EOF never comes.
+        // The child has its copies of the write ends. Ours must go before EOF can come,
+        // but not yet when few children run: as long as flow holds them, the child's exit
+        // does not hang up the pipes, so the loop wakes once per exit (its pidfd) instead
+        // of twice (the kernel closes a dying child's files before it notifies its exit,
+        // and with the hub on the child's CPU, that first wake-up preempts the exit). They
+        // are closed when the pidfd fires (`ChildIO.releaseWriteEnds`), before the drain.
+        // With many children the loop takes both events in one batch anyway, and the
+        // descriptors are better spent on more children (see `OpenFileLimit`).
         // The read ends stay blocking until the loop needs otherwise (see `readOutput`):
         // two fcntl calls fewer per step.
+        var heldWriteEnds: (Int32, Int32) = (-1, -1)
         if let stdoutPipe, let stderrPipe {
-            opened.close(stdoutPipe.write)
-            opened.close(stderrPipe.write)
+            if usesPidfd && liveChildren < ProcessHub.writeEndHoldingLimit {
+                heldWriteEnds = (stdoutPipe.write, stderrPipe.write)
+            } else {
+                opened.close(stdoutPipe.write)
+                opened.close(stderrPipe.write)
+            }
         }
         var inputWritten = 0
         if let stdinPipe {
@@ -123,6 +135,7 @@ extension ProcessHub {
         io.guardSlot = guardSlot
         io.stdoutFD = stdoutPipe?.read ?? -1
         io.stderrFD = stderrPipe?.read ?? -1
+        io.heldWriteEnds = heldWriteEnds
         if let stdinPipe, inputWritten < input.count {
             io.stdinFD = stdinPipe.write
             io.pendingInput = input
@@ -168,6 +181,11 @@ extension ProcessHub {
     /// many descriptors): below it, copying the table is cheaper than five dup3 calls.
     static let sharedTableThreshold = 16
 
+    /// Running children below which flow holds its own copies of a new child's output
+    /// write ends until the child exits (see `spawn`): at most twice this many
+    /// descriptors, inside `OpenFileLimit`'s reserve.
+    static let writeEndHoldingLimit = 16
+
     /// Adds `fd` to the epoll set under `token`/`kind`.
     private func watch(_ fd: Int32, _ token: UInt64, kind: UInt64, events: UInt32) -> Bool {
         var event = epoll_event()
@@ -192,6 +210,7 @@ extension ProcessHub {
             _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
             close(fd)
         }
+        io.releaseWriteEnds()
     }
 
     /// Non-blocking write of `bytes[from...]`. Returns the new offset and, when it
