@@ -37,6 +37,12 @@ import Testing
         ("echo \"`echo 'a'` '", false),
         ("echo `echo '`'", true),               // the backtick ends it, even inside '…'
         ("echo `echo \"'", false),
+        // Inside `…` the shell drops the backslash of \$, \\ (and of \" inside "…") first.
+        ("echo \"`echo \\\"'", false),      // "`echo \"'…`": the inner ' is in double quotes
+        ("echo `echo \\\"'", true),          // outside "…", \" stays an escaped quote
+        ("echo `echo \\\\'", false),          // `echo \\'`: the command is `echo \'`
+        ("echo `echo '\\$", true),
+        ("echo `echo \\$( echo '", true),     // \$( is $( once taken out
     ])
     func state(prefix: String, expected: Bool) {
         #expect(Self.inSingleQuotes(after: prefix) == expected, "after \(prefix.debugDescription)")
@@ -64,6 +70,8 @@ import Testing
               - shell: echo "$( echo "${{ vars.x }}" ) '${{ vars.x }}'"
               - shell: echo "`echo '⟦single-quoted-expression⟧${{ vars.x }}'`"
               - shell: echo "$(printf '%s' a) ${{ vars.x }}"
+              - shell: echo "`echo \\"'${{ vars.x }}'\\"`"
+              - shell: echo `echo \\"'⟦single-quoted-expression⟧${{ vars.x }}'\\"`
             """)
     }
 

@@ -81,7 +81,38 @@ struct ShellQuoting {
         previous = "x"
     }
 
+    /// Inside `` `…` ``, a backslash whose pair is not read yet (see `feed`).
+    private var backtickBackslash = false
+
+    /// Reads one character. Inside a backtick substitution the shell first takes the
+    /// command out, dropping the backslash of `\$`, `` \` ``, `\\` (and of `\"` when the
+    /// backticks are inside double quotes), then parses what is left as a command: so in
+    /// `"`echo \"'…'\"`"` the inner `'…'` is inside double quotes, and expands.
     mutating func feed(_ c: Unicode.Scalar) {
+        guard delimiter == nil, body == nil, substitutions.contains(where: \.backtick) else { return scan(c) }
+        if backtickBackslash {
+            backtickBackslash = false
+            let inDoubleQuotes = substitutions.last(where: \.backtick)?.outer == .double
+            if c == "$" || c == "\\" || (c == "\"" && inDoubleQuotes) {
+                scan(c)  // the backslash is gone (of `\\`, one is left, for the command)
+            } else if c == "`" {
+                // A nested substitution: not followed (rare today); its text reads as words.
+                previous = c
+                previousEscaped = false
+                atWordStart = false
+            } else {
+                scan("\\")
+                scan(c)
+            }
+        } else if c == "\\" {
+            backtickBackslash = true
+        } else {
+            scan(c)
+        }
+    }
+
+    /// Reads one character of the command as the shell parses it.
+    private mutating func scan(_ c: Unicode.Scalar) {
         let dollar = previous == "$" && !previousEscaped
         previousEscaped = false
         defer { previous = c }
