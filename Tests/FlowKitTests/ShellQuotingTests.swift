@@ -43,6 +43,14 @@ import Testing
         ("echo `echo \\\\'", false),          // `echo \\'`: the command is `echo \'`
         ("echo `echo '\\$", true),
         ("echo `echo \\$( echo '", true),     // \$( is $( once taken out
+        // In an unquoted here-document's body quotes are text, but not inside $( … ) or `…`.
+        ("cat <<EOF\n'", false),
+        ("cat <<EOF\n$(echo '", true),
+        ("cat <<EOF\n`echo '", true),
+        ("cat <<EOF\n$(echo 'a') '", false),
+        ("cat <<EOF\n\\$(echo '", false),     // \$( opens nothing
+        ("cat <<EOF\n$(echo a\nEOF\necho '", true),  // the body's end ends what it holds
+        ("cat <<'EOF'\n$(echo '", false),     // not expanded at all (its own diagnostic)
     ])
     func state(prefix: String, expected: Bool) {
         #expect(Self.inSingleQuotes(after: prefix) == expected, "after \(prefix.debugDescription)")
@@ -96,6 +104,14 @@ import Testing
                   \tEOF
                   cat <<< "${{ vars.x }}"
                   echo $(( 1 << 2 )) "${{ vars.x }}"
+              - shell: |
+                  cat <<EOF
+                  A $(echo '⟦single-quoted-expression⟧${{ vars.x }}') B `echo '⟦single-quoted-expression⟧${{ vars.x }}'`
+                  C '${{ vars.x }}' \\$(echo '${{ vars.x }}') $(echo "${{ vars.x }}")
+                  $(printf '%s'
+                    '⟦single-quoted-expression⟧${{ vars.x }}')
+                  EOF
+                  echo "${{ vars.x }}" '⟦single-quoted-expression⟧${{ vars.x }}'
             """)
     }
 

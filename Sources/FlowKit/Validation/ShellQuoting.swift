@@ -5,7 +5,8 @@
 /// A command substitution (`$( … )` or `` `…` ``) starts a quoting context of its own,
 /// also inside double quotes: in `"$( echo '…' )"` the inner `'…'` is single-quoted.
 /// Parentheses inside one are counted; the unbalanced `)` of a `case` pattern is read as
-/// its end.
+/// its end. In the body of an unquoted here-document quotes are text, but a command
+/// substitution there is parsed as a command (its end is the body's end at the latest).
 ///
 /// A `<<` inside `$(( … ))` (a shift) is read as a here-document too: the rest of the
 /// command then counts as its unquoted body, so nothing there is flagged, rightly or not.
@@ -57,7 +58,18 @@ struct ShellQuoting {
     var atWordStart = true
     var previous: Unicode.Scalar = " "
 
-    var inSingleQuotes: Bool { body == nil && (state == .single || state == .ansi) }
+    /// A command substitution open in the body of an unquoted here-document (at most one):
+    /// the body's text is not quoted, but the command inside `$( … )` or `` `…` `` is.
+    private var bodyCommand: [ShellQuoting] = []
+    /// In an unquoted here-document's body: a backslash is pending, and whether the
+    /// previous character was escaped by one (so `\$(` opens nothing).
+    private var bodyEscaped = false
+    private var bodyPreviousEscaped = false
+
+    var inSingleQuotes: Bool {
+        if body != nil { return bodyCommand.first?.inSingleQuotes ?? false }
+        return state == .single || state == .ansi
+    }
 
     /// Inside the body of a here-document with a quoted delimiter.
     var inQuotedHereDocument: Bool { body?.quoted == true }
@@ -75,6 +87,7 @@ struct ShellQuoting {
         }
         if body != nil {
             line += "\u{0}"  // a line with an expression is no delimiter line
+            if !bodyCommand.isEmpty { bodyCommand[0].feedWord() }
             return
         }
         atWordStart = false
@@ -118,10 +131,15 @@ struct ShellQuoting {
         defer { previous = c }
         if delimiter != nil, readDelimiter(c) { return }
         if let document = body {
+            if !document.quoted { scanBody(c) }
             if c == "\n" {
                 let text = document.stripsTabs ? String(line.drop { $0 == "\t" }) : line
                 if text == document.delimiter {
                     body = pendingDocuments.isEmpty ? nil : pendingDocuments.removeFirst()
+                    // The shell reads the body by lines first: its end ends what it holds.
+                    bodyCommand = []
+                    bodyEscaped = false
+                    bodyPreviousEscaped = false
                 }
                 line = ""
             } else {
@@ -191,6 +209,31 @@ struct ShellQuoting {
                     line = ""
                 }
             }
+        }
+    }
+
+    /// Reads one character of an unquoted here-document's body: text, in which `$( … )` and
+    /// `` `…` `` are commands (parsed by a tracker of their own while they are open), and
+    /// a backslash escapes `$`, `` ` `` and `\\`.
+    private mutating func scanBody(_ c: Unicode.Scalar) {
+        if !bodyCommand.isEmpty {
+            bodyCommand[0].feed(c)
+            if bodyCommand[0].substitutions.isEmpty { bodyCommand = [] }  // it closed
+            return
+        }
+        if bodyEscaped {
+            bodyEscaped = false
+            bodyPreviousEscaped = true
+            return
+        }
+        let opensDollar = c == "(" && previous == "$" && !bodyPreviousEscaped
+        bodyPreviousEscaped = false
+        if c == "\\" {
+            bodyEscaped = true
+        } else if opensDollar || c == "`" {
+            var command = ShellQuoting()
+            command.substitutions.append(Substitution(outer: .normal, backtick: c == "`"))
+            bodyCommand = [command]
         }
     }
 
