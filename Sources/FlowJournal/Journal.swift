@@ -37,8 +37,10 @@ public final class Journal: @unchecked Sendable {
     /// SQLite's process-wide options, set once before the first connection.
     private static let configured: Bool = cflow_sqlite_configure() == 0
 
-    /// Opens (and with `create`, makes) the journal of `stateDir`.
-    public static func open(stateDir: String, create: Bool) throws(JournalError) -> Journal {
+    /// Opens (and with `create`, makes) the journal of `stateDir`. With `readOnly` (the
+    /// history commands), a journal that cannot be opened for writing is read as it is
+    /// (see `openReadOnly`).
+    public static func open(stateDir: String, create: Bool, readOnly: Bool = false) throws(JournalError) -> Journal {
         _ = configured
         let path = stateDir + "/journal.sqlite"
         if !create, Glibc.access(path, F_OK) != 0 {
@@ -110,9 +112,36 @@ public final class Journal: @unchecked Sendable {
             journal.recover()
             return journal
         } catch let error as SQLiteError {
+            if readOnly, !create, [SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM].contains(error.primaryCode) {
+                return try openReadOnly(stateDir: stateDir, path: path, error: error)
+            }
             throw JournalError(describe(error, path: path))
         } catch {
             throw JournalError("cannot open the journal \(path): \(error)")
+        }
+    }
+
+    /// A journal in a directory this user cannot write (another user's state dir, a
+    /// read-only mount, a copy): SQLite opens a WAL database only if it can use or make
+    /// the `-shm` file beside it. Without one, the database file alone is read, as
+    /// immutable; that is the whole journal only while the `-wal` file is absent or empty
+    /// (the last writer checkpointed it), so otherwise it is refused, saying why, rather
+    /// than shown without its latest runs. Nothing is migrated or folded in: the history
+    /// commands read older schemas as they are.
+    private static func openReadOnly(stateDir: String, path: String, error: SQLiteError) throws(JournalError) -> Journal {
+        var wal = stat()
+        if stat(path + "-wal", &wal) == 0, wal.st_size > 0 {
+            throw JournalError("cannot read the journal \(path) (\(error.message)): SQLite must write \(path)-shm "
+                + "to read the runs still in \(path)-wal; run `flow runs` once as a user who can write \(stateDir), "
+                + "or copy the state dir somewhere writable")
+        }
+        do {
+            let connection = try SQLiteConnection(immutablePath: path)
+            let hasNameBytes: Int = try connection.value(
+                "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") ?? 0
+            return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: hasNameBytes > 0)
+        } catch {
+            throw JournalError(describe(error, path: path))
         }
     }
 

@@ -6,9 +6,10 @@ import FlowKit
 
 /// Opening the journal for the history commands; problems are usage errors (exit 2).
 enum JournalInput {
-    static func open(_ options: JournalOptions) throws -> Journal {
+    /// With `readOnly` (runs, show, logs), a journal this user cannot write is read as it is.
+    static func open(_ options: JournalOptions, readOnly: Bool = false) throws -> Journal {
         do {
-            return try Journal.open(stateDir: Journal.stateDir(option: options.stateDir), create: false)
+            return try Journal.open(stateDir: Journal.stateDir(option: options.stateDir), create: false, readOnly: readOnly)
         } catch {
             Console.stderr("error: \(error.description)\n")
             throw ExitCode(2)
@@ -26,8 +27,8 @@ enum JournalInput {
     }
 
     /// Opens the journal and finds the run `reference` names (id, prefix or `last`).
-    static func run(_ options: JournalOptions, _ reference: String) throws -> (Journal, RunRecord) {
-        let journal = try open(options)
+    static func run(_ options: JournalOptions, _ reference: String, readOnly: Bool = false) throws -> (Journal, RunRecord) {
+        let journal = try open(options, readOnly: readOnly)
         let record = try attempt { () throws(JournalError) in try journal.run(try journal.resolve(reference)) }
         return (journal, record)
     }

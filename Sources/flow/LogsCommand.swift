@@ -35,7 +35,7 @@ struct LogsCommand: Command {
     }
 
     func run() async throws {
-        let journal = try JournalInput.open(self.journal)
+        let journal = try JournalInput.open(self.journal, readOnly: true)
         let id = try JournalInput.attempt { () throws(JournalError) in try journal.resolve(runID) }
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         var path: String?

@@ -43,7 +43,8 @@ struct RunsCommand: Command {
     }
 
     func run() async throws {
-        let journal = try JournalInput.open(self.journal)
+        // Pruning writes: only listing reads a journal this user cannot write.
+        let journal = try JournalInput.open(self.journal, readOnly: prune == nil && pruneOlderThan == nil)
         if prune != nil || pruneOlderThan != nil {
             var before: Double?
             if let age = pruneOlderThan {

@@ -23,7 +23,7 @@ struct ShowCommand: Command {
     }
 
     func run() async throws {
-        let (journal, record) = try JournalInput.run(self.journal, runID)
+        let (journal, record) = try JournalInput.run(self.journal, runID, readOnly: true)
         let id = record.id
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         if json {

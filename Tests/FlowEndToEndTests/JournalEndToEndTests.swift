@@ -527,6 +527,46 @@ import Glibc
         #expect(show.status == 0 && show.stdout.hasPrefix("run oldrun-1 · w (w.yaml) · failed"), "\(show)")
     }
 
+    /// A journal in a state dir this user cannot write, which SQLite cannot give a `-shm`
+    /// file: `runs`, `show` and `logs` read the database file as it is when the last
+    /// writer left no WAL behind, and say why they cannot when it did. (Root is not stopped
+    /// by permissions: it reads as `nobody` here.)
+    @Test func aJournalInADirectoryThatCannotBeWrittenIsRead() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        try box.write("demo.yaml", Self.demo)
+        _ = try box.run(["run", "demo.yaml", "--output", "prefixed"])
+        let dir = box.state.path
+        do {
+            // The last connection to close checkpoints the WAL and removes it and `-shm`.
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        #expect(!box.exists(".flow/journal.sqlite-wal") && !box.exists(".flow/journal.sqlite-shm"))
+        chmod(dir, 0o555)
+        defer { chmod(dir, 0o755) }
+        let script = root ? "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"" : "exec \"$0\" \"$@\""
+        let runs = try FlowBinary.run(["runs", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(runs.status == 0 && runs.stdout.contains("  failed  "), "\(runs)")
+        let show = try FlowBinary.run(["show", "last", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(show.status == 0 && show.stdout.contains("✗ test  [failed · exit 3"), "\(show)")
+        let logs = try FlowBinary.run(["logs", "last", "build", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(logs.status == 0 && logs.stdout.contains("building"), "\(logs)")
+        // Pruning writes: it is refused as before.
+        let prune = try FlowBinary.run(["runs", "--prune", "0", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(prune.status == 2 && prune.stderr.contains("cannot write the journal"), "\(prune)")
+
+        // Runs still in the WAL: read without them, the list would be wrong; it is refused.
+        chmod(dir, 0o755)
+        _ = try box.run(["run", "demo.yaml", "--output", "prefixed"])
+        unlink(dir + "/journal.sqlite-shm")
+        chmod(dir, 0o555)
+        let stale = try FlowBinary.run(["runs", "--state-dir", dir], in: box.root, shellScript: script)
+        #expect(stale.status == 2 && stale.stderr.contains("journal.sqlite-wal"), "\(stale)")
+    }
+
     @Test func unwritableStateDirIsReportedAndTheRunStillHappens() throws {
         let box = try RunSandbox()
         try box.write("demo.yaml", Self.demo)

@@ -31,6 +31,40 @@ final class SQLiteConnection {
         try execute("SELECT 1 FROM sqlite_master LIMIT 1")
     }
 
+    /// Opens the database at `path` read-only and as immutable: SQLite takes no locks and
+    /// reads no WAL, so nothing is created beside the file. Right only for a database whose
+    /// WAL is absent or empty (see `Journal.openReadOnly`).
+    init(immutablePath path: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let uri = "file:" + SQLiteConnection.uriPath(path) + "?immutable=1"
+        let code = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(code: code, connection: handle)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        try execute("SELECT 1 FROM sqlite_master LIMIT 1")
+    }
+
+    /// `path` for a `file:` URI: `%`, `?` and `#` (which would end the path) and bytes
+    /// outside printable ASCII are percent-encoded, byte by byte.
+    static func uriPath(_ path: String) -> String {
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
+        var out = ""
+        for byte in path.utf8 {
+            if byte > 0x20 && byte < 0x7F && byte != 0x25 && byte != 0x3F && byte != 0x23 {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%"
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+
     deinit {
         sqlite3_close_v2(handle)
     }
