@@ -115,6 +115,22 @@ import Testing
             """)
     }
 
+    @Test func backslashBeforeAnExpression() {
+        // `\${{ … }}` is `\${FLOW_EXPR_n}`: the backslash goes with the expression's `$`,
+        // not with the character after it (in `…` the shell drops it, so it expands).
+        expectDiagnostics("""
+            vars: {x: "1"}
+            steps:
+              - shell: echo "`echo \\${{ vars.x }}`'${{ vars.x }}'"
+              - shell: echo `echo \\${{ vars.x }}` '`⟦single-quoted-expression⟧${{ vars.x }}'
+              - shell: echo \\${{ vars.x }}\\'${{ vars.x }}
+              - shell: |
+                  cat <<EOF
+                  \\${{ vars.x }}\\$(echo '${{ vars.x }}') `echo \\${{ vars.x }}` '${{ vars.x }}'
+                  EOF
+            """)
+    }
+
     @Test func expressionInDoubleQuotesInsideSingleQuotedYAML() throws {
         // YAML single quotes are not shell quotes: the command is `echo "${{ … }}"`.
         _ = try valid("""

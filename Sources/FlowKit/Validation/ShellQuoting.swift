@@ -80,6 +80,12 @@ struct ShellQuoting {
 
     /// An expression stands for a word part.
     mutating func feedWord() {
+        // A pending backslash (`\${{ … }}`) escapes the `$` of `${FLOW_EXPR_n}` (or, in
+        // backticks, is dropped before it): it must not pair with the character after the
+        // expression, which would then be taken as escaped (a closing backtick or a quote).
+        escaped = false
+        backtickBackslash = false
+        bodyEscaped = false
         if delimiter != nil {
             delimiter!.started = true
             delimiter!.document.delimiter += "\u{0}"
