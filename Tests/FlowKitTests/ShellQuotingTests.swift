@@ -51,6 +51,11 @@ import Testing
         ("cat <<EOF\n\\$(echo '", false),     // \$( opens nothing
         ("cat <<EOF\n$(echo a\nEOF\necho '", true),  // the body's end ends what it holds
         ("cat <<'EOF'\n$(echo '", false),     // not expanded at all (its own diagnostic)
+        // `$$` is the pid: its second `$` opens nothing ("$$(…)" is the pid, then text).
+        ("echo \"$$(echo '", false),
+        ("echo \"$$$(echo '", true),
+        ("cat <<EOF\n$$(echo '", false),
+        ("cat <<EOF\n\\$$(echo '", true),   // \$ is a `$`, and the next one opens
     ])
     func state(prefix: String, expected: Bool) {
         #expect(Self.inSingleQuotes(after: prefix) == expected, "after \(prefix.debugDescription)")
