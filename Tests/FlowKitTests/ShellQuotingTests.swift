@@ -51,6 +51,11 @@ import Testing
         ("cat <<EOF\n\\$(echo '", false),     // \$( opens nothing
         ("cat <<EOF\n$(echo a\nEOF\necho '", true),  // the body's end ends what it holds
         ("cat <<'EOF'\n$(echo '", false),     // not expanded at all (its own diagnostic)
+        // `$$` is the pid: its second `$` opens nothing ("$$(…)" is the pid, then text).
+        ("echo \"$$(echo '", false),
+        ("echo \"$$$(echo '", true),
+        ("cat <<EOF\n$$(echo '", false),
+        ("cat <<EOF\n\\$$(echo '", true),   // \$ is a `$`, and the next one opens
     ])
     func state(prefix: String, expected: Bool) {
         #expect(Self.inSingleQuotes(after: prefix) == expected, "after \(prefix.debugDescription)")
@@ -112,6 +117,22 @@ import Testing
                     '⟦single-quoted-expression⟧${{ vars.x }}')
                   EOF
                   echo "${{ vars.x }}" '⟦single-quoted-expression⟧${{ vars.x }}'
+            """)
+    }
+
+    @Test func backslashBeforeAnExpression() {
+        // `\${{ … }}` is `\${FLOW_EXPR_n}`: the backslash goes with the expression's `$`,
+        // not with the character after it (in `…` the shell drops it, so it expands).
+        expectDiagnostics("""
+            vars: {x: "1"}
+            steps:
+              - shell: echo "`echo \\${{ vars.x }}`'${{ vars.x }}'"
+              - shell: echo `echo \\${{ vars.x }}` '`⟦single-quoted-expression⟧${{ vars.x }}'
+              - shell: echo \\${{ vars.x }}\\'${{ vars.x }}
+              - shell: |
+                  cat <<EOF
+                  \\${{ vars.x }}\\$(echo '${{ vars.x }}') `echo \\${{ vars.x }}` '${{ vars.x }}'
+                  EOF
             """)
     }
 

@@ -54,6 +54,8 @@ struct ShellQuoting {
     var escaped = false
     /// The previous character was escaped by a backslash (so `\$(` opens nothing).
     private var previousEscaped = false
+    /// The previous character was the second `$` of `$$` (the pid), so `$$(` opens nothing.
+    private var previousDollarSpent = false
     /// The previous character ended a word (so `#` starts a comment).
     var atWordStart = true
     var previous: Unicode.Scalar = " "
@@ -80,6 +82,12 @@ struct ShellQuoting {
 
     /// An expression stands for a word part.
     mutating func feedWord() {
+        // A pending backslash (`\${{ … }}`) escapes the `$` of `${FLOW_EXPR_n}` (or, in
+        // backticks, is dropped before it): it must not pair with the character after the
+        // expression, which would then be taken as escaped (a closing backtick or a quote).
+        escaped = false
+        backtickBackslash = false
+        bodyEscaped = false
         if delimiter != nil {
             delimiter!.started = true
             delimiter!.document.delimiter += "\u{0}"
@@ -126,12 +134,15 @@ struct ShellQuoting {
 
     /// Reads one character of the command as the shell parses it.
     private mutating func scan(_ c: Unicode.Scalar) {
-        let dollar = previous == "$" && !previousEscaped
+        // In a here-document's body, escapes are tracked by `bodyPreviousEscaped`.
+        let dollar = previous == "$" && !previousEscaped && !bodyPreviousEscaped && !previousDollarSpent
         previousEscaped = false
+        // `$$` expands to the pid: a `$` after it starts a new expansion, a `(` does not.
+        previousDollarSpent = c == "$" && dollar
         defer { previous = c }
         if delimiter != nil, readDelimiter(c) { return }
         if let document = body {
-            if !document.quoted { scanBody(c) }
+            if !document.quoted { scanBody(c, afterDollar: dollar) }
             if c == "\n" {
                 let text = document.stripsTabs ? String(line.drop { $0 == "\t" }) : line
                 if text == document.delimiter {
@@ -215,7 +226,8 @@ struct ShellQuoting {
     /// Reads one character of an unquoted here-document's body: text, in which `$( … )` and
     /// `` `…` `` are commands (parsed by a tracker of their own while they are open), and
     /// a backslash escapes `$`, `` ` `` and `\\`.
-    private mutating func scanBody(_ c: Unicode.Scalar) {
+    /// `afterDollar`: the previous character is a `$` that can start an expansion.
+    private mutating func scanBody(_ c: Unicode.Scalar, afterDollar: Bool) {
         if !bodyCommand.isEmpty {
             bodyCommand[0].feed(c)
             if bodyCommand[0].substitutions.isEmpty { bodyCommand = [] }  // it closed
@@ -226,7 +238,7 @@ struct ShellQuoting {
             bodyPreviousEscaped = true
             return
         }
-        let opensDollar = c == "(" && previous == "$" && !bodyPreviousEscaped
+        let opensDollar = c == "(" && afterDollar
         bodyPreviousEscaped = false
         if c == "\\" {
             bodyEscaped = true
