@@ -15,29 +15,22 @@ final class SQLiteConnection {
 
     /// Opens (creating if need be) the database at `path`; a busy database is waited for up
     /// to `busyTimeout` milliseconds before a statement fails with `SQLITE_BUSY`.
-    init(path: String, busyTimeout: Int32 = 10_000) throws(SQLiteError) {
-        var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
-        guard code == SQLITE_OK, let handle else {
-            let error = SQLiteError(code: code, connection: handle)
-            sqlite3_close_v2(handle)
-            throw error
-        }
-        self.handle = handle
-        sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, busyTimeout)
-        // Reading the schema now makes a file that is not a database fail here, with
-        // SQLITE_NOTADB, rather than at some later statement.
-        try execute("SELECT 1 FROM sqlite_master LIMIT 1")
+    convenience init(path: String, busyTimeout: Int32 = 10_000) throws(SQLiteError) {
+        try self.init(filename: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      busyTimeout: busyTimeout)
     }
 
     /// Opens the database at `path` read-only and as immutable: SQLite takes no locks and
     /// reads no WAL, so nothing is created beside the file. Right only for a database whose
     /// WAL is absent or empty (see `Journal.openReadOnly`).
-    init(immutablePath path: String) throws(SQLiteError) {
+    convenience init(immutablePath path: String) throws(SQLiteError) {
+        try self.init(filename: "file:" + SQLiteConnection.uriPath(path) + "?immutable=1",
+                      flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, busyTimeout: 0)
+    }
+
+    private init(filename: String, flags: Int32, busyTimeout: Int32) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let uri = "file:" + SQLiteConnection.uriPath(path) + "?immutable=1"
-        let code = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite3_open_v2(filename, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = SQLiteError(code: code, connection: handle)
             sqlite3_close_v2(handle)
@@ -45,6 +38,9 @@ final class SQLiteConnection {
         }
         self.handle = handle
         sqlite3_extended_result_codes(handle, 1)
+        if busyTimeout > 0 { sqlite3_busy_timeout(handle, busyTimeout) }
+        // Reading the schema now makes a file that is not a database fail here, with
+        // SQLITE_NOTADB, rather than at some later statement.
         try execute("SELECT 1 FROM sqlite_master LIMIT 1")
     }
 
