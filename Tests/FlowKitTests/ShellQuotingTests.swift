@@ -51,6 +51,9 @@ import Testing
         ("cat <<EOF\n\\$(echo '", false),     // \$( opens nothing
         ("cat <<EOF\n$(echo a\nEOF\necho '", true),  // the body's end ends what it holds
         ("cat <<'EOF'\n$(echo '", false),     // not expanded at all (its own diagnostic)
+        // `\"` in backticks in a body: dash drops the backslash, bash keeps it; not flagged.
+        ("cat <<EOF\n`echo \\\"'", false),
+        ("cat <<EOF\n`echo \\\"'a'\\\"` $(echo '", true),  // decided again after it
         // `$$` is the pid: its second `$` opens nothing ("$$(…)" is the pid, then text).
         ("echo \"$$(echo '", false),
         ("echo \"$$$(echo '", true),

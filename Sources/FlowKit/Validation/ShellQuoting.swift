@@ -67,10 +67,16 @@ struct ShellQuoting {
     /// previous character was escaped by one (so `\$(` opens nothing).
     private var bodyEscaped = false
     private var bodyPreviousEscaped = false
+    /// This tracker reads a substitution in a here-document's body (see `bodyCommand`).
+    private var inHereDocumentBody = false
+    /// The shells read what follows differently: dash drops the backslash of `\"` inside
+    /// backticks in a here-document's body, bash keeps it. Nothing is flagged until this
+    /// substitution ends (never a false error, whichever shell `sh` is).
+    private var undecided = false
 
     var inSingleQuotes: Bool {
         if body != nil { return bodyCommand.first?.inSingleQuotes ?? false }
-        return state == .single || state == .ansi
+        return !undecided && (state == .single || state == .ansi)
     }
 
     /// Inside the body of a here-document with a quoted delimiter.
@@ -114,6 +120,7 @@ struct ShellQuoting {
         if backtickBackslash {
             backtickBackslash = false
             let inDoubleQuotes = substitutions.last(where: \.backtick)?.outer == .double
+            if c == "\"", inHereDocumentBody, substitutions.first?.backtick == true { undecided = true }
             if c == "$" || c == "\\" || (c == "\"" && inDoubleQuotes) {
                 scan(c)  // the backslash is gone (of `\\`, one is left, for the command)
             } else if c == "`" {
@@ -244,6 +251,7 @@ struct ShellQuoting {
             bodyEscaped = true
         } else if opensDollar || c == "`" {
             var command = ShellQuoting()
+            command.inHereDocumentBody = true
             command.substitutions.append(Substitution(outer: .normal, backtick: c == "`"))
             bodyCommand = [command]
         }
