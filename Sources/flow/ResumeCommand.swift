@@ -31,6 +31,7 @@ struct ResumeCommand: Command {
     }
 
     func run() async throws {
+        try RunSession.requireOpenFiles()
         let (journal, record) = try JournalInput.run(execution.journal, runID)
         let id = record.id
         switch record.state {

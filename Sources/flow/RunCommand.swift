@@ -46,6 +46,7 @@ struct RunCommand: Command {
             try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)
             return
         }
+        try RunSession.requireOpenFiles()
         // The journal opens while the workflow is read and planned (see `JournalOpening`).
         let journal = execution.noJournal ? nil : JournalOpening.startIfPresent(stateDir: Journal.stateDir(option: execution.journal.stateDir))
         let planOptions = selection.planOptions(action: action)

@@ -26,6 +26,22 @@ struct RunSession {
         PathBytes.currentDirectory().map(ControlEscaping.displayName(ofPathBytes:)) ?? "."
     }
 
+    /// Fewer open files than this, and flow cannot run even one step (its own event loop,
+    /// signal pipe, journal, the step's pipes: about 25), or it runs it once and then waits
+    /// forever for a descriptor no step will free.
+    static let minimumOpenFiles = 64
+
+    /// Raises the open-file limit to the hard limit; exit 2 (nothing has run yet) if even
+    /// that is below `minimumOpenFiles`. Called by `run`, `resume` and `undo` before
+    /// anything else (the process hub makes its descriptors at its first use).
+    static func requireOpenFiles() throws {
+        let limit = OpenFileLimit.raiseToHardLimit()
+        guard limit < minimumOpenFiles else { return }
+        Console.stderr("error: flow may open only \(limit) files at once (ulimit -n); running steps needs at least "
+                       + "\(minimumOpenFiles): raise the limit (e.g. `ulimit -n 1024`)\n")
+        throw ExitCode(2)
+    }
+
     /// Runs the plan, then exits flow with the run's status.
     func run() async -> Never {
         _ = OpenFileLimit.raiseToHardLimit()

@@ -29,6 +29,7 @@ struct UndoCommand: Command {
     }
 
     func run() async throws {
+        try RunSession.requireOpenFiles()
         let (journal, record) = try JournalInput.run(execution.journal, runID)
         let id = record.id
         if record.state == "running" {

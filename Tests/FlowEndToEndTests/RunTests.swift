@@ -99,6 +99,26 @@ import FoundationXML
         #expect(elapsed.allSatisfy { $0 < 0.15 }, "`true` takes milliseconds, not the drain deadline: \(elapsed)")
     }
 
+    /// Too few open files for even one step (flow's own loop, signal pipe and journal, the
+    /// step's pipes): a clear error and exit 2 before anything runs, not a crash (16–20) or
+    /// a spawn retried forever (24). `validate` needs none of that and still works.
+    @Test func tooFewOpenFilesIsAnErrorBeforeAnythingRuns() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-nofile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            ulimit -n 24
+            printf 'steps:\n  - shell: touch ran\n' > w.yaml
+            "$0" run w.yaml --no-journal; echo "run $?"
+            "$0" validate w.yaml; echo "validate $?"
+            [ -e ran ] && echo "a step ran" || echo "nothing ran"
+            """#
+        let result = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(result.stdout == "run 2\nw.yaml: valid\nvalidate 0\nnothing ran\n", "\(result)")
+        #expect(result.stderr == "error: flow may open only 24 files at once (ulimit -n); running steps needs at least 64: "
+                + "raise the limit (e.g. `ulimit -n 1024`)\n", "\(result)")
+    }
+
     @Test func nonZeroExitFailsTheRun() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
