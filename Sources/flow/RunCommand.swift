@@ -15,8 +15,8 @@ struct RunCommand: Command {
             kills everything at once. Ctrl-Z stops the steps with flow; fg continues them.
 
             Exit status: 0 when every step succeeded (or was skipped, or failed with \
-            continue_on_error); 1 when a step failed; 2 when the workflow is invalid or the \
-            command line is wrong (nothing ran); 130 after SIGINT; 143 after SIGTERM; 129 \
+            continue_on_error); 1 when a step failed; 2 when the workflow is invalid, the \
+            command line is wrong or ulimit -n is below 64 (nothing ran); 130 after SIGINT; 143 after SIGTERM; 129 \
             after SIGHUP (the terminal went away; ignored under nohup).
             """,
         arguments: [
