@@ -124,7 +124,10 @@ extension Executor {
         bus.flush(ref)
         let exitCode: Int32? = { if case .exited(let code) = termination { return code } else { return nil } }()
         let signal: Int32? = { if case .signaled(let s) = termination { return s } else { return nil } }()
-        if Task.isCancelled {
+        // A step killed by the second Ctrl-C (a `finally` step, whose task the first one did
+        // not cancel) was cancelled, not failed: its SIGKILL may be reaped before flow records
+        // the run's end (see `JournalRecorder.abandon`), and must not say otherwise.
+        if Task.isCancelled || cancellation.killsEverything {
             return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal)
         }
         guard termination.isSuccess else {

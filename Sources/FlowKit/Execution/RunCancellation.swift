@@ -40,4 +40,6 @@ public final class RunCancellation: Sendable {
 
     public var signal: Int32? { state.withLock { $0.signal } }
     public var isCancelled: Bool { signal != nil }
+    /// A second request came: every step is being killed at once.
+    public var killsEverything: Bool { state.withLock { $0.count >= 2 } }
 }
