@@ -32,13 +32,22 @@ struct RunSession {
     static let minimumOpenFiles = 64
 
     /// Raises the open-file limit to the hard limit; exit 2 (nothing has run yet) if even
-    /// that is below `minimumOpenFiles`. Called by `run`, `resume` and `undo` before
-    /// anything else (the process hub makes its descriptors at its first use).
+    /// that leaves fewer than `minimumOpenFiles` free (descriptors the parent left open
+    /// count against it). Called by `run`, `resume` and `undo` before anything else (the
+    /// process hub makes its descriptors at its first use).
     static func requireOpenFiles() throws {
         let limit = OpenFileLimit.raiseToHardLimit()
-        guard limit < minimumOpenFiles else { return }
-        Console.stderr("error: flow may open only \(limit) files at once (ulimit -n); running steps needs at least "
-                       + "\(minimumOpenFiles): raise the limit (e.g. `ulimit -n 1024`)\n")
+        let inherited = limit < 1 << 16 ? OpenFileLimit.inheritedDescriptors() : 0
+        guard limit - inherited < minimumOpenFiles else { return }
+        if inherited == 0 {
+            Console.stderr("error: flow may open only \(limit) files at once (ulimit -n); running steps needs at least "
+                           + "\(minimumOpenFiles): raise the limit (e.g. `ulimit -n 1024`)\n")
+        } else {
+            Console.stderr("error: flow may open only \(limit) files at once (ulimit -n) and the process that started it "
+                           + "left \(inherited) more than stdin, stdout and stderr open; running steps needs at least "
+                           + "\(minimumOpenFiles) free: raise the limit (e.g. `ulimit -n 1024`) or close those files "
+                           + "before starting flow\n")
+        }
         throw ExitCode(2)
     }
 

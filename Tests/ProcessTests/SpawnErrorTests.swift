@@ -63,6 +63,23 @@ struct SpawnErrorTests {
         #expect(output.stdout.contains("exhausted: retryable"))
         #expect(output.stdout.contains("retry: ok"))
     }
+
+    /// A spawn that keeps failing for lack of resources waits while another child of flow
+    /// runs (its end frees them) and fails after `shortageLimit` with none running.
+    @Test func resourceShortageFailsOnlyWithNoChildRunning() {
+        let start = ContinuousClock.now
+        var since: ContinuousClock.Instant?
+        #expect(!Executor.shortageOutlasted(&since, childrenRunning: false, now: start))
+        #expect(!Executor.shortageOutlasted(&since, childrenRunning: false, now: start + .seconds(9)))
+        #expect(Executor.shortageOutlasted(&since, childrenRunning: false, now: start + .seconds(10)))
+        // A child of flow running again starts the count afresh.
+        #expect(!Executor.shortageOutlasted(&since, childrenRunning: true, now: start + .seconds(11)))
+        #expect(since == nil)
+        #expect(!Executor.shortageOutlasted(&since, childrenRunning: true, now: start + .seconds(60)))
+        #expect(!Executor.shortageOutlasted(&since, childrenRunning: false, now: start + .seconds(61)))
+        #expect(!Executor.shortageOutlasted(&since, childrenRunning: false, now: start + .seconds(70)))
+        #expect(Executor.shortageOutlasted(&since, childrenRunning: false, now: start + .seconds(71)))
+    }
 }
 
 extension String {

@@ -83,6 +83,9 @@ extension Executor {
         let child: ChildProcess
         let ref = instance.ref
         let bus = self.bus
+        /// Since when spawns have failed for lack of descriptors or processes with none of
+        /// flow's own children running (see below).
+        var shortageSince: ContinuousClock.Instant?
         while true {
             do {
                 try await spawnLimiter.acquire()
@@ -95,15 +98,18 @@ extension Executor {
                 break
             } catch {
                 spawnLimiter.release()
-                if error.isRetryable {
+                if error.isRetryable, !Self.shortageOutlasted(&shortageSince, childrenRunning: hub.activeChildren > 0) {
                     // Out of descriptors or processes: wait for another step to finish, then retry.
                     do { try await Task.sleep(for: .milliseconds(20)) } catch {
                         return AttemptResult(state: .cancelled, reason: "cancelled before it started")
                     }
                     continue
                 }
-                bus.line(ref, .stderr, "flow: \(error.description)")
-                return AttemptResult(state: .failed, exitCode: 127, reason: error.description)
+                let reason = error.isRetryable
+                    ? "\(error.description) (still after \(Self.shortageLimit.components.seconds) s, with no other step running to free any)"
+                    : error.description
+                bus.line(ref, .stderr, "flow: \(reason)")
+                return AttemptResult(state: .failed, exitCode: 127, reason: reason)
             }
         }
         defer { spawnLimiter.release() }
@@ -154,5 +160,29 @@ extension Executor {
             }
         }
         return AttemptResult(state: .succeeded, exitCode: 0, outputs: outputs)
+    }
+
+    /// How long spawns may keep failing for lack of descriptors or processes while none of
+    /// flow's own children runs before the step fails.
+    /// Long enough to ride out a passing shortage (a burst of processes elsewhere), short
+    /// enough that a CI job fails with the reason rather than hangs until its time-out.
+    static let shortageLimit = Duration.seconds(10)
+
+    /// Whether a step whose spawn keeps failing for lack of resources should fail now
+    /// rather than wait: while another child of flow runs, its end frees what it holds, so
+    /// the step waits; with none, only the rest of the system can (a parent that left
+    /// descriptors open, `ulimit -u`), and after `shortageLimit` the step fails instead of
+    /// waiting forever.
+    static func shortageOutlasted(_ since: inout ContinuousClock.Instant?, childrenRunning: Bool,
+                                  now: ContinuousClock.Instant = .now) -> Bool {
+        if childrenRunning {
+            since = nil
+            return false
+        }
+        guard let start = since else {
+            since = now
+            return false
+        }
+        return now - start >= shortageLimit
     }
 }

@@ -34,6 +34,29 @@ public enum OpenFileLimit {
         return limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
     }
 
+    /// How many descriptors beyond stdin, stdout and stderr the process inherited from its
+    /// parent and still has open, counted in `/proc/self/fd`; 0 where that cannot be read.
+    ///
+    /// Why: a parent that leaks descriptors into flow (a shell's `exec 3<…`, a test
+    /// harness) leaves fewer free than the limit says. They are told from flow's own (the
+    /// runtime's event descriptors, made before `main`) by their close-on-exec flag: flow
+    /// sets it on every descriptor it makes, and none that survived the `exec` has it.
+    public static func inheritedDescriptors() -> Int {
+        guard let dir = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(dir) }
+        let own = dirfd(dir)
+        var count = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0, flags & FD_CLOEXEC == 0 { count += 1 }
+        }
+        return count
+    }
+
     /// How many captured children can run at once under the current limit, keeping
     /// `reserve` descriptors for flow itself (journal, state files, terminal...).
     /// The default reserve includes the 32 write ends flow may hold for its first children

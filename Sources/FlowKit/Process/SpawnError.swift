@@ -27,7 +27,7 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
         case .executableNotFound(let name):
             return "command `\(name)` not found"
         case .resourcesExhausted(let code):
-            return "cannot start a process now: \(SpawnError.message(code))"
+            return "cannot start a process: \(SpawnError.message(code))"
         case .failed(let executable, let code):
             return "cannot run `\(executable)`: \(SpawnError.message(code))"
         }
