@@ -98,11 +98,11 @@ struct RunSession {
         runOptions.reusedFrom = metadata.parentID
         let cancellation = RunCancellation()
         let trap = SignalTrap(cancellation: cancellation) { signal in
-            // What the observers hold goes out before flow leaves: the output of the killed
-            // steps, and the run's end in the journal (`cancelled`, not a run that looks
-            // `interrupted` until its lock is found stale).
-            bus.abandon(exitStatus: 128 + signal)
+            // The run still ends as runs do: the killed steps `cancelled`, the summary (or
+            // `run_finished`), and the run's end in the journal (`cancelled`, not a run that
+            // looks `interrupted` until its lock is found stale).
             Console.stderr("\nflow: second signal; killed every step\n")
+            bus.abandon(exitStatus: 128 + signal)
             _exit(128 + signal)
         }
         let executor: Executor
@@ -130,3 +130,4 @@ struct RunSession {
         fatalError("not reached: the run exits flow above")
     }
 }
+

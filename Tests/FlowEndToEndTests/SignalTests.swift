@@ -278,6 +278,42 @@ import Glibc
         let show = try box.run(["show", "last", "--json"])
         let steps = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["steps"] as? [[String: Any]]
         #expect(steps?.first { $0["name"] as? String == "slowfin" }?["state"] as? String == "cancelled", "\(show)")
+        // The run still ends as runs do: the killed step, then the summary, last.
+        let lines = r.stderrLines.filter { !$0.isEmpty }
+        #expect(lines.last?.hasPrefix("⊘ cancelled: 0 succeeded, 2 cancelled in ") == true, "\(r)")
+        #expect(lines.contains { $0.hasPrefix("⊘ slowfin cancelled") }, "\(r)")
+    }
+
+    /// `--output json` after a second signal: every step under way gets its `cancelled`
+    /// event and the stream ends with `run_finished`, as every run's does.
+    @Test func secondSigintEndsTheJSONStreamWithRunFinished() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: stubborn
+                    shell: $CHILD --ignore INT --ignore TERM --stderr ready --sleep 30
+                  - name: obeys
+                    shell: $CHILD --sleep 30
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "json", "--grace", "10s"])
+        #expect(flow.waitFor { stdout, _ in stdout.contains("\"line\":\"ready\"") }, "\(flow.stdout)")
+        flow.signal(SIGINT)
+        #expect(flow.waitFor { stdout, _ in stdout.contains("\"to\":\"cancelled\"") }, "obeys ends at the first: \(flow.stdout)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        let events = r.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let ends = events.filter { $0["event"] as? String == "step_state" && $0["to"] as? String == "cancelled" }
+        #expect(Set(ends.compactMap { $0["step"] as? String }) == ["1", "1.1", "1.2"], "\(r)")
+        let last = events.last
+        #expect(last?["event"] as? String == "run_finished", "\(r)")
+        #expect(last?["status"] as? String == "cancelled", "\(r)")
+        #expect(last?["exit_code"] as? Int == 130, "\(r)")
+        #expect((last?["counts"] as? [String: Any])?["cancelled"] as? Int == 2, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
     }
 
     @Test func firstSigintDoesNotCancelFinally() throws {

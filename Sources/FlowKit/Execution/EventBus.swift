@@ -11,6 +11,34 @@ public final class EventBus: Sendable {
     private struct State {
         var observers: [any RunObserver] = []
         var splitters: [String: LineSplitter] = [:]
+        /// The latest transition of every step that has started and not ended, by path:
+        /// what `abandon` ends.
+        var live: [String: StepTransition] = [:]
+        /// The state each workflow leaf step (not an undo step) ended in, by path: the
+        /// counts of the summary `abandon` gives, taken from the events it has delivered
+        /// (the executor's own counts may be a step behind them).
+        var ended: [String: StepState] = [:]
+        /// When the run started (its `runStarted` event).
+        var startedAt: Timestamp?
+        /// Set by `abandon`: nothing more is delivered.
+        var abandoned = false
+
+        mutating func track(_ event: RunEvent) {
+            switch event {
+            case .runStarted(let info):
+                startedAt = info.startedAt
+            case .stepState(let t):
+                switch t.to {
+                case .running, .retrying, .undoing: live[t.step.path] = t
+                case .pending: break
+                default:
+                    live.removeValue(forKey: t.step.path)
+                    if t.step.isLeaf, !t.step.isUndo { ended[t.step.path] = t.to }
+                }
+            default:
+                break
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -25,6 +53,8 @@ public final class EventBus: Sendable {
 
     public func emit(_ event: RunEvent) {
         state.withLock { s in
+            guard !s.abandoned else { return }
+            s.track(event)
             for observer in s.observers { observer.handle(event) }
         }
     }
@@ -32,6 +62,7 @@ public final class EventBus: Sendable {
     /// A chunk of a step's output: split into whole lines, each delivered once complete.
     public func output(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {
         state.withLock { s in
+            guard !s.abandoned else { return }
             let key = stream == .stdout ? step.path + "\u{1}o" : step.path + "\u{1}e"
             var splitter = s.splitters.removeValue(forKey: key) ?? LineSplitter()
             let observers = s.observers
@@ -77,10 +108,31 @@ public final class EventBus: Sendable {
         for observer in observers { observer.settle() }
     }
 
-    /// flow exits at once (see `RunObserver.abandon`): every observer writes out or records
-    /// what it holds.
+    /// flow exits at once (a second signal killed every step; see `RunObserver.abandon`).
+    /// The run still ends as every run does, for every observer: each step that was under
+    /// way moves to `cancelled` (a step being undone to `undo_failed`), innermost first,
+    /// then `runFinished` (`cancelled`, `exitStatus`). Then every observer writes out or
+    /// records what it holds, and nothing more is delivered (the steps' own ends, racing in
+    /// from the hub, would say it twice).
     public func abandon(exitStatus: Int32) {
         state.withLock { s in
+            guard !s.abandoned else { return }
+            let now = Timestamp.now()
+            let depth = { (path: String) in path.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 } }
+            let live = s.live.values.sorted { (depth($0.step.path), $0.step.path) > (depth($1.step.path), $1.step.path) }
+            for last in live {
+                let next: StepState = last.to == .undoing ? .undoFailed : .cancelled
+                let t = StepTransition(step: last.step, from: last.to, to: next, attempt: last.attempt,
+                                       reason: "killed by the second signal", time: now, elapsed: now.unix - last.time.unix)
+                if last.step.isLeaf, !last.step.isUndo { s.ended[last.step.path] = next }
+                for observer in s.observers { observer.handle(.stepState(t)) }
+            }
+            let elapsed = s.startedAt.map { now.unix - $0.unix } ?? 0
+            let counts = s.ended.values.reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
+            let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts,
+                                     elapsed: elapsed, time: now)
+            for observer in s.observers { observer.handle(.runFinished(outcome)) }
+            s.abandoned = true
             for observer in s.observers { observer.abandon(exitStatus: exitStatus) }
         }
     }
