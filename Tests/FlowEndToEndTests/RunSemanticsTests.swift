@@ -35,6 +35,44 @@ import Glibc
         #expect(r.finalState(of: "grp") == "failed", "\(r)")
     }
 
+    /// A group or `use` step that runs after a failure because its `if` says so runs its
+    /// steps (they used to be skipped for the very failure that let the group run): their
+    /// implied `success()` looks at the group's own steps, `failure()` inside still sees
+    /// the earlier failure.
+    @Test func aGroupWhoseIfCallsAStatusFunctionRunsItsSteps() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              notify:
+                steps:
+                  - { name: n1, shell: echo notify >> log }
+            steps:
+              - { name: boom, shell: exit 3 }
+              - name: report
+                if: failure()
+                concurrent:
+                  - { name: r1, shell: echo r1 >> log }
+                  - { name: r2, shell: echo r2 >> log }
+              - name: cleanup
+                if: always()
+                sequential:
+                  - { name: c1, shell: echo c1 >> log; exit 1 }
+                  - { name: c2, shell: echo c2 >> log }
+                  - { name: c3, if: failure(), shell: echo c3 >> log }
+              - { name: tell, use: notify, if: failure() }
+              - name: never
+                sequential:
+                  - { name: s1, shell: echo s1 >> log }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(Set(box.lines("log")) == ["r1", "r2", "c1", "c3", "notify"], "\(r)")
+        #expect(r.finalState(of: "report") == "succeeded", "\(r)")
+        #expect(r.finalState(of: "c2") == "skipped", "after c1 failed, in its own group: \(r)")
+        #expect(r.finalState(of: "cleanup") == "failed", "\(r)")
+        #expect(r.finalState(of: "s1") == "skipped", "\(r)")
+    }
+
     /// A retried group runs its steps again as new instances: the summary counts each
     /// workflow step once (its latest state), and rollback reverses every attempt that
     /// succeeded, each with its own outputs, latest first.

@@ -409,15 +409,22 @@ public final class Executor: Sendable {
             }
             frame = ScopeFrame(id: node.children.first?.scope ?? node.scope, params: params)
         }
-        let inner = FailureScope(parent: scope)
+        // A group that runs after a failure because its `if` says so (`if: failure()`,
+        // `if: always()`) runs its steps as a group that starts afresh: each one's implied
+        // `success()` looks at the failures among them, while `failure()` inside still sees
+        // the one before (as a `finally` list does, and GitHub Actions' composite actions).
+        // Otherwise the failure that let the group run would skip every step in it.
+        let despiteFailure = node.condition.map { !$0.calls.isEmpty } == true && scope.hasFailure
+        let inner = FailureScope(parent: despiteFailure ? nil : scope)
         var state: StepState
         switch node.kind {
         case .concurrent(let maxParallel, let failFast):
             state = await runList(node.children, concurrent: true, maxParallel: maxParallel, failFast: failFast, frame: frame,
-                                  scope: inner, env: env, mode: mode, status: status, isUndo: instance.ref.isUndo)
+                                  scope: inner, env: env, mode: mode, status: status, inheritedFailure: despiteFailure,
+                                  isUndo: instance.ref.isUndo)
         default:
             state = await runList(node.children, concurrent: false, frame: frame, scope: inner, env: env, mode: mode,
-                                  status: status, isUndo: instance.ref.isUndo)
+                                  status: status, inheritedFailure: despiteFailure, isUndo: instance.ref.isUndo)
         }
         if !node.finally.isEmpty {
             // `finally` runs outside the cancelled scope: the first interrupt does not stop it.
