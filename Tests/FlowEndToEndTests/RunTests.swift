@@ -242,6 +242,36 @@ import FoundationXML
         #expect(maxConcurrency(Array(box.lines("log").suffix(8))) == 1, "\(box.lines("log"))")
     }
 
+    /// A step queued behind `--max-parallel` has not started: its time-out does not run
+    /// while it waits (it timed out without having run), and a fail-fast sibling's failure
+    /// skips it rather than starting and cancelling it.
+    @Test func aStepQueuedByMaxParallelHasNotStarted() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - { name: slow, shell: sleep 1.5 }
+                  - { name: quick, shell: echo quick >> log, timeout: 1s }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--max-parallel", "1"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.finalState(of: "quick") == "succeeded", "\(r)")
+        #expect(box.lines("log") == ["quick"])
+
+        try box.write("ff.yaml", """
+            steps:
+              - concurrent:
+                  - { name: boom, shell: sleep 0.2; exit 1 }
+                  - { name: b, shell: echo b >> ff-log }
+                  - { name: c, shell: echo c >> ff-log }
+            """)
+        let ff = try box.run(["run", "ff.yaml", "--output", "json", "--max-parallel", "1"])
+        #expect(ff.status == 1, "\(ff)")
+        #expect(ff.finalState(of: "b") == "skipped", "\(ff)")
+        #expect(ff.finalState(of: "c") == "skipped", "\(ff)")
+        #expect(!FileManager.default.fileExists(atPath: box.root.appendingPathComponent("ff-log").path))
+    }
+
     static func failFast(_ failFast: Bool) -> String {
         """
         steps:

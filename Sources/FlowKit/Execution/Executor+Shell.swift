@@ -69,15 +69,8 @@ extension Executor {
         let spec = ChildSpec(executable: executable, arguments: arguments, environment: environment, directory: directory,
                              stdin: input, output: options.passThroughOutput || task.interactive ? .inherit : .capture)
 
-        // Limits: --max-parallel, descriptors, and the terminal for interactive steps.
-        do {
-            if let globalLimiter { try await globalLimiter.acquire() }
-        } catch {
-            return AttemptResult(state: .cancelled, reason: "cancelled before it started")
-        }
-        defer { globalLimiter?.release() }
-        await terminal.acquire(exclusive: task.interactive)
-        defer { terminal.release(exclusive: task.interactive) }
+        // Descriptors (--max-parallel and the terminal were taken before the step started:
+        // `admit`).
         if Task.isCancelled { return AttemptResult(state: .cancelled, reason: "cancelled before it started") }
 
         let child: ChildProcess
@@ -160,6 +153,37 @@ extension Executor {
             }
         }
         return AttemptResult(state: .succeeded, exitCode: 0, outputs: outputs)
+    }
+
+    /// Waits for what a shell step's attempt needs before it counts as running: a slot of
+    /// `--max-parallel` and the terminal (all of it for an interactive step, a share
+    /// otherwise). False if the wait was cancelled (nothing is held then).
+    ///
+    /// Why before `running`: a step queued behind others has not started; its time-out
+    /// and its recorded time must not run while it waits (they did: a queued step could
+    /// time out, or spend its retries, without having run).
+    func admit(_ node: PlanNode) async -> Bool {
+        guard case .shell(let task) = node.kind else { return true }
+        if let globalLimiter {
+            do { try await globalLimiter.acquire() } catch { return false }
+            // The slot may be one that a failing sibling just gave back: its fail-fast
+            // cancels this task right after (the group's loop is queued on the hub's
+            // executor ahead of this task's next turn), so look again after one turn.
+            await Task.yield()
+        }
+        await terminal.acquire(exclusive: task.interactive)
+        if Task.isCancelled {
+            release(node)
+            return false
+        }
+        return true
+    }
+
+    /// Gives back what `admit` took.
+    func release(_ node: PlanNode) {
+        guard case .shell(let task) = node.kind else { return }
+        terminal.release(exclusive: task.interactive)
+        globalLimiter?.release()
     }
 
     /// How long spawns may keep failing for lack of descriptors or processes while none of
