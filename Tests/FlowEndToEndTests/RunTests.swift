@@ -405,6 +405,23 @@ import FoundationXML
         #expect(r.finalState(of: "flaky") == "succeeded")
     }
 
+    /// "Only failures whose exit code is in `exit_codes` (default: every non-zero)": a step
+    /// that exits 0 without writing a declared output fails once, not once per attempt.
+    @Test func aFailureThatExitedZeroIsNotRetried() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: echo attempt >> log; echo "version=1" >> "$FLOW_OUTPUT"
+                outputs: [version, digest]
+                retry: 2
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["attempt"], "\(r)")
+        #expect(r.stderr.contains("did not write the declared output `digest`"), "\(r)")
+    }
+
     @Test func retryOtherExitCodesAreFinal() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

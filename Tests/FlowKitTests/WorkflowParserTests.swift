@@ -125,7 +125,10 @@ import Testing
         policy.exitCodes = [75]
         #expect(policy.retries(exitCode: 75))
         #expect(!policy.retries(exitCode: 1))
-        #expect(policy.retries(exitCode: nil), "time-outs are always retried")
+        #expect(policy.retries(exitCode: nil), "a group whose step failed has no exit code")
+        policy.exitCodes = nil
+        #expect(policy.retries(exitCode: 1) && policy.retries(exitCode: 137))
+        #expect(!policy.retries(exitCode: 0), "every non-zero code: a failure that exited 0 is final")
     }
 
     @Test func undoTakesOneStepOrAList() throws {

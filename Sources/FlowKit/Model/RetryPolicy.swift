@@ -24,9 +24,13 @@ public struct RetryPolicy: Sendable, Equatable {
         return .seconds(seconds)
     }
 
-    /// Whether a failure with `exitCode` may be retried (time-outs pass nil and always may).
+    /// Whether a failure with `exitCode` may be retried: one in `exit_codes`, by default any
+    /// non-zero one. A failure without an exit code (a group whose step failed) may; one
+    /// that exited 0 (a declared output not written, an unreadable `FLOW_OUTPUT`) may not,
+    /// as the contract says: running the same command again would fail the same way.
     public func retries(exitCode: Int32?) -> Bool {
-        guard let exitCode, let exitCodes else { return true }
+        guard let exitCode else { return true }
+        guard let exitCodes else { return exitCode != 0 }
         return exitCodes.contains(exitCode)
     }
 }
