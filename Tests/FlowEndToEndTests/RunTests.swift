@@ -18,6 +18,27 @@ import FoundationXML
 
     // MARK: step kinds
 
+    /// A multi-line message (a YAML block) is printed line by line: each with the step's
+    /// prefix, each its own JSON event; the block's last line break ends its last line.
+    @Test func aMultiLinePrintIsPrintedLineByLine() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: msg
+                print: |
+                  first
+
+                  third
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.stdout == "msg | first\nmsg | \nmsg | third\n", "\(r)")
+        let json = try box.run(["run", "wf.yaml", "--output", "json"])
+        let lines = json.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["event"] as? String == "output" }.compactMap { $0["line"] as? String }
+        #expect(lines == ["first", "", "third"], "\(json)")
+    }
+
     @Test func printGoesToItsStream() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

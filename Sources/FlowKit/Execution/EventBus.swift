@@ -76,13 +76,25 @@ public final class EventBus: Sendable {
         }
     }
 
-    /// A whole line (a `print` step's message).
+    /// A message of whole lines (a `print` step's, flow's own about a step): each line is
+    /// delivered on its own, as a step's output lines are (a multi-line message, such as a
+    /// YAML block, would otherwise be one "line" holding line breaks: unprefixed lines in
+    /// `prefixed` mode, one JSON event). One line break at the end ends the last line.
     public func line(_ step: StepRef, _ stream: OutputChannel, _ text: String) {
         var text = text
         text.withUTF8 { buffer in
-            let raw = UnsafeRawBufferPointer(buffer)
+            var lines = UnsafeRawBufferPointer(buffer)
+            if lines.last == 0x0A { lines = UnsafeRawBufferPointer(rebasing: lines.dropLast()) }
             state.withLock { s in
-                for observer in s.observers { observer.output(step, stream, line: raw) }
+                guard !s.abandoned else { return }
+                var start = 0
+                while true {
+                    let end = lines[start...].firstIndex(of: 0x0A) ?? lines.count
+                    let line = UnsafeRawBufferPointer(rebasing: lines[start..<end])
+                    for observer in s.observers { observer.output(step, stream, line: line) }
+                    guard end < lines.count else { break }
+                    start = end + 1
+                }
             }
         }
     }
