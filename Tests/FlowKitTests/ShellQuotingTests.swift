@@ -124,17 +124,20 @@ import Testing
     }
 
     @Test func backslashBeforeAnExpression() {
-        // `\${{ … }}` is `\${FLOW_EXPR_n}`: the backslash goes with the expression's `$`,
-        // not with the character after it (in `…` the shell drops it, so it expands).
+        // `\${{ … }}` is `\${FLOW_EXPR_n}`: the backslash escapes the expression's `$` (an
+        // error: it never expands), not the character after it; inside `…` the shell drops
+        // it first, so it expands. After `\\` (an escaped backslash) the expression expands.
         expectDiagnostics("""
             vars: {x: "1"}
             steps:
               - shell: echo "`echo \\${{ vars.x }}`'${{ vars.x }}'"
               - shell: echo `echo \\${{ vars.x }}` '`⟦single-quoted-expression⟧${{ vars.x }}'
-              - shell: echo \\${{ vars.x }}\\'${{ vars.x }}
+              - shell: echo \\⟦single-quoted-expression⟧${{ vars.x }}\\'${{ vars.x }}
+              - shell: echo "\\⟦single-quoted-expression⟧${{ vars.x }}" \\\\${{ vars.x }} "$(echo \\⟦single-quoted-expression⟧${{ vars.x }})"
               - shell: |
                   cat <<EOF
-                  \\${{ vars.x }}\\$(echo '${{ vars.x }}') `echo \\${{ vars.x }}` '${{ vars.x }}'
+                  \\⟦single-quoted-expression⟧${{ vars.x }}\\$(echo '${{ vars.x }}') `echo \\${{ vars.x }}` '${{ vars.x }}'
+                  $(echo \\⟦single-quoted-expression⟧${{ vars.x }})
                   EOF
             """)
     }

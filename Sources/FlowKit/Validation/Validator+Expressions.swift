@@ -172,8 +172,8 @@ extension Validator {
         }
     }
 
-    /// `${{ }}` inside single quotes, or in a here-document whose delimiter is quoted, in a
-    /// shell command would not expand: an error.
+    /// `${{ }}` inside single quotes, right after a backslash, or in a here-document whose
+    /// delimiter is quoted, in a shell command would not expand: an error.
     mutating func checkShellQuoting(_ template: Template) {
         var quoting = ShellQuoting()
         for part in template.parts {
@@ -183,6 +183,10 @@ extension Validator {
                 if quoting.inSingleQuotes {
                     bag.error(.singleQuotedExpression, "an expression inside single quotes in a shell command is never expanded",
                               at: span, help: "use double quotes around it: \"${{ … }}\"")
+                } else if quoting.escapesExpression {
+                    bag.error(.singleQuotedExpression,
+                              "an expression right after a backslash in a shell command is never expanded",
+                              at: span, help: "the backslash makes its `$` literal: remove it")
                 } else if let document = quoting.body, document.quoted {
                     bag.error(.singleQuotedExpression,
                               "an expression in a here-document with a quoted delimiter is never expanded",
