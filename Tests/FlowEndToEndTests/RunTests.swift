@@ -956,7 +956,27 @@ import FoundationXML
         #expect(!r.all.contains("▶"), "\(r)")
         #expect(!r.all.contains("✓ ok"), "\(r)")
         #expect(r.all.contains("bad-out") && r.all.contains("bad-err"), "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("✗ bad exit 2 ") }, "the failure names its step: \(r)")
         #expect(r.stderrLines.contains { $0.hasPrefix("✗ failed:") }, "\(r)")
+    }
+
+    /// A group's own time-out gets a line of its own (its steps end only `cancelled`).
+    @Test func aGroupsTimeoutIsReported() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                timeout: 200ms
+                sequential:
+                  - { name: long, delay: 5s }
+            """)
+        for mode in ["prefixed", "raw"] {
+            let r = try box.run(["run", "wf.yaml", "--output", mode])
+            #expect(r.status == 1, "\(r)")
+            #expect(r.stderrLines.contains { $0.hasPrefix("⏱ g timed out after 200ms") }, "\(mode): \(r)")
+        }
+        let grouped = try box.run(["run", "wf.yaml", "--output", "grouped"])
+        #expect(grouped.stderrLines.contains { $0.hasPrefix("── ⏱ g (timed out after 200ms") }, "\(grouped)")
     }
 
     @Test func summaryAndFailedOutputAtTheEnd() throws {

@@ -28,7 +28,8 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         case .stepState(let t):
             log.finished(t)
             if t.to == .retrying { annotations.removeAll { $0.path == t.step.path } }
-            guard t.step.isLeaf, t.to.isFinal, t.to != .skipped else { return }
+            // A group's own time-out gets a (bodiless) block too: nothing else would say it.
+            guard t.step.isLeaf || t.to == .timedOut, t.to.isFinal, t.to != .skipped else { return }
             let detail = ReporterStyle.detail(t)
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             let body = buffers.removeValue(forKey: t.step.path) ?? []

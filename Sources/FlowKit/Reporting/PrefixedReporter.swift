@@ -35,7 +35,11 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             break
         case .stepState(let t):
             log.finished(t)
-            guard !quiet, t.step.kind == "shell" || t.step.kind == "delay" else { return }
+            // Lines for shell and delay steps; for a group only its own time-out (its other
+            // ends follow from its steps'). `--quiet` keeps the failures.
+            let timedOutGroup = t.to == .timedOut && !t.step.isLeaf
+            let shown = t.step.kind == "shell" || t.step.kind == "delay" || timedOutGroup
+            guard shown, !quiet || t.to == .failed || t.to == .timedOut else { return }
             if let reason = t.reason, reason.hasPrefix("reused") {
                 if t.to == .succeeded {
                     err.append("\(style.state(.succeeded)) \(t.step.label) \(style.paint(reason, "2"))\n")

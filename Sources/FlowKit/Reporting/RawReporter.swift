@@ -17,7 +17,7 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
 
     public func handle(_ event: RunEvent) {
         switch event {
-        case .stepState(let t) where [.failed, .timedOut].contains(t.to) && t.step.isLeaf:
+        case .stepState(let t) where [.failed, .timedOut].contains(t.to) && (t.step.isLeaf || t.to == .timedOut):
             ownLine("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))")
         case .runFinished(let outcome):
             out.flush()
