@@ -27,7 +27,13 @@ public enum CommandLineParser {
                 return try helpRequest(Array(arguments[(index + 1)...]), root: root)
             }
             if word.hasPrefix("-") {
-                throw UsageError("Unknown option '\(word)'", path: path)
+                var message = "Unknown option '\(word)'"
+                let names = ["help"] + (root.version == nil ? [] : ["version"])
+                    + (path.count == 1 ? ["generate-completion-script"] : [])
+                if word.hasPrefix("--"), let near = Suggestion.closest(to: String(word.dropFirst(2)), in: names) {
+                    message += ". Did you mean '--\(near)'?"
+                }
+                throw UsageError(message, path: path)
             }
             guard let sub = command.subcommand(word) else {
                 var message = "Unknown subcommand '\(word)'"
@@ -43,10 +49,22 @@ public enum CommandLineParser {
         // Help and version win over anything else on the line, as in swift-argument-parser.
         for word in rest {
             if word == "--" { break }
-            if word == "--help" || word == "-h" { return .help(path) }
+            if word == "--help" || word == "-h" || groupedFlagsAskForHelp(word, command: path[path.count - 1]) {
+                return .help(path)
+            }
             if word == "--version", let version = root.version { return .version(version) }
         }
         return .command(try parseOptions(rest, path: path))
+    }
+
+    /// `-fh`: grouped short flags with `h` among them (not in a value: `-ohash`).
+    static func groupedFlagsAskForHelp(_ word: String, command: CommandSpec) -> Bool {
+        guard word.hasPrefix("-"), !word.hasPrefix("--") else { return false }
+        for letter in word.dropFirst() {
+            if letter == "h" { return true }
+            guard let option = command.options.first(where: { $0.short == letter }), option.isFlag else { return false }
+        }
+        return false
     }
 
     /// The options and positional arguments of the leaf command `path`.
@@ -98,7 +116,9 @@ public enum CommandLineParser {
                 }
                 guard let option = command.option(name) else {
                     var message = "Unknown option '--\(name)'"
-                    if let near = Suggestion.closest(to: name, in: command.options.map(\.long)) {
+                    // `--help` is every command's (`--version` the root's, taken anywhere).
+                    let names = command.options.map(\.long) + ["help"] + (path[0].version == nil ? [] : ["version"])
+                    if let near = Suggestion.closest(to: name, in: names) {
                         message += ". Did you mean '--\(near)'?"
                     }
                     throw UsageError(message, path: path)

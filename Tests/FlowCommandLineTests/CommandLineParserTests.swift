@@ -89,6 +89,10 @@ let sampleRoot = CommandSpec(
         #expect(names(try CommandLineParser.parse(["help", "run"], root: sampleRoot)) == ["tool", "run"])
         #expect(names(try CommandLineParser.parse(["run", "--bogus", "-h"], root: sampleRoot)) == ["tool", "run"])
         #expect(names(try CommandLineParser.parse(["run", "--", "-h"], root: sampleRoot)) == nil)
+        // Grouped short flags with `h` among them; not an `h` inside a value (`-nhal`).
+        #expect(names(try CommandLineParser.parse(["run", "f", "-fh"], root: sampleRoot)) == ["tool", "run"])
+        #expect(names(try CommandLineParser.parse(["run", "f", "-qfh"], root: sampleRoot)) == ["tool", "run"])
+        #expect(try parsed(["run", "f", "-nhal"]).values("name") == ["hal"])
         if case .version(let v) = try CommandLineParser.parse(["check", "--version"], root: sampleRoot) {
             #expect(v == "1.2.3")
         } else {
@@ -109,6 +113,9 @@ let sampleRoot = CommandSpec(
             (["--bogus"], "Unknown option '--bogus'"),
             (["run", "f", "--dry-rn"], "Unknown option '--dry-rn'. Did you mean '--dry-run'?"),
             (["run", "f", "-x"], "Unknown option '-x'"),
+            (["run", "f", "--hepl"], "Unknown option '--hepl'. Did you mean '--help'?"),
+            (["--versoin"], "Unknown option '--versoin'. Did you mean '--version'?"),
+            (["run", "f", "--versio"], "Unknown option '--versio'. Did you mean '--version'?"),
             (["run", "f", "--limit"], "Missing value for '--limit <limit>'"),
             (["run", "f", "--limit", "--dry-run"], "Missing value for '--limit <limit>'"),
             (["run", "f", "--dry-run=yes"], "The option '--dry-run' does not take any value, but 'yes' was specified."),
