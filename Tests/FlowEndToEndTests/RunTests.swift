@@ -877,6 +877,8 @@ import FoundationXML
             if let id = object["run_id"] as? String { runIDs.insert(id) } else { Issue.record("no run_id: \(line)") }
             if object["event"] as? String != "run_started" && object["event"] as? String != "run_finished" {
                 #expect(object["step"] is String, "\(line)")
+            } else {
+                #expect(object["step"] is NSNull, "the run's own events have step: null: \(line)")
             }
         }
         #expect(types == ["run_started", "step_state", "output", "run_finished"], "\(types)")

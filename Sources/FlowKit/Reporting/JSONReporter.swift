@@ -17,8 +17,9 @@ public final class JSONReporter: RunObserver, @unchecked Sendable {
         switch event {
         case .runStarted(let info):
             runID = info.id
+            // Every event has `step`: null for the run's own, as for a note about the run.
             write([("event", .string("run_started")), ("time", .string(info.startedAt.iso8601)), ("run_id", .string(info.id)),
-                   ("workflow", .string(info.workflowName)), ("file", .string(info.file)), ("steps", .int(info.totalSteps))])
+                   ("step", .null), ("workflow", .string(info.workflowName)), ("file", .string(info.file)), ("steps", .int(info.totalSteps))])
         case .stepState(let t):
             var members: [(String, JSONValue)] = [
                 ("event", .string("step_state")), ("time", .string(t.time.iso8601)), ("run_id", .string(runID)),
@@ -40,7 +41,7 @@ public final class JSONReporter: RunObserver, @unchecked Sendable {
                 counts.append((state.rawValue, .int(outcome.counts[state]!)))
             }
             write([("event", .string("run_finished")), ("time", .string(outcome.time.iso8601)), ("run_id", .string(runID)),
-                   ("status", .string(outcome.status.rawValue)), ("exit_code", .int(Int(outcome.exitCode))),
+                   ("step", .null), ("status", .string(outcome.status.rawValue)), ("exit_code", .int(Int(outcome.exitCode))),
                    ("counts", .object(counts)), ("elapsed_seconds", .double((outcome.elapsed * 1000).rounded() / 1000))])
             out.flush()
         }
