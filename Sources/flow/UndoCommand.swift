@@ -15,7 +15,9 @@ struct UndoCommand: Command {
             before is refused unless --force.
             """,
         arguments: [JournalOptions.runArgument],
-        options: [.flag("force", help: "Undo again a run that was undone before.")] + ExecutionOptions.options
+        // `--no-rollback` would mean nothing here: an undo is a rollback.
+        options: [.flag("force", help: "Undo again a run that was undone before.")]
+            + ExecutionOptions.options.filter { $0.long != "no-rollback" }
     )
 
     var runID: String

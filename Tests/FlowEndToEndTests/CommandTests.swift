@@ -79,6 +79,9 @@ import Testing
                 #expect(flag.stdout.contains("  \(option)"), "\(option)")
             }
         }
+        if name == "undo" {
+            #expect(!flag.stdout.contains("--no-rollback"), "an undo is a rollback: \(flag.stdout)")
+        }
     }
 
     @Test func misspeltNamesGetASuggestion() throws {
