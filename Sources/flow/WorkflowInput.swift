@@ -19,7 +19,8 @@ enum WorkflowInput {
         }
         guard loaded.isValid, let workflow = loaded.workflow else {
             let count = loaded.errorCount
-            Console.stderr("error: \(ControlEscaping.escaped(path)) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run\n")
+            let name = path.isEmpty ? "''" : ControlEscaping.escaped(path)
+            Console.stderr("error: \(name) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run\n")
             throw ExitCode(2)
         }
         return workflow

@@ -46,7 +46,7 @@ public struct Planner {
     mutating func build() throws(PlanError) -> Plan {
         if options.action == nil, let first = options.with.first {
             throw PlanError("--with \(first.name)=… sets a parameter of an action, but no ACTION was given",
-                            help: "name the action after the file: flow run FILE ACTION --with \(first.name)=…")
+                            help: "name the action after the file: FILE ACTION --with \(first.name)=…")
         }
         var vars = workflow.vars.map { ($0.name.value, $0.value.value) }
         for (name, value) in options.vars {
