@@ -68,9 +68,12 @@ public enum HelpFormatter {
         path.map(\.name).joined(separator: " ")
     }
 
-    /// An option's help with its values and default: `(values: text, json; default: text)`.
+    /// An option's help with how often it may be given, its values and its default:
+    /// `(repeatable; values: text, json; default: text)`.
     static func optionHelp(_ option: OptionSpec) -> String {
         var notes: [String] = []
+        // The usage line shows `...` only when it lists the options one by one.
+        if option.repeats { notes.append("repeatable") }
         if !option.choices.isEmpty { notes.append("values: " + option.choices.joined(separator: ", ")) }
         if let value = option.defaultValue { notes.append("default: " + value) }
         return notes.isEmpty ? option.help : option.help + " (" + notes.joined(separator: "; ") + ")"

@@ -14,7 +14,7 @@ import Testing
               <action>                An action.
 
             OPTIONS:
-              --var <key=value>       A variable.
+              --var <key=value>       A variable. (repeatable)
               --output <output>       How to show it. (values: auto, json; default: auto)
               --limit <limit>         At most this many.
               --dry-run               Run nothing.
