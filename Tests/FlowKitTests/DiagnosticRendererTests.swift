@@ -80,9 +80,15 @@ import Testing
             """#)
     }
 
+    /// The caret counts terminal columns: an emoji or a CJK character is two wide, a
+    /// combining accent none (columns in the message still count characters).
     @Test func wideCharactersBeforeTheSpan() {
         let d = Self.diagnostic("k: \"é😀\" x\n", line: 1, column: 9, length: 1)
-        #expect(DiagnosticRenderer().text(d).hasSuffix("1 | k: \"é😀\" x\n  |         ^\n"))
+        #expect(DiagnosticRenderer().text(d).hasSuffix("1 | k: \"é😀\" x\n  |          ^\n"))
+        let cjk = Self.diagnostic("k: 名前 x\n", line: 1, column: 7, length: 1)
+        #expect(DiagnosticRenderer().text(cjk).hasSuffix("1 | k: 名前 x\n  |         ^\n"))
+        let combining = Self.diagnostic("k: e\u{301} x\n", line: 1, column: 7, length: 1)
+        #expect(DiagnosticRenderer().text(combining).hasSuffix("  |      ^\n"))
     }
 
     @Test func lineOutsideTheFileHasNoExcerpt() {

@@ -55,7 +55,8 @@ public struct DiagnosticRenderer: Sendable {
             endColumn = min(endColumn - from, scalars.count + 1)
         }
         // A tab becomes one space; other control characters are escaped (`\u{1B}`), and
-        // the caret columns move by what the escapes add before them.
+        // the caret columns move by what the escapes add before them, and by the width of
+        // wide characters (`DisplayWidth`).
         var line = ""
         var displayStart = [Int]()  // where each source scalar starts in `line`
         displayStart.reserveCapacity(scalars.count + 1)
@@ -71,7 +72,7 @@ public struct DiagnosticRenderer: Sendable {
                 width += escape.unicodeScalars.count
             } else {
                 line.unicodeScalars.append(scalar)
-                width += 1
+                width += DisplayWidth.columns(of: scalar)
             }
         }
         func display(_ column: Int) -> Int {
