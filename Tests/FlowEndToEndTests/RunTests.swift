@@ -33,9 +33,7 @@ import FoundationXML
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(r.stdout == "msg | first\nmsg | \nmsg | third\n", "\(r)")
         let json = try box.run(["run", "wf.yaml", "--output", "json"])
-        let lines = json.stdout.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.filter { $0["event"] as? String == "output" }.compactMap { $0["line"] as? String }
+        let lines = json.jsonEvents.filter { $0["event"] as? String == "output" }.compactMap { $0["line"] as? String }
         #expect(lines == ["first", "", "third"], "\(json)")
     }
 

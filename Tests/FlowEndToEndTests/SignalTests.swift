@@ -303,9 +303,7 @@ import Glibc
         flow.signal(SIGINT)
         let r = try flow.finish(timeout: 15)
         #expect(r.status == 130, "\(r)")
-        let events = r.stdout.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+        let events = r.jsonEvents
         let ends = events.filter { $0["event"] as? String == "step_state" && $0["to"] as? String == "cancelled" }
         #expect(Set(ends.compactMap { $0["step"] as? String }) == ["1", "1.1", "1.2"], "\(r)")
         let last = events.last
