@@ -11,32 +11,28 @@ public final class EventBus: Sendable {
     private struct State {
         var observers: [any RunObserver] = []
         var splitters: [String: LineSplitter] = [:]
-        /// The latest transition of every step that has started and not ended, by path:
-        /// what `abandon` ends.
-        var live: [String: StepTransition] = [:]
-        /// The state each workflow leaf step (not an undo step) ended in, by path: the
-        /// counts of the summary `abandon` gives, taken from the events it has delivered
-        /// (the executor's own counts may be a step behind them).
+        /// Every step instance that has started and not ended: what `abandon` ends. Keyed
+        /// by identity, holding only the instance (10,000 concurrent steps: ~0.4 MB; whole
+        /// transitions by path cost 3–5 MB there).
+        var live: [ObjectIdentifier: StepInstance] = [:]
+        /// The state each workflow leaf step (not an undo step) ended in, by path (a
+        /// retried group's new instance replaces the old one's): the counts of the summary
+        /// `abandon` gives, taken from the events delivered (the executor's own counts may
+        /// be a step behind them).
         var ended: [String: StepState] = [:]
         /// When the run started (its `runStarted` event).
         var startedAt: Timestamp?
         /// Set by `abandon`: nothing more is delivered.
         var abandoned = false
 
-        mutating func track(_ event: RunEvent) {
-            switch event {
-            case .runStarted(let info):
-                startedAt = info.startedAt
-            case .stepState(let t):
-                switch t.to {
-                case .running, .retrying, .undoing: live[t.step.path] = t
-                case .pending: break
-                default:
-                    live.removeValue(forKey: t.step.path)
-                    if t.step.isLeaf, !t.step.isUndo { ended[t.step.path] = t.to }
-                }
+        mutating func track(_ t: StepTransition, of instance: StepInstance) {
+            switch t.to {
+            case .running, .retrying, .undoing:
+                live[ObjectIdentifier(instance)] = instance
+            case .pending: break
             default:
-                break
+                live.removeValue(forKey: ObjectIdentifier(instance))
+                if t.step.isLeaf, !t.step.isUndo { ended[t.step.path] = t.to }
             }
         }
     }
@@ -54,7 +50,17 @@ public final class EventBus: Sendable {
     public func emit(_ event: RunEvent) {
         state.withLock { s in
             guard !s.abandoned else { return }
-            s.track(event)
+            if case .runStarted(let info) = event { s.startedAt = info.startedAt }
+            for observer in s.observers { observer.handle(event) }
+        }
+    }
+
+    /// A step's transition (`StepInstance.transition`), noted for `abandon`.
+    func emit(_ transition: StepTransition, of instance: StepInstance) {
+        state.withLock { s in
+            guard !s.abandoned else { return }
+            s.track(transition, of: instance)
+            let event = RunEvent.stepState(transition)
             for observer in s.observers { observer.handle(event) }
         }
     }
@@ -130,13 +136,21 @@ public final class EventBus: Sendable {
         state.withLock { s in
             guard !s.abandoned else { return }
             let now = Timestamp.now()
-            let depth = { (path: String) in path.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 } }
-            let live = s.live.values.sorted { (depth($0.step.path), $0.step.path) > (depth($1.step.path), $1.step.path) }
-            for last in live {
-                let next: StepState = last.to == .undoing ? .undoFailed : .cancelled
-                let t = StepTransition(step: last.step, from: last.to, to: next, attempt: last.attempt,
-                                       reason: "killed by the second signal", time: now, elapsed: now.unix - last.time.unix)
-                if last.step.isLeaf, !last.step.isUndo { s.ended[last.step.path] = next }
+            let depth = { (path: String) in path.utf8.reduce(0) { $1 == UInt8(ascii: "/") || $1 == UInt8(ascii: ".") ? $0 + 1 : $0 } }
+            let live = s.live.values.map(\.snapshot).sorted { (depth($0.ref.path), $0.ref.path) > (depth($1.ref.path), $1.ref.path) }
+            for step in live {
+                // A step whose own end is waiting for this lock (and is dropped) ends as it
+                // did; one under way is cancelled, one being undone fails its undo.
+                let next: StepState = switch step.state {
+                case .running, .retrying, .pending: .cancelled
+                case .undoing: .undoFailed
+                default: step.state
+                }
+                let from: StepState = step.state.isFinal || step.state == .undone || step.state == .undoFailed ? .running : step.state
+                let t = StepTransition(step: step.ref, from: from, to: next, attempt: step.attempt,
+                                       reason: next == step.state ? nil : "killed by the second signal", time: now,
+                                       elapsed: step.elapsed)
+                if step.ref.isLeaf, !step.ref.isUndo { s.ended[step.ref.path] = next }
                 for observer in s.observers { observer.handle(.stepState(t)) }
             }
             let elapsed = s.startedAt.map { now.unix - $0.unix } ?? 0

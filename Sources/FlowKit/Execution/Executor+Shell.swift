@@ -179,6 +179,34 @@ extension Executor {
         return true
     }
 
+    /// One attempt of a shell step: admitted (`admit`), then `running`, run, and what it
+    /// held given back. Nil if it was cancelled while it waited (it never started).
+    @inline(never)
+    func admittedAttempt(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
+                         mode: Mode, status: RunStatus) async -> AttemptResult? {
+        guard await admit(instance.node) else { return nil }
+        defer { release(instance.node) }
+        instance.transition(to: .running)
+        return await attemptWithTimeout(instance, context: context, scope: scope, env: env, mode: mode, status: status)
+    }
+
+    /// A step cancelled while it waited to be admitted (fail-fast, Ctrl-C): a first attempt
+    /// never started (`skipped`); a retry's ends `cancelled` (the contract's states lead
+    /// from `retrying` only to `running`).
+    @inline(never)
+    func notAdmitted(_ instance: StepInstance, attempt: Int) -> StepState {
+        let reason = "cancelled before it started"
+        if attempt == 1 {
+            instance.transition(to: .skipped, reason: reason)
+            runState.record(instance, StepResult(state: .skipped))
+            return .skipped
+        }
+        instance.transition(to: .running)
+        instance.transition(to: .cancelled, reason: reason)
+        runState.record(instance, StepResult(state: .cancelled))
+        return .cancelled
+    }
+
     /// Gives back what `admit` took.
     func release(_ node: PlanNode) {
         guard case .shell(let task) = node.kind else { return }

@@ -49,6 +49,12 @@ final class StepInstance: Sendable {
                                   signal: signal, reason: reason, time: .now(), elapsed: elapsed,
                                   outputs: outputs)
         }
-        bus.emit(.stepState(event))
+        bus.emit(event, of: self)
+    }
+
+    /// What `EventBus.abandon` needs of a step under way: its reference, state, attempt
+    /// and the seconds it has run.
+    var snapshot: (ref: StepRef, state: StepState, attempt: Int, elapsed: Double?) {
+        state.withLock { s in (ref, s.state, max(s.attempt, 1), s.startedAt.map { Timestamp.monotonic() - $0 }) }
     }
 }
