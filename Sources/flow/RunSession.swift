@@ -37,7 +37,7 @@ struct RunSession {
     /// process hub makes its descriptors at its first use).
     static func requireOpenFiles() throws {
         let limit = OpenFileLimit.raiseToHardLimit()
-        let inherited = limit < 1 << 16 ? OpenFileLimit.inheritedDescriptors() : 0
+        let inherited = limit < 1 << 16 ? OpenFileLimit.inheritedDescriptors(below: limit) : 0
         guard limit - inherited < minimumOpenFiles else { return }
         if inherited == 0 {
             Console.stderr("error: flow may open only \(limit) files at once (ulimit -n); running steps needs at least "
@@ -103,6 +103,7 @@ struct RunSession {
             // looks `interrupted` until its lock is found stale).
             Console.stderr("\nflow: second signal; killed every step\n")
             bus.abandon(exitStatus: 128 + signal)
+            if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             _exit(128 + signal)
         }
         let executor: Executor

@@ -137,12 +137,12 @@ import FoundationXML
 
     /// Descriptors the parent left open count against the limit: with 7 of them, 70 files
     /// leave 63 free (an error before anything runs; it used to crash or wait forever), 71
-    /// leave 64 (the run goes on).
+    /// leave 64 (the run goes on). One numbered above the limit (200) takes no slot.
     @Test func descriptorsLeftOpenByTheParentCountAgainstTheLimit() throws {
         let box = try RunSandbox()
         try box.write("w.yaml", "steps:\n  - shell: touch ran\n")
         let result = try Self.runWithoutInheritedDescriptors(in: box, script: #"""
-            exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null
+            exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null 200</dev/null
             (ulimit -n 70; "$0" run w.yaml --no-journal; echo "run $?")
             [ -e ran ] && echo "a step ran" || echo "nothing ran"
             (ulimit -n 71; "$0" run w.yaml --no-journal --output raw; echo "run $?")

@@ -314,6 +314,42 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// A step waiting in `retrying` (for a --max-parallel slot) when the second signal
+    /// comes ends through `running`, as the state table allows; every transition in the
+    /// stream is legal, and a killed step's unfinished last line is still written.
+    @Test func secondSigintEndsEveryStepThroughLegalTransitions() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: first, shell: "true" }
+            finally:
+              - concurrent:
+                  - name: flaky
+                    shell: exit 3
+                    retry: { limit: 5 }
+                  - name: long
+                    shell: trap '' INT; printf 'ready\\npartial-no-newline'; exec sleep 30
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "json", "--max-parallel", "1"])
+        #expect(flow.waitFor { stdout, _ in stdout.contains("\"line\":\"ready\"") }, "\(flow.stdout)")
+        #expect(flow.waitFor { stdout, _ in stdout.contains("\"to\":\"retrying\"") }, "\(flow.stdout)")
+        flow.signal(SIGINT)
+        // The first one taken (two signals sent at once may arrive as one).
+        #expect(flow.waitFor { stdout, _ in stdout.contains("SIGINT: stopping") }, "\(flow.stdout)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        let legal: Set<String> = ["pending>running", "pending>skipped", "running>succeeded", "running>failed",
+                                  "running>timed_out", "running>cancelled", "failed>retrying", "timed_out>retrying",
+                                  "retrying>running", "succeeded>undoing", "undoing>undone", "undoing>undo_failed"]
+        let moves = r.jsonEvents.filter { $0["event"] as? String == "step_state" }
+            .map { "\($0["from"] as? String ?? "?")>\($0["to"] as? String ?? "?")" }
+        #expect(moves.allSatisfy(legal.contains), "\(moves)")
+        #expect(r.jsonEvents.contains { $0["line"] as? String == "partial-no-newline" }, "\(r)")
+        #expect(r.jsonEvents.last?["event"] as? String == "run_finished", "\(r)")
+        #expect(r.jsonEvents.filter { $0["event"] as? String == "run_finished" }.count == 1, "\(r)")
+    }
+
     @Test func firstSigintDoesNotCancelFinally() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -89,6 +89,9 @@ import Testing
         #expect(DiagnosticRenderer().text(cjk).hasSuffix("1 | k: 名前 x\n  |         ^\n"))
         let combining = Self.diagnostic("k: e\u{301} x\n", line: 1, column: 7, length: 1)
         #expect(DiagnosticRenderer().text(combining).hasSuffix("  |      ^\n"))
+        // 👍🏽 (a skin tone), 👨‍👩‍👧 (joined), 🇫🇷 (a flag): two columns each.
+        let joined = Self.diagnostic("k: 👍🏽👨\u{200D}👩\u{200D}👧🇫🇷 x\n", line: 1, column: 14, length: 1)
+        #expect(DiagnosticRenderer().text(joined).hasSuffix("  |           ^\n"), "\(DiagnosticRenderer().text(joined))")
     }
 
     @Test func lineOutsideTheFileHasNoExcerpt() {

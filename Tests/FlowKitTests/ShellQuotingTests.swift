@@ -133,6 +133,7 @@ import Testing
               - shell: echo "`echo \\${{ vars.x }}`'${{ vars.x }}'"
               - shell: echo `echo \\${{ vars.x }}` '`⟦single-quoted-expression⟧${{ vars.x }}'
               - shell: echo \\⟦single-quoted-expression⟧${{ vars.x }}\\'${{ vars.x }}
+              - shell: echo `echo \\\\\\⟦single-quoted-expression⟧${{ vars.x }}` `echo \\\\⟦single-quoted-expression⟧${{ vars.x }}`
               - shell: echo "\\⟦single-quoted-expression⟧${{ vars.x }}" \\\\${{ vars.x }} "$(echo \\⟦single-quoted-expression⟧${{ vars.x }})"
               - shell: |
                   cat <<EOF

@@ -61,7 +61,9 @@ public struct DiagnosticRenderer: Sendable {
         var displayStart = [Int]()  // where each source scalar starts in `line`
         displayStart.reserveCapacity(scalars.count + 1)
         var width = 0
+        var previous: Unicode.Scalar?
         for scalar in scalars {
+            defer { previous = scalar }
             displayStart.append(width)
             if scalar == "\t" {
                 line.unicodeScalars.append(" ")
@@ -72,7 +74,7 @@ public struct DiagnosticRenderer: Sendable {
                 width += escape.unicodeScalars.count
             } else {
                 line.unicodeScalars.append(scalar)
-                width += DisplayWidth.columns(of: scalar)
+                width += DisplayWidth.columns(of: scalar, after: previous)
             }
         }
         func display(_ column: Int) -> Int {

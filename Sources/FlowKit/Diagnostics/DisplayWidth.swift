@@ -6,8 +6,13 @@
 /// characters); the caret must line up whatever the locale. The ranges are Unicode's East
 /// Asian Wide and Fullwidth blocks (the common ones), as terminals draw them.
 enum DisplayWidth {
-    static func columns(of scalar: Unicode.Scalar) -> Int {
+    /// `previous`: the scalar before it on the line. An emoji joined to the one before by
+    /// a zero-width joiner is drawn as part of it; a skin-tone modifier too; a flag is two
+    /// regional indicators, two columns in all.
+    static func columns(of scalar: Unicode.Scalar, after previous: Unicode.Scalar?) -> Int {
         let value = scalar.value
+        if previous == "\u{200D}" || (0x1F3FB...0x1F3FF).contains(value) { return 0 }
+        if (0x1F1E6...0x1F1FF).contains(value) { return 1 }
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return 0  // accents, ZWJ, variation selectors
         default: break

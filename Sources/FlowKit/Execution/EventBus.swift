@@ -10,7 +10,8 @@ import Synchronization
 public final class EventBus: Sendable {
     private struct State {
         var observers: [any RunObserver] = []
-        var splitters: [String: LineSplitter] = [:]
+        /// Steps' unfinished last lines, by path and stream, with the step they belong to.
+        var splitters: [String: (step: StepRef, splitter: LineSplitter)] = [:]
         /// Every step instance that has started and not ended: what `abandon` ends. Keyed
         /// by identity, holding only the instance (10,000 concurrent steps: ~0.4 MB; whole
         /// transitions by path cost 3–5 MB there).
@@ -24,6 +25,16 @@ public final class EventBus: Sendable {
         var startedAt: Timestamp?
         /// Set by `abandon`: nothing more is delivered.
         var abandoned = false
+        /// The run's end has been delivered (a second signal right then adds none).
+        var finished = false
+
+        /// Delivers what `splitter` holds of `step`'s `stream` (its unfinished last line).
+        func deliverLastLine(_ splitter: LineSplitter, of step: StepRef, _ stream: OutputChannel) {
+            var splitter = splitter
+            splitter.finishLines { lines in
+                for observer in observers { observer.outputLines(step, stream, lines: lines) }
+            }
+        }
 
         mutating func track(_ t: StepTransition, of instance: StepInstance) {
             switch t.to {
@@ -50,7 +61,11 @@ public final class EventBus: Sendable {
     public func emit(_ event: RunEvent) {
         state.withLock { s in
             guard !s.abandoned else { return }
-            if case .runStarted(let info) = event { s.startedAt = info.startedAt }
+            switch event {
+            case .runStarted(let info): s.startedAt = info.startedAt
+            case .runFinished: s.finished = true
+            default: break
+            }
             for observer in s.observers { observer.handle(event) }
         }
     }
@@ -70,36 +85,35 @@ public final class EventBus: Sendable {
         state.withLock { s in
             guard !s.abandoned else { return }
             let key = stream == .stdout ? step.path + "\u{1}o" : step.path + "\u{1}e"
-            var splitter = s.splitters.removeValue(forKey: key) ?? LineSplitter()
+            var splitter = s.splitters.removeValue(forKey: key)?.splitter ?? LineSplitter()
             let observers = s.observers
             for observer in observers { observer.outputChunk(step, stream, chunk: chunk) }
             splitter.feedLines(chunk) { lines in
                 for observer in observers { observer.outputLines(step, stream, lines: lines) }
             }
             // Kept only with an unfinished line: whole-line output leaves nothing to flush.
-            if splitter.hasPartialLine { s.splitters[key] = splitter }
+            if splitter.hasPartialLine { s.splitters[key] = (step, splitter) }
             for observer in observers { observer.endOfChunk() }
         }
     }
 
     /// A message of whole lines (a `print` step's, flow's own about a step): each line is
-    /// delivered on its own, as a step's output lines are (a multi-line message, such as a
-    /// YAML block, would otherwise be one "line" holding line breaks: unprefixed lines in
-    /// `prefixed` mode, one JSON event). One line break at the end ends the last line.
+    /// delivered on its own, cut as a step's output is (`LineSplitter.forEachLine`: without
+    /// its `\n` or `\r\n`). A multi-line message (a YAML block) would otherwise be one
+    /// "line" holding line breaks: unprefixed lines in `prefixed` mode, one JSON event. One
+    /// line break at the end ends the last line; an empty message is one empty line.
     public func line(_ step: StepRef, _ stream: OutputChannel, _ text: String) {
         var text = text
         text.withUTF8 { buffer in
-            var lines = UnsafeRawBufferPointer(buffer)
-            if lines.last == 0x0A { lines = UnsafeRawBufferPointer(rebasing: lines.dropLast()) }
+            let message = UnsafeRawBufferPointer(buffer)
             state.withLock { s in
                 guard !s.abandoned else { return }
-                var start = 0
-                while true {
-                    let end = lines[start...].firstIndex(of: 0x0A) ?? lines.count
-                    let line = UnsafeRawBufferPointer(rebasing: lines[start..<end])
+                if message.isEmpty {
+                    for observer in s.observers { observer.output(step, stream, line: message) }
+                    return
+                }
+                LineSplitter.forEachLine(in: message) { line in
                     for observer in s.observers { observer.output(step, stream, line: line) }
-                    guard end < lines.count else { break }
-                    start = end + 1
                 }
             }
         }
@@ -109,13 +123,10 @@ public final class EventBus: Sendable {
     public func flush(_ step: StepRef) {
         state.withLock { s in
             // Most steps print nothing, or whole lines only: nothing to look up then.
-            if s.splitters.isEmpty { return }
-            let observers = s.observers
+            if s.splitters.isEmpty || s.abandoned { return }
             for (stream, key) in [(OutputChannel.stdout, step.path + "\u{1}o"), (.stderr, step.path + "\u{1}e")] {
-                guard var splitter = s.splitters.removeValue(forKey: key) else { continue }
-                splitter.finishLines { lines in
-                    for observer in observers { observer.outputLines(step, stream, lines: lines) }
-                }
+                guard let pending = s.splitters.removeValue(forKey: key) else { continue }
+                s.deliverLastLine(pending.splitter, of: step, stream)
             }
         }
     }
@@ -127,39 +138,58 @@ public final class EventBus: Sendable {
     }
 
     /// flow exits at once (a second signal killed every step; see `RunObserver.abandon`).
-    /// The run still ends as every run does, for every observer: each step that was under
-    /// way moves to `cancelled` (a step being undone to `undo_failed`), innermost first,
-    /// then `runFinished` (`cancelled`, `exitStatus`). Then every observer writes out or
+    /// The run still ends as every run does, for every observer: the killed steps'
+    /// unfinished last lines, then each step under way moves to `cancelled` (through
+    /// `running` from `retrying`, as the state table says; a step being undone to
+    /// `undo_failed`), innermost first, then `runFinished` (`cancelled`, `exitStatus`) —
+    /// unless the run's end was delivered already. Then every observer writes out or
     /// records what it holds, and nothing more is delivered (the steps' own ends, racing in
     /// from the hub, would say it twice).
     public func abandon(exitStatus: Int32) {
         state.withLock { s in
             guard !s.abandoned else { return }
+            defer {
+                s.abandoned = true
+                for observer in s.observers { observer.abandon(exitStatus: exitStatus) }
+            }
+            for (key, pending) in s.splitters.sorted(by: { $0.key < $1.key }) {
+                s.deliverLastLine(pending.splitter, of: pending.step, key.hasSuffix("\u{1}e") ? .stderr : .stdout)
+            }
+            s.splitters.removeAll()
+            guard !s.finished else { return }
             let now = Timestamp.now()
-            let depth = { (path: String) in path.utf8.reduce(0) { $1 == UInt8(ascii: "/") || $1 == UInt8(ascii: ".") ? $0 + 1 : $0 } }
+            let depth = { (path: String) in path.utf8.reduce(0) { $1 == UInt8(ascii: ".") ? $0 + 1 : $0 } }
             let live = s.live.values.map(\.snapshot).sorted { (depth($0.ref.path), $0.ref.path) > (depth($1.ref.path), $1.ref.path) }
+            var transitions: [StepTransition] = []
             for step in live {
-                // A step whose own end is waiting for this lock (and is dropped) ends as it
-                // did; one under way is cancelled, one being undone fails its undo.
-                let next: StepState = switch step.state {
-                case .running, .retrying, .pending: .cancelled
-                case .undoing: .undoFailed
-                default: step.state
+                let reason = "killed by the second signal"
+                switch step.state {
+                case .running:
+                    transitions.append(StepTransition(step: step.ref, from: .running, to: .cancelled, attempt: step.attempt,
+                                                      reason: reason, time: now, elapsed: step.elapsed))
+                case .retrying:
+                    for (from, to) in [(StepState.retrying, StepState.running), (.running, .cancelled)] {
+                        transitions.append(StepTransition(step: step.ref, from: from, to: to, attempt: step.attempt + 1,
+                                                          reason: to == .cancelled ? reason : nil, time: now,
+                                                          elapsed: to == .cancelled ? step.elapsed : nil))
+                    }
+                case .undoing:
+                    transitions.append(StepTransition(step: step.ref, from: .undoing, to: .undoFailed, attempt: step.attempt,
+                                                      reason: reason, time: now, elapsed: step.elapsed))
+                default:
+                    // Its own end is waiting for this lock (and will be dropped): it ended so.
+                    transitions.append(StepTransition(step: step.ref, from: .running, to: step.state, attempt: step.attempt,
+                                                      time: now, elapsed: step.elapsed))
                 }
-                let from: StepState = step.state.isFinal || step.state == .undone || step.state == .undoFailed ? .running : step.state
-                let t = StepTransition(step: step.ref, from: from, to: next, attempt: step.attempt,
-                                       reason: next == step.state ? nil : "killed by the second signal", time: now,
-                                       elapsed: step.elapsed)
-                if step.ref.isLeaf, !step.ref.isUndo { s.ended[step.ref.path] = next }
+            }
+            for t in transitions {
+                if t.step.isLeaf, !t.step.isUndo, t.to != .running { s.ended[t.step.path] = t.to }
                 for observer in s.observers { observer.handle(.stepState(t)) }
             }
             let elapsed = s.startedAt.map { now.unix - $0.unix } ?? 0
             let counts = s.ended.values.reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
-            let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts,
-                                     elapsed: elapsed, time: now)
+            let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts, elapsed: elapsed, time: now)
             for observer in s.observers { observer.handle(.runFinished(outcome)) }
-            s.abandoned = true
-            for observer in s.observers { observer.abandon(exitStatus: exitStatus) }
         }
     }
 

@@ -41,7 +41,8 @@ public enum OpenFileLimit {
     /// harness) leaves fewer free than the limit says. They are told from flow's own (the
     /// runtime's event descriptors, made before `main`) by their close-on-exec flag: flow
     /// sets it on every descriptor it makes, and none that survived the `exec` has it.
-    public static func inheritedDescriptors() -> Int {
+    /// Only descriptors below `limit` count: one above it takes no slot flow could use.
+    public static func inheritedDescriptors(below limit: Int) -> Int {
         guard let dir = opendir("/proc/self/fd") else { return 0 }
         defer { closedir(dir) }
         let own = dirfd(dir)
@@ -50,7 +51,7 @@ public enum OpenFileLimit {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
-            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            guard let fd = Int32(name), fd > 2, fd != own, Int(fd) < limit else { continue }
             let flags = fcntl(fd, F_GETFD)
             if flags >= 0, flags & FD_CLOEXEC == 0 { count += 1 }
         }

@@ -80,16 +80,17 @@ struct ShellQuoting {
     }
 
     /// A backslash right before this position escapes a `$` here: the `${FLOW_EXPR_n}` an
-    /// expression becomes would stay text. Not inside backticks, where the shell drops the
-    /// backslash of `\$` before it reads the command; not in a quoted here-document (said
-    /// as such), nor where shells disagree.
+    /// expression becomes would stay text. Inside backticks the shell first drops the
+    /// backslash of `\$` (a pending `backtickBackslash`), so what counts is the command
+    /// left: `\\\$` there leaves `\$`. Not in a quoted here-document (said as such), nor
+    /// where shells disagree.
     var escapesExpression: Bool {
         if undecided || delimiter != nil { return false }
         if let body {
             if let command = bodyCommand.first { return command.escapesExpression }
             return !body.quoted && bodyEscaped
         }
-        return !backtickBackslash && escaped && (state == .normal || state == .double)
+        return escaped && (state == .normal || state == .double)
     }
 
     /// Inside the body of a here-document with a quoted delimiter.
