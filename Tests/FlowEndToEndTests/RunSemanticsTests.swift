@@ -26,12 +26,15 @@ import Glibc
                   - { name: rf3, shell: echo rf3 >> log }
                   - concurrent:
                       - { name: rf4, shell: echo rf4 >> log }
+                  - sequential:
+                      - { name: rf5, if: failure(), shell: echo rf5 >> log }
             """)
         let r = try box.run(["run", "wf.yaml", "--output", "json"])
         #expect(r.status == 1, "\(r)")
         // `run.status` is the status so far: failed once an earlier finally step failed. A
-        // group in a finally list runs its steps as any group does.
-        #expect(box.lines("log") == ["body", "gf1", "gf2 failed", "rf1", "rf2 failed", "rf3", "rf4"], "\(r)")
+        // group in a finally list runs its steps as any group does; `failure()` deep inside
+        // still sees the failure before.
+        #expect(box.lines("log") == ["body", "gf1", "gf2 failed", "rf1", "rf2 failed", "rf3", "rf4", "rf5"], "\(r)")
         #expect(r.finalState(of: "grp") == "failed", "\(r)")
     }
 
@@ -60,13 +63,19 @@ import Glibc
                   - { name: c2, shell: echo c2 >> log }
                   - { name: c3, if: failure(), shell: echo c3 >> log }
               - { name: tell, use: notify, if: failure() }
+              - name: deeper
+                if: failure()
+                sequential:
+                  - sequential:
+                      - { name: d1, if: failure(), shell: echo d1 >> log }
+                      - { name: d2, shell: echo d2 >> log }
               - name: never
                 sequential:
                   - { name: s1, shell: echo s1 >> log }
             """)
         let r = try box.run(["run", "wf.yaml", "--output", "json"])
         #expect(r.status == 1, "\(r)")
-        #expect(Set(box.lines("log")) == ["r1", "r2", "c1", "c3", "notify"], "\(r)")
+        #expect(Set(box.lines("log")) == ["r1", "r2", "c1", "c3", "notify", "d1", "d2"], "\(r)")
         #expect(r.finalState(of: "report") == "succeeded", "\(r)")
         #expect(r.finalState(of: "c2") == "skipped", "after c1 failed, in its own group: \(r)")
         #expect(r.finalState(of: "cleanup") == "failed", "\(r)")

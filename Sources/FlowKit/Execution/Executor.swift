@@ -75,7 +75,7 @@ public final class Executor: Sendable {
         }
         runState.status = status
         if !plan.root.finally.isEmpty {
-            let finallyScope = FailureScope(parent: nil)
+            let finallyScope = FailureScope(parent: nil, inheritsFailure: status != .succeeded)
             let finallyState = await runList(plan.root.finally, concurrent: false, frame: frame, scope: finallyScope, env: env,
                                              mode: .finally, status: status, inheritedFailure: status != .succeeded,
                                              runsAlways: true)
@@ -265,7 +265,7 @@ public final class Executor: Sendable {
         }
         // A step of a `finally` list runs whatever its siblings did, and so do the steps of
         // a group there: they must not find an earlier sibling's failure in their scope.
-        let ownScope = runsAlways ? FailureScope(parent: nil) : scope
+        let ownScope = runsAlways ? FailureScope(parent: nil, inheritsFailure: inheritedFailure || scope.seesFailure) : scope
         var attempt = 1
         while true {
             let result: AttemptResult
@@ -427,7 +427,7 @@ public final class Executor: Sendable {
         // the one before (as a `finally` list does, and GitHub Actions' composite actions).
         // Otherwise the failure that let the group run would skip every step in it.
         let despiteFailure = node.condition.map { !$0.calls.isEmpty } == true && scope.hasFailure
-        let inner = FailureScope(parent: despiteFailure ? nil : scope)
+        let inner = despiteFailure ? FailureScope(parent: nil, inheritsFailure: true) : FailureScope(parent: scope)
         var state: StepState
         switch node.kind {
         case .concurrent(let maxParallel, let failFast):
@@ -443,7 +443,8 @@ public final class Executor: Sendable {
             let groupFailed = state != .succeeded
             let finallyFrame = frame
             let finallyState = await Task(executorPreference: hub.executor) {
-                await self.runList(node.finally, concurrent: false, frame: finallyFrame, scope: FailureScope(parent: nil),
+                await self.runList(node.finally, concurrent: false, frame: finallyFrame,
+                                   scope: FailureScope(parent: nil, inheritsFailure: groupFailed),
                                    env: env, mode: mode == .undo ? .undo : .finally,
                                    status: self.cancellation.isCancelled ? .cancelled : (groupFailed ? .failed : (status == .running ? .succeeded : status)),
                                    inheritedFailure: groupFailed, isUndo: instance.ref.isUndo, runsAlways: true)

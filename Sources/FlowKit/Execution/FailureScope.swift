@@ -5,10 +5,22 @@ import Synchronization
 final class FailureScope: Sendable {
     let parent: FailureScope?
     private let failed: Mutex<Bool>
+    /// A scope that starts afresh after a failure (a `finally` list, a group run by
+    /// `if: failure()`): its steps are not skipped for that failure (`hasFailure`), but
+    /// `failure()` anywhere inside still sees it (`seesFailure`).
+    let inheritsFailure: Bool
 
-    init(parent: FailureScope?, failed: Bool = false) {
+    init(parent: FailureScope?, failed: Bool = false, inheritsFailure: Bool = false) {
         self.parent = parent
         self.failed = Mutex(failed)
+        self.inheritsFailure = inheritsFailure
+    }
+
+    /// What the status functions see: a failure in this scope or an enclosing one, or
+    /// the one a fresh scope started after.
+    var seesFailure: Bool {
+        if inheritsFailure || failed.withLock({ $0 }) { return true }
+        return parent?.seesFailure ?? false
     }
 
     func markFailed() {

@@ -39,8 +39,8 @@ struct RuntimeContext: ExpressionEvaluator.Context {
         switch function {
         case "always": return true
         case "cancelled": return cancellation.isCancelled
-        case "failure": return failures.hasFailure
-        case "success": return !failures.hasFailure && !cancellation.isCancelled
+        case "failure": return failures.seesFailure
+        case "success": return !failures.seesFailure && !cancellation.isCancelled
         default: return nil
         }
     }
