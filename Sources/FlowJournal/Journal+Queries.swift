@@ -147,8 +147,13 @@ extension Journal {
         }
     }
 
-    /// Output lines of a run (or of one step and the steps inside it), after line `after`.
-    public func lines(_ runID: String, path: String?, after: Int64 = 0) throws(JournalError) -> [LineRecord] {
+    /// The output of a run (or of one step and the steps inside it) after row `after`, one
+    /// row at a time, oldest first: `body` gets each row's lines (see `LineRecord`) while the
+    /// next are still unread, so a log of any size takes memory for one row (~1 MiB).
+    /// Returns the last row's id (`after` when there were none).
+    @discardableResult
+    public func forEachLines(_ runID: String, path: String?, after: Int64 = 0,
+                             _ body: (LineRecord) -> Void) throws(JournalError) -> Int64 {
         let file = RunOutputFile(path: outputPath(runID))
         return try read { db in
             var sql = "SELECT id, path, stream, time, line, file_offset, file_length FROM output_lines WHERE run_id = ? AND id > ?"
@@ -158,9 +163,9 @@ extension Journal {
                 arguments += [path, path + ".%"]
             }
             sql += " ORDER BY id"
+            var last = after
             // A row holds one or more consecutive lines, each ending in a newline (rows of
             // v1 journals: newline-separated, without the last one).
-            var records: [LineRecord] = []
             for row in try db.rows(sql, arguments) {
                 var bytes: [UInt8]
                 if let offset = row["file_offset"] as Int64?, let length = row["file_length"] as Int? {
@@ -169,15 +174,11 @@ extension Journal {
                     bytes = row["line"] ?? []  // a row from before v3
                 }
                 if bytes.last == 0x0A { bytes.removeLast() }
-                let (id, path, stream, time): (Int64, String, String, Double) =
-                    (row["id"] ?? 0, row["path"] ?? "", row["stream"] ?? "", row["time"] ?? 0)
-                // Only the newline separates lines: a CRLF line keeps its `\r`, as the
-                // terminal and the .log file got it (`flow logs` prints what was printed).
-                for piece in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-                    records.append(LineRecord(id: id, path: path, stream: stream, time: time, bytes: Array(piece)))
-                }
+                last = row["id"] ?? last
+                body(LineRecord(id: last, path: row["path"] ?? "", stream: row["stream"] ?? "", time: row["time"] ?? 0,
+                                bytes: bytes))
             }
-            return records
+            return last
         }
     }
 

@@ -61,13 +61,14 @@ public struct StepRecord: Sendable {
     public var label: String { name ?? "\(kind)@\(path)" }
 }
 
-/// One recorded output line.
+/// Recorded output: consecutive lines of one step and stream (one row of the journal).
 public struct LineRecord: Sendable {
     public var id: Int64
     public var path: String
     public var stream: String
     public var time: Double
-    /// The line as the step printed it, without its newline: a `\r` before the newline
-    /// (CRLF output) and bytes that are not UTF-8 are kept.
+    /// The lines as the step printed them, each but the last ending in a newline: a `\r`
+    /// before a newline (CRLF output) and bytes that are not UTF-8 are kept. Only the
+    /// newline separates lines.
     public var bytes: [UInt8]
 }

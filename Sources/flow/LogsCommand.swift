@@ -60,21 +60,47 @@ struct LogsCommand: Command {
         let labels = Dictionary(steps.map { ($0.path, $0.label) }, uniquingKeysWith: { a, _ in a })
         let prefixed = path == nil || steps.contains { $0.path.hasPrefix(path! + ".") }
         var last: Int64 = 0
-        while true {
-            let lines = try JournalInput.attempt { () throws(JournalError) in try journal.lines(id, path: path, after: last) }
-            // Bytes, not a String: a line that is not UTF-8 is printed as the step printed it.
-            var out: [UInt8] = []
-            for line in lines {
-                if prefixed { out += Array(((labels[line.path] ?? line.path) + " | ").utf8) }
-                out += line.bytes
-                out.append(0x0A)
-                last = line.id
-            }
+        // Written in pieces of about 64 KiB as the rows are read: a log of any size takes
+        // memory for one row (it was all read first: 1.2 GB for 300 MB of output).
+        var out: [UInt8] = []
+        out.reserveCapacity(80 * 1024)
+        func flush() {
             if !out.isEmpty { Console.stdout(bytes: out) }
+            out.removeAll(keepingCapacity: true)
+        }
+        while true {
+            let before = last
+            last = try JournalInput.attempt { () throws(JournalError) in
+                try journal.forEachLines(id, path: path, after: last) { record in
+                    // Bytes, not a String: a line that is not UTF-8 is printed as the step printed it.
+                    guard prefixed else {
+                        out += record.bytes
+                        out.append(0x0A)
+                        if out.count >= 64 * 1024 { flush() }
+                        return
+                    }
+                    let prefix = Array(((labels[record.path] ?? record.path) + " | ").utf8)
+                    record.bytes.withUnsafeBytes { row in
+                        // Each line (`\n` separates them; the row has none at its end).
+                        var start = 0
+                        while true {
+                            let end = row.baseAddress.flatMap { memchr($0 + start, 0x0A, row.count - start) }
+                                .map { row.baseAddress!.distance(to: UnsafeRawPointer($0)) } ?? row.count
+                            out += prefix
+                            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: row[start..<end]))
+                            out.append(0x0A)
+                            if out.count >= 64 * 1024 { flush() }
+                            if end >= row.count { break }
+                            start = end + 1
+                        }
+                    }
+                }
+            }
+            flush()
             guard follow else { return }
             let live = try JournalInput.attempt { () throws(JournalError) in try journal.isLive(id) }
-            if !live && lines.isEmpty { return }
-            if lines.isEmpty { usleep(200_000) }
+            if !live && last == before { return }
+            if last == before { usleep(200_000) }
         }
     }
 }

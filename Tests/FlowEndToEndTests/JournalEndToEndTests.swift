@@ -87,6 +87,20 @@ import Glibc
     }
 
     /// `logs --follow` prints what a live run's steps print as they go, and ends with the run.
+    /// `flow logs` streams: a 24 MB log (12 million prefixed lines) is printed under a 600 MB
+    /// memory limit (it was read whole first, ~70 bytes of memory per byte of log).
+    @Test func logsOfALargeRunAreStreamed() throws {
+        let box = try RunSandbox()
+        try box.write("w.yaml", "steps:\n  - name: big\n    shell: yes | head -c 24000000\n")
+        let script = #"""
+            "$0" run w.yaml > /dev/null 2>&1; echo "run $?"
+            (ulimit -v 600000; "$0" logs last | wc -l; "$0" logs last big | wc -c)
+            """#
+        let result = try FlowBinary.run([], in: box.root, timeout: 120, shellScript: script)
+        #expect(result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                == ["run 0", "12000000", "24000000"], "\(result)")
+    }
+
     @Test func logsFollowPrintsALiveRunsLinesAndEndsWithIt() throws {
         let box = try RunSandbox()
         try box.write("slow.yaml", """

@@ -116,7 +116,9 @@ import Testing
             """)
         let journal = try Journal.open(stateDir: dir, create: true)
         #expect(try journal.steps("v1run").map(\.state) == ["succeeded"])
-        #expect(try journal.lines("v1run", path: nil).map { String(decoding: $0.bytes, as: UTF8.self) } == ["hi"])
+        var lines: [String] = []
+        try journal.forEachLines("v1run", path: nil) { lines.append(String(decoding: $0.bytes, as: UTF8.self)) }
+        #expect(lines == ["hi"])
         let (states, autoincrement): ([String], Bool?) = try journal.read { db in
             (try db.values("SELECT to_state FROM transitions WHERE run_id = 'v1run' ORDER BY seq"),
              try db.value("SELECT COUNT(*) > 0 FROM sqlite_master WHERE sql LIKE '%AUTOINCREMENT%'"))
