@@ -169,6 +169,12 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         return false
     }
 
+    /// Waits until the journal is open and the run written; false if it could not be
+    /// (the run would go unrecorded).
+    public func waitUntilRecording() -> Bool {
+        mutex.withLock { _ in awaitOpening() }
+    }
+
     /// Writes the run and its (pending) steps, and takes the run's lock.
     public func begin() throws(JournalError) {
         lock = RunLock(stateDir: journal.stateDir, runID: metadata.id)

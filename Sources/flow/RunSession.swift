@@ -85,6 +85,13 @@ struct RunSession {
                 warn: { message in Console.stderr(message + "\n") },
                 failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
             bus.add(recorder)
+            // An undo the journal does not record could be run again (its guard against a
+            // second undo reads the journal): none runs unrecorded.
+            if undo != nil, options.noJournal == false, !recorder.waitUntilRecording() {
+                Console.stderr("error: the undo cannot be recorded in the journal, so nothing was undone "
+                               + "(unrecorded, it could be run again)\n")
+                Glibc.exit(2)
+            }
         }
 
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())

@@ -581,6 +581,41 @@ import Glibc
         #expect(stale.status == 2 && stale.stderr.contains("journal.sqlite-wal"), "\(stale)")
     }
 
+    /// An undo that the journal cannot record is refused before anything runs: its guard
+    /// against a second undo reads the journal, so unrecorded it could be run again (it
+    /// ran, and again). (Root is not stopped by permissions: it undoes as `nobody` here.)
+    @Test func anUndoTheJournalCannotRecordIsRefused() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        try box.write("w.yaml", """
+            steps:
+              - name: deploy
+                shell: echo deployed
+                undo:
+                  shell: echo UNDO-RAN
+            """)
+        let run = try box.run(["run", "w.yaml", "--output", "prefixed"])
+        #expect(run.status == 0, "\(run)")
+        let dir = box.state.path
+        do {
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        chmod(box.root.path, 0o777)
+        chmod(dir, 0o777)
+        chmod(dir + "/journal.sqlite", 0o444)
+        defer { chmod(dir + "/journal.sqlite", 0o644) }
+        let script = root ? "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"" : "exec \"$0\" \"$@\""
+        for _ in 0..<2 {
+            let undo = try FlowBinary.run(["undo", "last", "--output", "prefixed", "--state-dir", dir], in: box.root, shellScript: script)
+            #expect(undo.status == 2, "\(undo)")
+            #expect(!(undo.stdout + undo.stderr).contains("UNDO-RAN"), "\(undo)")
+            #expect(undo.stderr.contains("nothing was undone"), "\(undo)")
+        }
+    }
+
     @Test func unwritableStateDirIsReportedAndTheRunStillHappens() throws {
         let box = try RunSandbox()
         try box.write("demo.yaml", Self.demo)
