@@ -76,6 +76,25 @@ struct RunSession {
         let junit = options.junit.map(JUnitReport.init(path:))
         if let junit { bus.add(junit) }
 
+        var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
+        runOptions.grace = options.grace.value
+        runOptions.maxParallel = options.maxParallel
+        runOptions.rollback = !options.noRollback
+        // Raw output reaches the journal only through flow: captured (and passed through
+        // byte for byte by RawReporter) unless nothing records it.
+        runOptions.passThroughOutput = mode == .raw && options.noJournal
+        runOptions.reuse = reuse
+        runOptions.reusedFrom = metadata.parentID
+        let cancellation = RunCancellation()
+        let executor: Executor
+        do {
+            executor = try Executor(plan: plan, options: runOptions, bus: bus, cancellation: cancellation)
+        } catch {
+            // Before the journal is told of the run: a run that never started is not
+            // recorded (it was, as `interrupted`).
+            Console.stderr("error: \(error); nothing was run\n")
+            Glibc.exit(2)
+        }
         // The journal is one more observer, opened while the run starts (see
         // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
         // output is on the terminal either way.
@@ -94,16 +113,6 @@ struct RunSession {
             }
         }
 
-        var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
-        runOptions.grace = options.grace.value
-        runOptions.maxParallel = options.maxParallel
-        runOptions.rollback = !options.noRollback
-        // Raw output reaches the journal only through flow: captured (and passed through
-        // byte for byte by RawReporter) unless nothing records it.
-        runOptions.passThroughOutput = mode == .raw && options.noJournal
-        runOptions.reuse = reuse
-        runOptions.reusedFrom = metadata.parentID
-        let cancellation = RunCancellation()
         let trap = SignalTrap(cancellation: cancellation) { signal in
             // The run still ends as runs do: the killed steps `cancelled`, the summary (or
             // `run_finished`), and the run's end in the journal (`cancelled`, not a run that
@@ -112,13 +121,6 @@ struct RunSession {
             bus.abandon(exitStatus: 128 + signal)
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             _exit(128 + signal)
-        }
-        let executor: Executor
-        do {
-            executor = try Executor(plan: plan, options: runOptions, bus: bus, cancellation: cancellation)
-        } catch {
-            Console.stderr("error: \(error)\n")
-            Glibc.exit(1)
         }
         // The executor's tasks run on the process hub's thread: a step's exit wakes the task
         // that waits for it without a thread hop (about 0.2 ms per step; see bench/).

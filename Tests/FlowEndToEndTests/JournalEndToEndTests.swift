@@ -616,6 +616,20 @@ import Glibc
         }
     }
 
+    /// A run that cannot start (no temporary directory for its `FLOW_OUTPUT` files) exits
+    /// 2 with nothing run and nothing recorded (it was recorded `interrupted`, exit 1).
+    @Test func aRunThatCannotStartIsNotRecorded() throws {
+        let box = try RunSandbox()
+        try box.write("demo.yaml", Self.demo)
+        _ = try box.run(["run", "demo.yaml", "--output", "prefixed"])
+        let r = try box.run(["run", "demo.yaml", "--output", "prefixed"], env: ["TMPDIR": "/nonexistent-flow-tmp"])
+        #expect(r.status == 2, "\(r)")
+        #expect(r.stderr.contains("cannot create a temporary directory in /nonexistent-flow-tmp") && r.stderr.contains("nothing was run"), "\(r)")
+        #expect(!r.stdout.contains("building"), "\(r)")
+        let runs = try box.run(["runs"])
+        #expect(runs.stdoutLines.count == 2, "the header and the first run only: \(runs)")
+    }
+
     @Test func unwritableStateDirIsReportedAndTheRunStillHappens() throws {
         let box = try RunSandbox()
         try box.write("demo.yaml", Self.demo)
