@@ -960,6 +960,23 @@ import FoundationXML
         #expect(r.stderrLines.contains { $0.hasPrefix("✗ failed:") }, "\(r)")
     }
 
+    /// `--quiet` names a step that failed in the end, not an attempt a retry made good.
+    @Test func quietLeavesOutAttemptsARetryMadeGood() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                shell: test -f flag || { touch flag; echo boom; exit 3; }
+                retry: 2
+              - name: broken
+                shell: exit 4
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--quiet"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.all.contains("flaky"), "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("✗ broken exit 4 ") }, "\(r)")
+    }
+
     /// A group's own time-out gets a line of its own (its steps end only `cancelled`).
     @Test func aGroupsTimeoutIsReported() throws {
         let box = try RunSandbox()

@@ -16,6 +16,10 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
     var width = 0
     /// `label | ` per step, as bytes: built once, not per line.
     var prefixes: [String: [UInt8]] = [:]
+    /// `--quiet`: the failures so far, by path, in order, written at the end: an attempt
+    /// that a retry makes good is no failure (its `✗` would stand alone, with no retry
+    /// note and no `✓` after it in quiet output).
+    var quietFailures: [(path: String, line: String)] = []
 
     public init(color: Bool, quiet: Bool, labelWidth: Int = 0) {
         style = ReporterStyle(color: color)
@@ -39,7 +43,14 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             // ends follow from its steps'). `--quiet` keeps the failures.
             let timedOutGroup = t.to == .timedOut && !t.step.isLeaf
             let shown = t.step.kind == "shell" || t.step.kind == "delay" || timedOutGroup
-            guard shown, !quiet || t.to == .failed || t.to == .timedOut else { return }
+            guard shown else { return }
+            if quiet {
+                if t.to == .retrying { quietFailures.removeAll { $0.path == t.step.path } }
+                if t.to == .failed || t.to == .timedOut {
+                    quietFailures.append((t.step.path, "\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))\n"))
+                }
+                return
+            }
             if let reason = t.reason, reason.hasPrefix("reused") {
                 if t.to == .succeeded {
                     err.append("\(style.state(.succeeded)) \(t.step.label) \(style.paint(reason, "2"))\n")
@@ -76,6 +87,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             err.flush()
         case .runFinished(let outcome):
             out.flush()
+            for failure in quietFailures { err.append(failure.line) }
             if !log.failed.isEmpty { log.replay(to: err, style: style) }
             err.append(style.summary(outcome) + "\n")
             err.flush()
