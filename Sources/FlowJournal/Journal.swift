@@ -44,9 +44,14 @@ public final class Journal: @unchecked Sendable {
         _ = configured
         let path = stateDir + "/journal.sqlite"
         if !create, Glibc.access(path, F_OK) != 0 {
+            let missing = errno
             var info = stat()
             if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
                 throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
+            }
+            // Not "no journal" when this user may not look (another user's 0700 state dir).
+            if missing == EACCES {
+                throw JournalError("cannot read the state dir \(stateDir): \(String(cString: strerror(EACCES)))")
             }
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
         }

@@ -616,6 +616,24 @@ import Glibc
         }
     }
 
+    /// Another user's state dir that this user may not look into is said to be that, not
+    /// "no journal yet". (Root is not stopped by permissions: it reads as `nobody` here.)
+    @Test func aStateDirThatCannotBeReadIsNamed() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard root, FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        try box.write("demo.yaml", Self.demo)
+        _ = try box.run(["run", "demo.yaml", "--output", "prefixed"])
+        let dir = box.state.path
+        chmod(box.root.path, 0o755)
+        chmod(dir, 0o700)
+        let script = "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\""
+        let runs = try FlowBinary.run(["runs", "--state-dir", dir], in: URL(fileURLWithPath: "/tmp"), shellScript: script)
+        #expect(runs.status == 2, "\(runs)")
+        #expect(runs.stderr.contains("cannot read the state dir") && runs.stderr.contains("Permission denied"), "\(runs)")
+    }
+
     /// A run that cannot start (no temporary directory for its `FLOW_OUTPUT` files) exits
     /// 2 with nothing run and nothing recorded (it was recorded `interrupted`, exit 1).
     @Test func aRunThatCannotStartIsNotRecorded() throws {
