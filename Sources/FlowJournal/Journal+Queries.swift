@@ -149,7 +149,8 @@ extension Journal {
 
     /// The output of a run (or of one step and the steps inside it) after row `after`, one
     /// row at a time, oldest first: `body` gets each row's lines (see `LineRecord`) while the
-    /// next are still unread, so a log of any size takes memory for one row (~1 MiB).
+    /// next are still unread, so a log of any size takes memory for one row (~1 MiB) and
+    /// the rows' metadata (a journal from before v3 held the lines in the rows themselves).
     /// Returns the last row's id (`after` when there were none).
     @discardableResult
     public func forEachLines(_ runID: String, path: String?, after: Int64 = 0,

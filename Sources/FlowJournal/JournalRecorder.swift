@@ -190,22 +190,30 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         }
         for child in plan.root.children + plan.root.finally { visit(child, depth: 0) }
         let total = rows.filter { ["print", "delay", "shell"].contains($0.4) }.count
-        try journal.access { db in
-            let s = try JournalStatements(db)
-            statements = s
-            try s.transaction {
-                try db.execute("""
-                    INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd,
-                                      started_at, state, pid, host, total_steps, workflow_path_bytes, cwd_bytes)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)
-                    """, [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
-                          Journal.hash(m.content), m.content, m.args.json, m.cwd,
-                          startedAt, Int(getpid()), hostName, total, m.workflowPathBytes, m.cwdBytes])
-                for row in rows {
-                    try s.run(s.insertStep, .text(m.id), .text(row.0), .int(Int64(row.1)), .int(Int64(row.2)),
-                              row.3.map { .text($0) } ?? .null, .text(row.4), .text(row.5))
+        do {
+            try journal.access { db in
+                let s = try JournalStatements(db)
+                statements = s
+                try s.transaction {
+                    try db.execute("""
+                        INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd,
+                                          started_at, state, pid, host, total_steps, workflow_path_bytes, cwd_bytes)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)
+                        """, [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
+                              Journal.hash(m.content), m.content, m.args.json, m.cwd,
+                              startedAt, Int(getpid()), hostName, total, m.workflowPathBytes, m.cwdBytes])
+                    for row in rows {
+                        try s.run(s.insertStep, .text(m.id), .text(row.0), .int(Int64(row.1)), .int(Int64(row.2)),
+                                  row.3.map { .text($0) } ?? .null, .text(row.4), .text(row.5))
+                    }
                 }
             }
+        } catch {
+            // No run was written: its lock file would stay behind for good (nothing clears
+            // the lock of a run the journal does not have).
+            lock?.release(stateDir: journal.stateDir, runID: metadata.id)
+            lock = nil
+            throw error
         }
         attached.store(true, ordering: .releasing)
         ticker = Task.detached { [weak self] in

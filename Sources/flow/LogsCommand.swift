@@ -70,6 +70,9 @@ struct LogsCommand: Command {
         }
         while true {
             let before = last
+            // Asked before the rows are read: rows the run commits after the read, before
+            // it ends, are read in the next round (asked after, they could be missed).
+            let live = try follow && JournalInput.attempt { () throws(JournalError) in try journal.isLive(id) }
             last = try JournalInput.attempt { () throws(JournalError) in
                 try journal.forEachLines(id, path: path, after: last) { record in
                     // Bytes, not a String: a line that is not UTF-8 is printed as the step printed it.
@@ -97,9 +100,7 @@ struct LogsCommand: Command {
                 }
             }
             flush()
-            guard follow else { return }
-            let live = try JournalInput.attempt { () throws(JournalError) in try journal.isLive(id) }
-            if !live && last == before { return }
+            guard follow, live else { return }
             if last == before { usleep(200_000) }
         }
     }

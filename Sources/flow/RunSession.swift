@@ -106,9 +106,10 @@ struct RunSession {
             bus.add(recorder)
             // An undo the journal does not record could be run again (its guard against a
             // second undo reads the journal): none runs unrecorded.
-            if undo != nil, options.noJournal == false, !recorder.waitUntilRecording() {
+            if undo != nil, !recorder.waitUntilRecording() {
                 Console.stderr("error: the undo cannot be recorded in the journal, so nothing was undone "
                                + "(unrecorded, it could be run again)\n")
+                executor.discard()
                 Glibc.exit(2)
             }
         }
@@ -118,9 +119,9 @@ struct RunSession {
             // `run_finished`), and the run's end in the journal (`cancelled`, not a run that
             // looks `interrupted` until its lock is found stale).
             Console.stderr("\nflow: second signal; killed every step\n")
-            bus.abandon(exitStatus: 128 + signal)
+            let status = bus.abandon(exitStatus: 128 + signal)
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
-            _exit(128 + signal)
+            _exit(status)
         }
         // The executor's tasks run on the process hub's thread: a step's exit wakes the task
         // that waits for it without a thread hop (about 0.2 ms per step; see bench/).

@@ -69,13 +69,15 @@ import Glibc
                   - sequential:
                       - { name: d1, if: failure(), shell: echo d1 >> log }
                       - { name: d2, shell: echo d2 >> log }
+                    finally:
+                      - { name: df, if: failure(), shell: echo df >> log }
               - name: never
                 sequential:
                   - { name: s1, shell: echo s1 >> log }
             """)
         let r = try box.run(["run", "wf.yaml", "--output", "json"])
         #expect(r.status == 1, "\(r)")
-        #expect(Set(box.lines("log")) == ["r1", "r2", "c1", "c3", "notify", "d1", "d2"], "\(r)")
+        #expect(Set(box.lines("log")) == ["r1", "r2", "c1", "c3", "notify", "d1", "d2", "df"], "\(r)")
         #expect(r.finalState(of: "report") == "succeeded", "\(r)")
         #expect(r.finalState(of: "c2") == "skipped", "after c1 failed, in its own group: \(r)")
         #expect(r.finalState(of: "cleanup") == "failed", "\(r)")

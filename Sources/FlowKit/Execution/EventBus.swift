@@ -15,7 +15,7 @@ public final class EventBus: Sendable {
         /// Every step instance that has started and not ended: what `abandon` ends. Keyed
         /// by identity, holding only the instance (10,000 concurrent steps: ~0.4 MB; whole
         /// transitions by path cost 3–5 MB there).
-        var live: [ObjectIdentifier: StepInstance] = [:]
+        var live: [ObjectIdentifier: (instance: StepInstance, delivered: StepState)] = [:]
         /// The state each workflow leaf step (not an undo step) ended in, by path (a
         /// retried group's new instance replaces the old one's): the counts of the summary
         /// `abandon` gives, taken from the events delivered (the executor's own counts may
@@ -25,8 +25,8 @@ public final class EventBus: Sendable {
         var startedAt: Timestamp?
         /// Set by `abandon`: nothing more is delivered.
         var abandoned = false
-        /// The run's end has been delivered (a second signal right then adds none).
-        var finished = false
+        /// The run's end as delivered (a second signal right then adds none).
+        var finished: RunOutcome?
 
         /// Delivers what `splitter` holds of `step`'s `stream` (its unfinished last line).
         func deliverLastLine(_ splitter: LineSplitter, of step: StepRef, _ stream: OutputChannel) {
@@ -39,7 +39,7 @@ public final class EventBus: Sendable {
         mutating func track(_ t: StepTransition, of instance: StepInstance) {
             switch t.to {
             case .running, .retrying, .undoing:
-                live[ObjectIdentifier(instance)] = instance
+                live[ObjectIdentifier(instance)] = (instance, t.to)
             case .pending: break
             default:
                 live.removeValue(forKey: ObjectIdentifier(instance))
@@ -63,7 +63,7 @@ public final class EventBus: Sendable {
             guard !s.abandoned else { return }
             switch event {
             case .runStarted(let info): s.startedAt = info.startedAt
-            case .runFinished: s.finished = true
+            case .runFinished(let outcome): s.finished = outcome
             default: break
             }
             for observer in s.observers { observer.handle(event) }
@@ -145,9 +145,11 @@ public final class EventBus: Sendable {
     /// unless the run's end was delivered already. Then every observer writes out or
     /// records what it holds, and nothing more is delivered (the steps' own ends, racing in
     /// from the hub, would say it twice).
-    public func abandon(exitStatus: Int32) {
-        state.withLock { s in
-            guard !s.abandoned else { return }
+    /// Returns the status flow exits with: `exitStatus`, or the run's own when its end was
+    /// delivered first.
+    public func abandon(exitStatus: Int32) -> Int32 {
+        state.withLock { s -> Int32 in
+            guard !s.abandoned else { return exitStatus }
             defer {
                 s.abandoned = true
                 for observer in s.observers { observer.abandon(exitStatus: exitStatus) }
@@ -156,30 +158,37 @@ public final class EventBus: Sendable {
                 s.deliverLastLine(pending.splitter, of: pending.step, key.hasSuffix("\u{1}e") ? .stderr : .stdout)
             }
             s.splitters.removeAll()
-            guard !s.finished else { return }
+            if let finished = s.finished { return finished.exitCode }
             let now = Timestamp.now()
             let depth = { (path: String) in path.utf8.reduce(0) { $1 == UInt8(ascii: ".") ? $0 + 1 : $0 } }
-            let live = s.live.values.map(\.snapshot).sorted { (depth($0.ref.path), $0.ref.path) > (depth($1.ref.path), $1.ref.path) }
+            let live = s.live.values.map { (step: $0.instance.snapshot, delivered: $0.delivered) }
+                .sorted { (depth($0.step.ref.path), $0.step.ref.path) > (depth($1.step.ref.path), $1.step.ref.path) }
             var transitions: [StepTransition] = []
-            for step in live {
+            for (step, delivered) in live {
                 let reason = "killed by the second signal"
-                switch step.state {
-                case .running:
-                    transitions.append(StepTransition(step: step.ref, from: .running, to: .cancelled, attempt: step.attempt,
-                                                      reason: reason, time: now, elapsed: step.elapsed))
-                case .retrying:
-                    for (from, to) in [(StepState.retrying, StepState.running), (.running, .cancelled)] {
-                        transitions.append(StepTransition(step: step.ref, from: from, to: to, attempt: step.attempt + 1,
-                                                          reason: to == .cancelled ? reason : nil, time: now,
-                                                          elapsed: to == .cancelled ? step.elapsed : nil))
-                    }
-                case .undoing:
-                    transitions.append(StepTransition(step: step.ref, from: .undoing, to: .undoFailed, attempt: step.attempt,
-                                                      reason: reason, time: now, elapsed: step.elapsed))
+                func move(_ from: StepState, _ to: StepState, attempt: Int, why: String? = reason, elapsed: Double? = step.elapsed) {
+                    transitions.append(StepTransition(step: step.ref, from: from, to: to, attempt: attempt, reason: why,
+                                                      time: now, elapsed: elapsed))
+                }
+                // From what the observers were told (the step may be one move ahead: its own
+                // event waits for this lock, and is dropped), to an end the table allows.
+                switch (delivered, step.state) {
+                case (.running, .running):
+                    move(.running, .cancelled, attempt: step.attempt)
+                case (.running, let end) where end.isFinal:
+                    move(.running, end, attempt: step.attempt, why: nil)
+                case (.retrying, .retrying):
+                    move(.retrying, .running, attempt: step.attempt + 1, why: nil, elapsed: nil)
+                    move(.running, .cancelled, attempt: step.attempt + 1)
+                case (.retrying, _):
+                    move(.retrying, .running, attempt: step.attempt, why: nil, elapsed: nil)
+                    move(.running, .cancelled, attempt: step.attempt)
+                case (.undoing, .undone), (.undoing, .undoFailed):
+                    move(.undoing, step.state, attempt: step.attempt, why: nil)
+                case (.undoing, _):
+                    move(.undoing, .undoFailed, attempt: step.attempt)
                 default:
-                    // Its own end is waiting for this lock (and will be dropped): it ended so.
-                    transitions.append(StepTransition(step: step.ref, from: .running, to: step.state, attempt: step.attempt,
-                                                      time: now, elapsed: step.elapsed))
+                    move(delivered, .cancelled, attempt: step.attempt)
                 }
             }
             for t in transitions {
@@ -190,11 +199,13 @@ public final class EventBus: Sendable {
             let counts = s.ended.values.reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
             let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts, elapsed: elapsed, time: now)
             for observer in s.observers { observer.handle(.runFinished(outcome)) }
+            return exitStatus
         }
     }
 
     public func finish() {
         state.withLock { s in
+            guard !s.abandoned else { return }
             for observer in s.observers { observer.finish() }
         }
     }

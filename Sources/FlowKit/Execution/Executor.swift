@@ -444,7 +444,7 @@ public final class Executor: Sendable {
             let finallyFrame = frame
             let finallyState = await Task(executorPreference: hub.executor) {
                 await self.runList(node.finally, concurrent: false, frame: finallyFrame,
-                                   scope: FailureScope(parent: nil, inheritsFailure: groupFailed),
+                                   scope: FailureScope(parent: nil, inheritsFailure: groupFailed || scope.seesFailure),
                                    env: env, mode: mode == .undo ? .undo : .finally,
                                    status: self.cancellation.isCancelled ? .cancelled : (groupFailed ? .failed : (status == .running ? .succeeded : status)),
                                    inheritedFailure: groupFailed, isUndo: instance.ref.isUndo, runsAlways: true)
@@ -478,6 +478,14 @@ public final class Executor: Sendable {
                 bus.emit(.note(instance.ref, "undo of \(instance.ref.label) failed; rollback goes on"))
             }
         }
+    }
+}
+
+extension Executor {
+    /// For a run that ends before it started (refused after the executor was made): removes
+    /// what the executor made (its scratch directory).
+    public func discard() {
+        scratch.remove()
     }
 }
 

@@ -43,9 +43,14 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             // ends follow from its steps'). `--quiet` keeps the failures.
             let timedOutGroup = t.to == .timedOut && !t.step.isLeaf
             let shown = t.step.kind == "shell" || t.step.kind == "delay" || timedOutGroup
+            // A retried group runs its steps again: their failures (and its own) so far
+            // are made good or said again.
+            if quiet, t.to == .retrying {
+                let inside = t.step.path + "."
+                quietFailures.removeAll { $0.path == t.step.path || $0.path.hasPrefix(inside) }
+            }
             guard shown else { return }
             if quiet {
-                if t.to == .retrying { quietFailures.removeAll { $0.path == t.step.path } }
                 if t.to == .failed || t.to == .timedOut {
                     quietFailures.append((t.step.path, "\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))\n"))
                 }
