@@ -118,8 +118,9 @@ struct RunSession {
             // The run still ends as runs do: the killed steps `cancelled`, the summary (or
             // `run_finished`), and the run's end in the journal (`cancelled`, not a run that
             // looks `interrupted` until its lock is found stale).
-            Console.stderr("\nflow: second signal; killed every step\n")
-            let status = bus.abandon(exitStatus: 128 + signal)
+            let status = bus.abandon(exitStatus: 128 + signal) {
+                Console.stderr("\nflow: second signal; killed every step\n")
+            }
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             _exit(status)
         }

@@ -147,9 +147,12 @@ public final class EventBus: Sendable {
     /// from the hub, would say it twice).
     /// Returns the status flow exits with: `exitStatus`, or the run's own when its end was
     /// delivered first.
-    public func abandon(exitStatus: Int32) -> Int32 {
+    /// `announce` says why on stderr, first, unless the run's end came first (then it
+    /// would follow the summary as if the run had not ended).
+    public func abandon(exitStatus: Int32, announce: () -> Void = {}) -> Int32 {
         state.withLock { s -> Int32 in
             guard !s.abandoned else { return exitStatus }
+            if s.finished == nil { announce() }
             defer {
                 s.abandoned = true
                 for observer in s.observers { observer.abandon(exitStatus: exitStatus) }
