@@ -32,7 +32,10 @@ extension Executor {
         }
     }
 
-    func runShell(_ instance: StepInstance, task: PlanNode.ShellTask, context: RuntimeContext, env: ChildEnvironment) async -> AttemptResult {
+    @inline(never)
+    func runShell(_ step: StepRun) async -> AttemptResult {
+        guard case .shell(let task) = step.instance.node.kind else { return AttemptResult(state: .failed) }
+        let instance = step.instance, context = step.context, env = step.env
         let node = instance.node
         let (command, exprEnv) = Self.substitute(task.command, context: context)
         var environment = env
@@ -163,7 +166,7 @@ extension Executor {
     /// and its recorded time must not run while it waits (they did: a queued step could
     /// time out, or spend its retries, without having run).
     func admit(_ node: PlanNode) async -> Bool {
-        guard case .shell(let task) = node.kind else { return true }
+        guard let interactive = Self.interactive(node) else { return true }
         if let globalLimiter {
             do { try await globalLimiter.acquire() } catch { return false }
             // The slot may be one that a failing sibling just gave back: its fail-fast
@@ -171,7 +174,7 @@ extension Executor {
             // executor ahead of this task's next turn), so look again after one turn.
             await Task.yield()
         }
-        await terminal.acquire(exclusive: task.interactive)
+        await terminal.acquire(exclusive: interactive)
         if Task.isCancelled {
             release(node)
             return false
@@ -182,12 +185,11 @@ extension Executor {
     /// One attempt of a shell step: admitted (`admit`), then `running`, run, and what it
     /// held given back. Nil if it was cancelled while it waited (it never started).
     @inline(never)
-    func admittedAttempt(_ instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment,
-                         mode: Mode, status: RunStatus) async -> AttemptResult? {
-        guard await admit(instance.node) else { return nil }
-        defer { release(instance.node) }
-        instance.transition(to: .running)
-        return await attemptWithTimeout(instance, context: context, scope: scope, env: env, mode: mode, status: status)
+    func admittedAttempt(_ step: StepRun) async -> AttemptResult? {
+        guard await admit(step.instance.node) else { return nil }
+        defer { release(step.instance.node) }
+        step.instance.transition(to: .running)
+        return await attemptWithTimeout(step)
     }
 
     /// A step cancelled while it waited to be admitted (fail-fast, Ctrl-C): a first attempt
@@ -207,10 +209,18 @@ extension Executor {
         return .cancelled
     }
 
+    /// Whether a shell step reads the terminal; nil for other steps. Out of line: a copy of
+    /// the node's `kind` would join the frames of the async functions that ask.
+    @inline(never)
+    static func interactive(_ node: PlanNode) -> Bool? {
+        guard case .shell(let task) = node.kind else { return nil }
+        return task.interactive
+    }
+
     /// Gives back what `admit` took.
     func release(_ node: PlanNode) {
-        guard case .shell(let task) = node.kind else { return }
-        terminal.release(exclusive: task.interactive)
+        guard let interactive = Self.interactive(node) else { return }
+        terminal.release(exclusive: interactive)
         globalLimiter?.release()
     }
 
