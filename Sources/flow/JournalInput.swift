@@ -43,6 +43,46 @@ enum JournalInput {
         }
     }
 
+    /// The runs that carried run `id` on, newest first: its resumes and its undos. A run is
+    /// one history with them: `resume` and `undo` act on its latest state, not on the
+    /// run's own record alone (a step an undo reversed is not reused; a resumed run is
+    /// undone or resumed through its resume, which carries its succeeded steps on).
+    static func laterRuns(of id: String, in journal: Journal) throws -> (resumes: [RunRecord], undos: [RunRecord]) {
+        let history = try attempt { () throws(JournalError) in try journal.runs(limit: nil) }
+        let later = history.filter { $0.parentID == id }
+        return (later.filter { $0.kind == "resume" }, later.filter { $0.kind == "undo" })
+    }
+
+    /// Refuses (exit 2) to resume or undo run `id` once a resume carried it on: the resume
+    /// holds its succeeded steps as its own, so acting on the old run as well would reverse
+    /// them twice, or run again what the resume did.
+    static func refuseIfResumed(_ id: String, by resumes: [RunRecord], command: String) throws {
+        guard let resume = resumes.first else { return }
+        if command == "resume", resume.state == "succeeded" {
+            Console.stderr("error: run \(id) was resumed as run \(resume.id), which succeeded; there is nothing left to resume\n")
+            throw ExitCode(2)
+        }
+        let state = resume.state == "running" ? "still running" : resume.state
+        Console.stderr("error: run \(id) was resumed as run \(resume.id) (\(state)), which carries its steps on; "
+                       + "\(command) that run instead\n")
+        Console.stderr("help: flow \(command) \(resume.id)\n")
+        throw ExitCode(2)
+    }
+
+    /// The steps of run `id` that its earlier undos reached, by path: the state each ended
+    /// in there (`undone`, `undo_failed`, or `undoing` when that undo was killed) and the
+    /// undo run; where several did, the one that reversed it (`undone`) wins.
+    static func reachedByUndos(_ undos: [RunRecord], in journal: Journal) throws -> [String: (state: String, by: String)] {
+        var reached: [String: (state: String, by: String)] = [:]
+        for undo in undos {
+            let steps = try attempt { () throws(JournalError) in try journal.steps(undo.id) }
+            for step in steps where ["undone", "undo_failed", "undoing"].contains(step.state) {
+                if reached[step.path]?.state != "undone" { reached[step.path] = (step.state, undo.id) }
+            }
+        }
+        return reached
+    }
+
     /// The results of the steps that succeeded in a recorded run, by path (what `resume`
     /// reuses and what `undo` steps see).
     static func succeededResults(_ steps: [StepRecord], leavesOnly: Bool) -> [String: StepResult] {

@@ -13,7 +13,8 @@ struct ResumeCommand: Command {
             the workflow content and arguments recorded with it; if the file has changed since, \
             resume refuses unless --force, which uses the current file (steps match by position). \
             The steps run in the directory the run was started in, wherever resume is \
-            invoked from. The new run is recorded as a run of its own.
+            invoked from. The new run is recorded as a run of its own; a run that was resumed \
+            before is resumed through that run, and steps an undo reversed run again.
             """,
         arguments: [JournalOptions.runArgument],
         options: [.flag("force", help: "Resume even though the workflow file changed (with the current file).")]
@@ -49,6 +50,8 @@ struct ResumeCommand: Command {
         }
         try RecordedDirectory.check(record)
         try JournalInput.claim(journal, record)
+        let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
+        try JournalInput.refuseIfResumed(id, by: resumes, command: "resume")
         var content = record.content
         let read = Result { () throws(FileReader.Failure) in
             try FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
@@ -70,7 +73,10 @@ struct ResumeCommand: Command {
         }
         let (_, plan) = try JournalInput.plan(content: content, path: record.workflowPath, args: record.args, noColor: execution.noColor)
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
-        let reuse = JournalInput.succeededResults(steps, leavesOnly: true)
+        var reuse = JournalInput.succeededResults(steps, leavesOnly: true)
+        // A step a `flow undo` of this run reversed (or tried to) runs again, as one the
+        // run rolled back itself does: its effect is gone, or in doubt.
+        for path in try JournalInput.reachedByUndos(undos, in: journal).keys { reuse[path] = nil }
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
                                    content: content, args: record.args, cwd: record.cwd,
                                    workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)

@@ -10,13 +10,14 @@ struct UndoCommand: Command {
         discussion: """
             Uses the workflow content and outputs recorded with the run, so undo steps see \
             `steps.<name>.outputs` as they were, in the directory the run was started in. \
-            Steps the run already rolled back are left \
-            alone. The rollback is recorded as a run of its own; a run that was undone \
-            before is refused unless --force.
+            Steps already undone (by the run's own rollback or an earlier undo) are left \
+            alone; steps whose undo failed or was cut short are undone again. Once every \
+            step is undone, undo is refused unless --force. A run that was resumed is undone \
+            through its resume. The rollback is recorded as a run of its own.
             """,
         arguments: [JournalOptions.runArgument],
         // `--no-rollback` would mean nothing here: an undo is a rollback.
-        options: [.flag("force", help: "Undo again a run that was undone before.")]
+        options: [.flag("force", help: "Undo again the steps an earlier undo of the run reversed.")]
             + ExecutionOptions.options.filter { $0.long != "no-rollback" }
     )
 
@@ -44,23 +45,36 @@ struct UndoCommand: Command {
         }
         try RecordedDirectory.check(record)
         try JournalInput.claim(journal, record)
-        let history = try JournalInput.attempt { () throws(JournalError) in try journal.runs(limit: nil) }
-        if !force, let earlier = history.first(where: { $0.kind == "undo" && $0.parentID == id && $0.state == "succeeded" }) {
-            Console.stderr("error: run \(id) was already undone by run \(earlier.id)\n")
-            Console.stderr("help: use --force to run its undo steps again\n")
-            throw ExitCode(2)
-        }
+        let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
+        try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")
         let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowPath, args: record.args,
                                               noColor: execution.noColor)
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         let seeds = JournalInput.succeededResults(steps, leavesOnly: false)
-        let order = steps.filter { $0.state == "succeeded" && $0.completedSeq != nil }
+        // The steps to reverse: those that succeeded, and those whose rollback in the run
+        // failed or was cut short (`undo_failed`, `undoing`): their undo is tried again.
+        let order = steps.filter { ["succeeded", "undo_failed", "undoing"].contains($0.state) && $0.completedSeq != nil }
             .sorted { $0.completedSeq! < $1.completedSeq! }
-            .map { (path: $0.path, result: seeds[$0.path]!) }
+            .map { (path: $0.path, result: StepResult(state: .succeeded, exitCode: $0.exitCode.map(Int32.init), outputs: $0.outputs)) }
         let undoable = order.filter { step in plan.steps.contains { $0.path == step.path && !$0.undo.isEmpty } }
         guard !undoable.isEmpty else {
             Console.stdout("run \(id) has no succeeded steps with `undo`; nothing to roll back\n")
             return
+        }
+        // Steps an earlier `flow undo` of this run reversed are left alone unless --force;
+        // those it failed to reverse (or was killed reversing) are tried again.
+        let reached = try JournalInput.reachedByUndos(undos, in: journal)
+        let pending = force ? undoable : undoable.filter { reached[$0.path]?.state != "undone" }
+        if pending.isEmpty {
+            let by = undoable.compactMap { reached[$0.path]?.by }.first ?? "?"
+            Console.stderr("error: run \(id) was already undone by run \(by)\n")
+            Console.stderr("help: use --force to run its undo steps again\n")
+            throw ExitCode(2)
+        }
+        if pending.count < undoable.count {
+            let left = undoable.count - pending.count
+            Console.stderr("undoing run \(id): \(left) step\(left == 1 ? "" : "s") already undone by an earlier undo "
+                           + "left alone (--force undoes them again)\n")
         }
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .undo, parentID: id, workflowPath: record.workflowPath,
                                    content: record.content, args: record.args, cwd: record.cwd,
@@ -69,7 +83,7 @@ struct UndoCommand: Command {
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = seeds
-        session.undo = undoable
+        session.undo = pending
         await session.run()
     }
 }

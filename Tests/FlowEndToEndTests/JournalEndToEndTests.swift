@@ -415,6 +415,105 @@ import Glibc
         #expect(Set(box.lines("log")) == ["undo-c", "undo-b", "undo-a A1"], "every undo ran despite the failure")
     }
 
+    /// Undo steps see the recorded outputs of every step, not only of the steps being
+    /// undone (the others' results were overwritten by their `skipped`: `rm -rf "$dir/f"`
+    /// became `rm -rf "/f"`).
+    @Test func undoSeesTheOutputsOfStepsWithoutUndo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: outputs
+            steps:
+              - name: mkdir
+                shell: echo "dir=/some/where" >> "$FLOW_OUTPUT"
+              - name: fill
+                shell: "true"
+                undo:
+                  shell: echo "undo fill in [${{ steps.mkdir.outputs.dir }}]" >> log
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["undo fill in [/some/where]"])
+    }
+
+    static let twoUndos = """
+        name: two
+        steps:
+          - name: a
+            shell: echo run-a >> log
+            undo:
+              shell: echo undo-a >> log
+          - name: b
+            shell: echo run-b >> log
+            undo:
+              shell: echo undo-b >> log; test -f ok-b
+          - name: use
+            shell: test -f marker
+        """
+
+    /// A step whose rollback failed (in the run, or in an earlier `flow undo`) is undone by
+    /// the next `flow undo`; steps already undone are left alone, and once every one is,
+    /// another undo is refused. Before, a failed rollback could never be retried (`flow undo`
+    /// said success), and a second undo reversed again what the first had.
+    @Test func undoRetriesOnlyWhatWasNotUndone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.twoUndos)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        #expect(box.lines("log") == ["run-a", "run-b", "undo-b", "undo-a"], "b's undo failed, a's ran")
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        let first = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(first.status == 1, "b's undo fails again: \(first)")
+        try box.write("ok-b", "")
+        let second = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(second.status == 0, "\(second)")
+        #expect(box.lines("log") == ["run-a", "run-b", "undo-b", "undo-a", "undo-b", "undo-b"], "only b, each time")
+        let third = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(third.status == 2 && third.stderr.contains("was already undone by run"), "\(third)")
+
+        // The same after a `flow undo` that undid some steps and not others.
+        let other = try RunSandbox()
+        try other.write("wf.yaml", Self.twoUndos)
+        try other.write("marker", "")
+        #expect(try other.run(["run", "wf.yaml"]).status == 0)
+        #expect(try other.run(["undo", "last"]).status == 1)
+        let otherID = try #require(try Self.runs(other).first { $0["kind"] as? String == "run" }?["id"] as? String)
+        try other.write("ok-b", "")
+        let retry = try other.run(["undo", otherID, "--output", "prefixed"])
+        #expect(retry.status == 0, "\(retry)")
+        #expect(retry.stderr.contains("1 step already undone by an earlier undo left alone"), "\(retry)")
+        #expect(other.lines("log") == ["run-a", "run-b", "undo-b", "undo-a", "undo-b"], "a is not undone twice")
+    }
+
+    /// A run is one history with its resumes and undos: resuming after `flow undo` runs the
+    /// undone steps again (it reused them, though their effect was gone), and a run carried
+    /// on by a resume is undone or resumed through that resume (undoing both reversed the
+    /// shared steps twice; resuming the old one ran again what the resume had done).
+    @Test func resumeAndUndoFollowTheRunsLaterRuns() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.twoUndos)
+        try box.write("ok-b", "")
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        #expect(try box.run(["undo", runID]).status == 0)
+        try box.write("marker", "")
+        let resumed = try box.run(["resume", runID, "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderr.contains("resuming run \(runID): 0 steps already succeeded"), "\(resumed)")
+        #expect(box.lines("log") == ["run-a", "run-b", "undo-b", "undo-a", "run-a", "run-b"])
+
+        let resumeID = try #require(try Self.runs(box).first?["id"] as? String)
+        let undoOld = try box.run(["undo", runID])
+        #expect(undoOld.status == 2, "\(undoOld)")
+        #expect(undoOld.stderr.contains("was resumed as run \(resumeID) (succeeded)"), "\(undoOld)")
+        #expect(undoOld.stderr.contains("help: flow undo \(resumeID)"), "\(undoOld)")
+        let resumeOld = try box.run(["resume", runID])
+        #expect(resumeOld.status == 2 && resumeOld.stderr.contains("there is nothing left to resume"), "\(resumeOld)")
+        #expect(try box.run(["undo", resumeID]).status == 0)
+        #expect(box.lines("log").suffix(2) == ["undo-b", "undo-a"])
+        #expect(box.lines("log").count == 8, "the shared steps were undone once")
+    }
+
     @Test func fourConcurrentRunsOnOneStateDir() throws {
         let box = try RunSandbox()
         var flows: [LiveFlow] = []

@@ -577,7 +577,6 @@ extension Executor {
         let byPath = nodesByPath
         bus.emit(.runStarted(RunInfo(id: options.runID, workflowName: plan.workflowName, file: plan.file.path,
                                      startedAt: .now(), totalSteps: steps.count)))
-        for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
         for (path, result) in steps {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
             let frame = recordedFrame(for: node)
@@ -601,6 +600,9 @@ extension Executor {
             }
         }
         skipOthers(plan.root.children + plan.root.finally)
+        // After the skips, which record their own results: the undo steps read the
+        // outputs the run recorded for every step, not only the ones being undone.
+        for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
         runState.status = .failed
         announceCancellation(rollbackOnly: true)
         await rollback(env: environment, status: .failed)
