@@ -38,6 +38,25 @@ import Glibc
         #expect(r.finalState(of: "grp") == "failed", "\(r)")
     }
 
+    /// `run.status` in a nested group's `finally` is the run's status so far (a sibling
+    /// branch failed), not the group's own (it said `succeeded`).
+    @Test func runStatusInAGroupsFinallyIsTheRunsSoFar() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - { name: boom, shell: exit 1 }
+                  - name: slow
+                    sequential: [ { shell: sleep 0.3 } ]
+                    finally: [ { name: notify, shell: "echo notify ${{ run.status }} >> log" } ]
+                fail_fast: false
+            finally: [ { name: top, shell: "echo top ${{ run.status }} >> log" } ]
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["notify failed", "top failed"], "\(r)")
+    }
+
     /// A group or `use` step that runs after a failure because its `if` says so runs its
     /// steps (they used to be skipped for the very failure that let the group run): their
     /// implied `success()` looks at the group's own steps, `failure()` inside still sees

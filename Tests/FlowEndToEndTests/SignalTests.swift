@@ -350,6 +350,45 @@ import Glibc
         #expect(r.jsonEvents.filter { $0["event"] as? String == "run_finished" }.count == 1, "\(r)")
     }
 
+    /// After Ctrl-C, `finally` sees the run as GitHub Actions shows a cancelled job:
+    /// `cancelled()` true, `failure()` false (no step failed: it used to be true, so
+    /// "build failed" alerts fired on every Ctrl-C), and `run.status` `cancelled` from then
+    /// on even in a run that had failed before (it stayed `failed`).
+    @Test func finallySeesACancelledRunAsCancelledNotFailed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: $CHILD --stderr ready --sleep 30
+            finally:
+              - { name: failed, if: failure(), shell: echo failure >> log }
+              - { name: cancel, if: cancelled(), shell: echo cancelled >> log }
+              - { name: status, shell: "echo status ${{ run.status }} >> log" }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.lines("log") == ["cancelled", "status cancelled"], "\(r)")
+
+        let failedFirst = try RunSandbox()
+        try failedFirst.write("wf.yaml", """
+            steps:
+              - { name: boom, shell: exit 1 }
+            finally:
+              - { name: wait, shell: $CHILD --stderr ready --sleep 1 }
+              - { name: failed, if: failure(), shell: echo failure >> log }
+              - { name: status, shell: "echo status ${{ run.status }} >> log" }
+            """)
+        let second = try failedFirst.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(second.waitForLine("wait | ready"), "\(second.stderr)")
+        second.signal(SIGINT)
+        let r2 = try second.finish(timeout: 15)
+        #expect(r2.status == 130, "\(r2)")
+        #expect(failedFirst.lines("log") == ["failure", "status cancelled"], "a step did fail: \(r2)")
+    }
+
     @Test func firstSigintDoesNotCancelFinally() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

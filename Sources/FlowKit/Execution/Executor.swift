@@ -75,9 +75,12 @@ public final class Executor: Sendable {
         }
         runState.status = status
         if !plan.root.finally.isEmpty {
-            let finallyScope = FailureScope(parent: nil, inheritsFailure: status != .succeeded)
+            // `failure()` there means a step failed: not that the run was cancelled (as in
+            // GitHub Actions, where cleanup reacting to both says `failure() || cancelled()`).
+            let stepFailed = rootScope.ownFailure
+            let finallyScope = FailureScope(parent: nil, inheritsFailure: stepFailed)
             let finallyState = await runList(plan.root.finally, concurrent: false, frame: frame, scope: finallyScope, env: env,
-                                             mode: .finally, status: status, inheritedFailure: status != .succeeded,
+                                             mode: .finally, status: status, inheritedFailure: stepFailed,
                                              runsAlways: true)
             if finallyState != .succeeded, status == .succeeded { status = .failed }
         }
@@ -157,9 +160,11 @@ public final class Executor: Sendable {
                  inheritedFailure: Bool = false, isUndo: Bool = false, runsAlways: Bool = false) async -> StepState
     {
         let failed = Mutex(false)
-        let record: @Sendable (PlanNode, StepState) -> Void = { node, state in
+        let record: @Sendable (PlanNode, StepState) -> Void = { [cancellation] node, state in
             if [.failed, .timedOut, .cancelled].contains(state), !node.continueOnError {
-                scope.markFailed()
+                // A step the run's cancellation stopped has not failed: `failure()` stays
+                // false for it (`success()` is false all the same: the run is cancelled).
+                if state != .cancelled || !cancellation.isCancelled { scope.markFailed() }
                 failed.withLock { $0 = true }
             }
         }
@@ -280,7 +285,7 @@ public final class Executor: Sendable {
         // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
         // run is, `failed` once an earlier step of the same `finally` list failed.
         var status = status
-        if status == .succeeded, cancellation.isCancelled { status = .cancelled }
+        if status == .succeeded || status == .failed, cancellation.isCancelled { status = .cancelled }
         if status == .succeeded, runsAlways, scope.hasFailure { status = .failed }
         if Task.isCancelled || (mode == .normal && cancellation.isCancelled) {
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled"))
@@ -518,13 +523,18 @@ public final class Executor: Sendable {
         }
         if !node.finally.isEmpty {
             // `finally` runs outside the cancelled scope: the first interrupt does not stop it.
-            let groupFailed = state != .succeeded
+            // The group failed if a step in it did, or it was stopped other than by the
+            // run's cancellation (its time-out, a sibling's fail-fast).
+            let groupFailed = inner.ownFailure || (state != .succeeded && !(state == .cancelled && cancellation.isCancelled))
             let finallyFrame = frame
             let finallyState = await Task(executorPreference: hub.executor) {
                 await self.runList(node.finally, concurrent: false, frame: finallyFrame,
                                    scope: FailureScope(parent: nil, inheritsFailure: groupFailed || scope.seesFailure),
                                    env: env, mode: mode == .undo ? .undo : .finally,
-                                   status: self.cancellation.isCancelled ? .cancelled : (groupFailed ? .failed : (status == .running ? .succeeded : status)),
+                                   // The run's status so far, not the group's: failed once a
+                                   // step failed anywhere before it (its enclosing groups see it).
+                                   status: self.cancellation.isCancelled ? .cancelled
+                                       : (groupFailed || scope.seesFailure ? .failed : (status == .running ? .succeeded : status)),
                                    inheritedFailure: groupFailed, isUndo: instance.ref.isUndo, runsAlways: true)
             }.value
             if finallyState != .succeeded, state == .succeeded { state = .failed }
