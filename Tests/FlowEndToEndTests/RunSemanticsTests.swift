@@ -38,6 +38,46 @@ import Glibc
         #expect(r.finalState(of: "grp") == "failed", "\(r)")
     }
 
+    /// A value that cannot reach the step's process fails the step before it starts, naming
+    /// where the value came from, and is not retried: a NUL byte (C strings end there: the
+    /// command silently ran with the value cut) or a value over Linux's 128 KiB per
+    /// variable (the step failed with only "argument list too long", exit 127).
+    @Test func valuesNoProcessCanTakeFailTheStepByName() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: gen
+                shell: head -c 200000 /dev/zero | tr '\\0' x | sed 's/^/blob=/' >> "$FLOW_OUTPUT"
+              - name: nul
+                shell: printf 'k=a\\000b\\n' >> "$FLOW_OUTPUT"
+              - name: big
+                shell: printf '%s' "${{ steps.gen.outputs.blob }}" | wc -c
+                continue_on_error: true
+              - name: cut
+                shell: echo "[$X]" >> log
+                env: { X: "${{ steps.nul.outputs.k }}" }
+                retry: 2
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("big | flow: the value of `${{ steps.gen.outputs.blob }}` is 200000 bytes: Linux passes at most"), "\(r)")
+        #expect(r.stderr.contains("cut | flow: the value of env `X` holds a NUL byte"), "\(r)")
+        #expect(!r.stderr.contains("retrying"), "certain to fail again: \(r)")
+        #expect(box.lines("log").isEmpty, "nothing ran with the value cut")
+        #expect(r.stderr.contains("✗ big the value of") && r.stderr.contains("✗ cut the value of"), "\(r)")
+    }
+
+    /// Thousands of expressions in one command: each is its own variable, and every name
+    /// still reaches the process with its value (setting them was quadratic).
+    @Test func aCommandWithThousandsOfExpressions() throws {
+        let box = try RunSandbox()
+        let parts = (1...3000).map { "${{ '\($0)' }}" }.joined(separator: "+")
+        try box.write("wf.yaml", "steps:\n  - shell: echo \"\(parts)\" > out\n")
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("out") == [(1...3000).map(String.init).joined(separator: "+")])
+    }
+
     /// `run.status` in a nested group's `finally` is the run's status so far (a sibling
     /// branch failed), not the group's own (it said `succeeded`).
     @Test func runStatusInAGroupsFinallyIsTheRunsSoFar() throws {

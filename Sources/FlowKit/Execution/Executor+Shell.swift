@@ -33,6 +33,42 @@ extension Executor {
     }
 
     @inline(never)
+    /// The longest `NAME=value` string Linux passes to a new program (`MAX_ARG_STRLEN`,
+    /// its NUL included).
+    static let longestEnvironmentString = 131_072
+
+    /// Why a step's environment or directory cannot reach its process, if it cannot: a
+    /// value holding a NUL byte (C strings end there), or a variable longer than Linux
+    /// passes. Names the expression or `env` entry the value came from.
+    static func unpassable(_ environment: ChildEnvironment, directory: String?, command: Template) -> String? {
+        func source(_ name: String) -> String {
+            if name.hasPrefix("FLOW_EXPR_"), let n = Int(name.dropFirst(10)) {
+                var seen = 0
+                for part in command.parts {
+                    guard case .expression(let expression, _, _) = part else { continue }
+                    seen += 1
+                    if seen == n { return "`${{ \(expression.text) }}`" }
+                }
+            }
+            return "env `\(name)`"
+        }
+        for (name, value) in environment.overrides {
+            if value.utf8.contains(0) {
+                return "the value of \(source(name)) holds a NUL byte, which no command's environment can carry"
+            }
+            let length = name.utf8.count + value.utf8.count + 2
+            if length > longestEnvironmentString {
+                return "the value of \(source(name)) is \(value.utf8.count) bytes: Linux passes at most "
+                    + "\(longestEnvironmentString - name.utf8.count - 2) to a command (each value is one environment "
+                    + "variable); write it to a file and pass the file's path instead"
+            }
+        }
+        if let directory, directory.utf8.contains(0) {
+            return "the working directory `dir` holds a NUL byte"
+        }
+        return nil
+    }
+
     func runShell(_ step: StepRun) async -> AttemptResult {
         guard case .shell(let task) = step.instance.node.kind else { return AttemptResult(state: .failed) }
         let instance = step.instance, context = step.context, env = step.env
@@ -61,6 +97,12 @@ extension Executor {
         }
         var directory: String?
         if let dir = task.dir { directory = context.render(dir) }
+        if let problem = Self.unpassable(environment, directory: directory, command: task.command) {
+            // Found before the spawn, which would cut the value at the NUL without a word,
+            // or fail with only "argument list too long". Certain to fail again: no retry.
+            bus.line(instance.ref, .stderr, "flow: \(problem)")
+            return AttemptResult(state: .failed, reason: problem, isFinal: true)
+        }
         let input: ChildInput
         if task.interactive {
             input = .terminal

@@ -347,7 +347,7 @@ public final class Executor: Sendable {
             return .finished(.cancelled)
         default:
             instance.transition(to: result.state, exitCode: result.exitCode, signal: result.signal, reason: result.reason)
-            let retryable = result.state == .timedOut || node.retry?.retries(exitCode: result.exitCode) == true
+            let retryable = !result.isFinal && (result.state == .timedOut || node.retry?.retries(exitCode: result.exitCode) == true)
             if let policy = node.retry, attempt <= policy.limit, retryable, !Task.isCancelled,
                mode != .normal || !cancellation.isCancelled
             {
@@ -397,6 +397,9 @@ public final class Executor: Sendable {
         var signal: Int32?
         var reason: String?
         var outputs: [String: String] = [:]
+        /// A failure that would come again on every attempt (found before anything ran):
+        /// not retried.
+        var isFinal = false
     }
 
     /// One attempt, cancelled (state `timed_out`) when the step's timeout passes.
@@ -499,7 +502,7 @@ public final class Executor: Sendable {
                     }
                     // The summary counts steps that ran: this one failed without any.
                     runState.countOwnFailure(instance)
-                    return AttemptResult(state: .failed, reason: reason)
+                    return AttemptResult(state: .failed, reason: reason, isFinal: true)
                 }
             }
             frame = ScopeFrame(id: node.children.first?.scope ?? node.scope, params: params)
