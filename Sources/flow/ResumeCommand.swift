@@ -69,7 +69,12 @@ struct ResumeCommand: Command {
                 Console.stderr("help: use --force to resume with the current file\n")
                 throw ExitCode(2)
             }
-            if let current { content = current }
+            if let current {
+                content = current
+            } else {
+                // --force with no current file to use: say which content runs.
+                Console.stderr("note: \(ControlEscaping.escaped(record.workflowPath)) cannot be read; resuming with the content recorded with the run\n")
+            }
         }
         let (_, plan) = try JournalInput.plan(content: content, path: record.workflowPath, args: record.args, noColor: execution.noColor)
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }

@@ -514,6 +514,31 @@ import Glibc
         #expect(box.lines("log").count == 8, "the shared steps were undone once")
     }
 
+    /// `resume` reuses a step that succeeded whatever its `if` says now: an `if: failure()`
+    /// step that ran is not skipped because the failure is gone (it was, yet counted as
+    /// reused, and its `undo` dropped out of the rollback).
+    @Test func resumeReusesAStepThatRanWhateverItsIfSaysNow() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: r
+            steps:
+              - { name: flaky, shell: test -f ok }
+              - name: notify
+                if: failure()
+                shell: echo notified >> log
+                undo:
+                  shell: echo unnotified >> log
+              - { name: last, shell: test -f ok2 }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 1, "\(resumed)")
+        #expect(resumed.stderr.contains("resuming run") && resumed.stderr.contains("1 step already succeeded"), "\(resumed)")
+        #expect(resumed.stderr.contains("✓ notify reused from run"), "\(resumed)")
+        #expect(box.lines("log") == ["notified", "unnotified"], "its undo is in the rollback")
+    }
+
     @Test func fourConcurrentRunsOnOneStateDir() throws {
         let box = try RunSandbox()
         var flows: [LiveFlow] = []

@@ -290,6 +290,16 @@ public final class Executor: Sendable {
         if Task.isCancelled || (mode == .normal && cancellation.isCancelled) {
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled"))
         }
+        if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
+            // `flow resume`: a step that succeeded before is not run again; its outputs stand.
+            // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
+            let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
+            instance.transition(to: .running, reason: options.reusedFrom.map { "reused from run \($0)" })
+            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map { "reused from run \($0)" },
+                               outputs: previous.outputs.isEmpty ? nil : previous.outputs)
+            runState.record(instance, previous)
+            return .finished(.succeeded)
+        }
         let stepEnv = renderEnv(node, base: env, frame: frame, scope: scope, status: status)
         let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
                                      frame: frame, failures: inheritedFailure ? FailureScope(parent: scope, failed: true) : scope,
@@ -311,14 +321,6 @@ public final class Executor: Sendable {
         }
 
         let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
-        if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
-            // `flow resume`: a step that succeeded before is not run again; its outputs stand.
-            instance.transition(to: .running, reason: options.reusedFrom.map { "reused from run \($0)" })
-            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map { "reused from run \($0)" },
-                               outputs: previous.outputs.isEmpty ? nil : previous.outputs)
-            runState.record(instance, previous)
-            return .finished(.succeeded)
-        }
         // A step of a `finally` list runs whatever its siblings did, and so do the steps of
         // a group there: they must not find an earlier sibling's failure in their scope.
         let ownScope = runsAlways ? FailureScope(parent: nil, inheritsFailure: inheritedFailure || scope.seesFailure) : scope
