@@ -11,6 +11,10 @@ struct RunSession {
     let metadata: RunMetadata
     /// `resume`: results of steps that already succeeded.
     var reuse: [String: StepResult] = [:]
+    /// Seconds flow gives the end of a run after the second signal (the summary, the
+    /// journal's record) before it exits without them.
+    static let secondSignalDeadline: UInt32 = 2
+
     /// `undo`: the steps to roll back (completion order), instead of running the plan.
     var undo: [(path: String, result: StepResult)]?
     /// The journal, if its opening was started early (`run`).
@@ -115,6 +119,14 @@ struct RunSession {
         }
 
         let trap = SignalTrap(cancellation: cancellation) { signal in
+            // Output flow cannot write (a reader that stopped reading: `flow run … | less`)
+            // holds the event bus, and with it everything below: flow waited for the reader,
+            // whatever the signals said. The second signal means now: after a moment flow
+            // exits without what it could not write.
+            BackgroundThread.start {
+                sleep(Self.secondSignalDeadline)
+                _exit(128 + signal)
+            }
             // The run still ends as runs do: the killed steps `cancelled`, the summary (or
             // `run_finished`), and the run's end in the journal (`cancelled`, not a run that
             // looks `interrupted` until its lock is found stale).

@@ -389,6 +389,36 @@ import Glibc
         #expect(failedFirst.lines("log") == ["failure", "status cancelled"], "a step did fail: \(r2)")
     }
 
+    /// With its output blocked (a reader that stopped reading: `flow run … | less`), the
+    /// second signal still ends flow: it waited for the reader, whatever the signals said
+    /// (the first signal's note waited for the output, and held up the second signal).
+    @Test func theSecondSignalEndsFlowWhileItsOutputIsBlocked() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-blocked-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            # The command is spelt apart here and matched with a bracket below, so that
+            # pgrep does not find this script's own command line.
+            w=blocked
+            printf 'steps:\n  - name: spam\n    shell: yes spam-%s\n' "$w" > wf.yaml
+            mkfifo out
+            # A reader that never reads: flow's writes block once the pipe is full.
+            sleep 60 < out &
+            reader=$!
+            "$0" run wf.yaml --no-journal --output prefixed > out 2>err &
+            pid=$!
+            sleep 1
+            kill -INT "$pid"; sleep 0.5; kill -INT "$pid"
+            i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i+1)); done
+            if kill -0 "$pid" 2>/dev/null; then echo "still running"; kill -9 "$pid"; else echo "ended"; fi
+            wait "$pid"; echo "status $?"
+            kill "$reader"; wait "$reader" 2>/dev/null
+            pgrep -f "yes spam-blocke[d]" >/dev/null && echo "left over" || echo "none left"
+            """#
+        let result = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(result.stdout == "ended\nstatus 130\nnone left\n", "\(result)")
+    }
+
     @Test func firstSigintDoesNotCancelFinally() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The run's cancellation: which signal asked for it and how many times.
@@ -17,14 +18,19 @@ public final class RunCancellation: Sendable {
     public init() {}
 
     /// Records a request; returns how many requests there have been (1 for the first).
+    /// The first request's handlers run on `queue`, not in the caller: one of them may
+    /// wait (saying so on a terminal or pipe that is not being read), and the caller must
+    /// stay free to take the second request.
     @discardableResult
-    public func request(_ signal: Int32) -> Int {
+    public func request(_ signal: Int32, handlersOn queue: DispatchQueue = .global()) -> Int {
         let (count, handlers) = state.withLock { s -> (Int, [@Sendable (Int32) -> Void]) in
             if s.signal == nil { s.signal = signal }
             s.count += 1
             return (s.count, s.count == 1 ? s.handlers : [])
         }
-        for handler in handlers { handler(signal) }
+        if !handlers.isEmpty {
+            queue.async { for handler in handlers { handler(signal) } }
+        }
         return count
     }
 
