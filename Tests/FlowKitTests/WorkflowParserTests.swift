@@ -362,6 +362,31 @@ import Testing
             """)
     }
 
+    /// What reaches the kernel as a C string (a command, `dir`, an `env` value, a shell
+    /// path) cannot hold a NUL, which would end it there: reported at the NUL itself, in
+    /// every quoting style. `stdin` and messages are written as bytes and may hold one.
+    @Test func nulCharactersWhereCStringsAreDue() {
+        expectDiagnostics(#"""
+            shell: "/bin⟦invalid-value⟧\0/bash"
+            env: { W: "a⟦invalid-value⟧\0b" }
+            defaults: { dir: "/tmp⟦invalid-value⟧\x00x" }
+            steps:
+              - shell: "echo kept⟦invalid-value⟧\0; echo dropped"
+              - shell: echo "$V"
+                env: { V: "kept⟦invalid-value⟧\u0000dropped" }
+              - shell: pwd
+                dir: "/tmp⟦invalid-value⟧\0"
+              - "echo ⟦invalid-value⟧\0"
+              - sequential:
+                  - shell: "echo one
+                      two⟦invalid-value⟧\0"
+                shell: bash
+              - shell: cat
+                stdin: "a\0b"
+              - print: "a\0b"
+            """#)
+    }
+
     @Test func emptyGroups() {
         expectDiagnostics("""
             steps:

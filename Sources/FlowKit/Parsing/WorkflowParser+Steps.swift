@@ -48,6 +48,7 @@ extension WorkflowParser {
                 bag.error(.invalidValue, "a step has an empty command", at: text.span, help: "remove the item, or write the command")
                 return nil
             }
+            guard isFreeOfNUL(id, text, "the command") else { return nil }
             return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {
@@ -126,6 +127,7 @@ extension WorkflowParser {
                 bag.error(.invalidValue, "`shell` has an empty command", at: text.span)
                 return nil
             }
+            guard isFreeOfNUL(value, text, "the command") else { return nil }
             return .shell(ShellStep(command: template(value, text)))
         case "print":
             guard let text = self.text(value, "`print`") else { return nil }
@@ -213,7 +215,7 @@ extension WorkflowParser {
             p.stream = stream
             step.kind = .print(p)
         case ("dir", .shell(var s)):
-            guard let text = string(value, "`dir`") else { return }
+            guard let text = string(value, "`dir`"), isFreeOfNUL(value, text, "`dir`") else { return }
             s.dir = template(value, text)
             step.kind = .shell(s)
         case ("stdin", .shell(var s)):

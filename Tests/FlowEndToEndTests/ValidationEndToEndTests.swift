@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// Validation rules seen through the built binary: what `flow validate` rejects (with the
+/// diagnostic's location and code), `flow run` refuses (exit 2, nothing run); what it
+/// accepts runs as written.
+@Suite struct ValidationEndToEndTests {
+    /// A NUL in a command, `dir` or `env` value would end the C string the kernel gets:
+    /// `echo kept\0; touch ran` ran `echo kept` alone, and said nothing. Now it is an error
+    /// at the NUL, and nothing runs.
+    @Test func aNULWhereACStringIsDueIsAnError() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.write("wf.yaml", #"""
+            steps:
+              - shell: "echo kept\0; touch ran"
+              - shell: touch "$V"
+                env: { V: "ran2\0dropped" }
+              - shell: touch ran3
+                dir: "sub\0/nonexistent"
+            """#)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for line in ["wf.yaml:2:22: error: the command contains a NUL character [invalid-value]",
+                     "wf.yaml:4:20: error: the value of `V` contains a NUL character [invalid-value]",
+                     "wf.yaml:6:14: error: `dir` contains a NUL character [invalid-value]"] {
+            #expect(validate.stderr.contains(line + "\n"), "\(line)\n\(validate)")
+        }
+        let run = try box.run(["run", "wf.yaml"])
+        #expect(run.status == 2, "\(run)")
+        #expect(!box.exists("ran") && !box.exists("ran2") && !box.exists("sub/ran3"), "nothing ran")
+    }
+
+    /// `stdin` is written to a pipe as bytes, not passed as a C string: a NUL there is kept.
+    @Test func aNULInStdinReachesTheProcess() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - shell: cat > got
+                stdin: "a\0b"
+            """#)
+        let run = try box.run(["run", "wf.yaml", "--no-journal"])
+        #expect(run.status == 0, "\(run)")
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: box.path("got")))) == Data([0x61, 0, 0x62]))
+    }
+}
