@@ -43,4 +43,32 @@ import Testing
         #expect(run.status == 0, "\(run)")
         #expect((try? Data(contentsOf: URL(fileURLWithPath: box.path("got")))) == Data([0x61, 0, 0x62]))
     }
+
+    /// An `if` written as a block scalar, or with line breaks around its `${{ }}`, was "an
+    /// `if` condition is one expression"; so was one whose string literal held `${{`. They
+    /// validate now, and decide as written.
+    @Test func anIfAcrossLinesOrWithBracesInAStringRuns() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            vars: { x: a }
+            steps:
+              - print: block-true
+                if: |
+                  ${{ vars.x == 'a' }}
+              - print: block-false
+                if: |
+                  ${{ vars.x == 'b' }}
+              - print: newlines
+                if: "\n${{ vars.x == 'a' }}\n"
+              - print: braces
+                if: "${{ vars.x != '${{' }}"
+              - print: bare-braces
+                if: "vars.x == '${{'"
+            """#)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0 && validate.stderr.isEmpty, "\(validate)")
+        let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines == ["block-true", "newlines", "braces"], "\(run)")
+    }
 }

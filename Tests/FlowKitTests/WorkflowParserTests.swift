@@ -172,6 +172,59 @@ import Testing
         #expect(workflow.steps.map { $0.condition?.value.text } == ["false", "vars.v == '1'", "vars.v == '1'"])
     }
 
+    /// The wrapped form may have spaces, tabs and line breaks around its `${{ }}` (a block
+    /// scalar ends with a line break), and its `}}` is the first outside a string literal;
+    /// a bare condition may hold `${{` in a string literal.
+    @Test func ifWrappedAcrossLinesOrWithBracesInAString() throws {
+        let workflow = try valid(#"""
+            vars: {v: '1'}
+            steps:
+              - shell: a
+                if: |
+                  ${{ vars.v == '1' }}
+              - shell: b
+                if: "${{ vars.v == '1' }}\n"
+              - shell: c
+                if: "\n\t ${{ vars.v == '1' }} \r\n"
+              - shell: d
+                if: >-
+                  ${{ vars.v ==
+                  '1' }}
+              - shell: e
+                if: "${{ vars.v != '${{' }}"
+              - shell: f
+                if: "${{ vars.v != '}}' }}"
+              - shell: g
+                if: vars.v != '${{'
+            """#)
+        #expect(workflow.steps.map { $0.condition?.value.text } == [
+            "vars.v == '1'", "vars.v == '1'", "vars.v == '1'", "vars.v == '1'", "vars.v != '${{'", "vars.v != '}}'",
+            "vars.v != '${{'",
+        ])
+        // Positions inside a block scalar are exact.
+        expectDiagnostics("""
+            steps:
+              - print: x
+                if: |
+                  ${{ vars.⟦unknown-reference⟧nope }}
+            """)
+    }
+
+    /// More than one `${{ }}`, text beside one, or one left open is still an error.
+    @Test func ifMixingOrUnterminatedIsAnError() {
+        expectDiagnostics(#"""
+            steps:
+              - print: a
+                if: ⟦expression-syntax⟧"${{ true }}\n&& ${{ false }}"
+              - print: b
+                if: ⟦expression-syntax⟧"x ${{ true }}"
+              - print: c
+                if: ⟦expression-syntax⟧"${{ true }} '${{'"
+              - print: d
+                if: "  ⟦expression-syntax⟧${{ true == 'a'"
+            """#)
+    }
+
     @Test func shellProgramsMayBePaths() throws {
         let workflow = try valid("shell: /usr/local/bin/bash\nsteps: [echo]\n")
         #expect(workflow.shell?.value.name == "bash")

@@ -22,13 +22,34 @@ struct ExpressionLexer {
         isIdentifierStart(c) || (c >= "0" && c <= "9") || c == "-"
     }
 
+    /// The characters between tokens: spaces, tabs and line breaks.
+    static func isSpace(_ c: Unicode.Scalar) -> Bool {
+        c == " " || c == "\t" || c == "\n" || c == "\r"
+    }
+
+    /// Whether `${{` occurs in `scalars` outside the string literals of an expression (in
+    /// `vars.x == '${{'` it is the string's text).
+    static func containsMarkerOutsideStrings(_ scalars: [Unicode.Scalar]) -> Bool {
+        var inString = false
+        var i = 0
+        while i < scalars.count {
+            if scalars[i] == "'" {
+                inString.toggle()
+            } else if !inString, scalars[i] == "$", i + 2 < scalars.count, scalars[i + 1] == "{", scalars[i + 2] == "{" {
+                return true
+            }
+            i += 1
+        }
+        return false
+    }
+
     func tokens() throws(Failure) -> [ExpressionToken] {
         var out: [ExpressionToken] = []
         var i = 0
         let n = scalars.count
         while i < n {
             let c = scalars[i]
-            if c == " " || c == "\t" || c == "\n" || c == "\r" { i += 1; continue }
+            if Self.isSpace(c) { i += 1; continue }
             let start = i
             func two(_ next: Unicode.Scalar) -> Bool { i + 1 < n && scalars[i + 1] == next }
             switch c {

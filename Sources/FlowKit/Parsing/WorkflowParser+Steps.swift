@@ -274,16 +274,27 @@ extension WorkflowParser {
         let locator = ScalarLocator(node: node, file: file)
         var source = text.value
         var offset = 0
-        // `${{ expr }}` written around the whole condition is the same as `expr`.
-        let trimmed = source.trimmingSpaces
-        if trimmed.hasPrefix("${{"), trimmed.hasSuffix("}}"), trimmed.components(separatedByString: "${{") == 1 {
-            let leading = source.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
-            offset = leading + 3
-            source = String(trimmed.dropFirst(3).dropLast(2))
-        } else if source.hasExpressionMarker {
-            bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
-                      help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
-            return nil
+        if source.hasExpressionMarker {
+            // `${{ expr }}` written around the whole condition is the same as `expr`. Around
+            // it may be spaces, tabs and line breaks (a block scalar `if: |` ends with one);
+            // its `}}` is the first outside a string literal, as in any template.
+            let scalars = Array(source.unicodeScalars)
+            let first = scalars.firstIndex { !ExpressionLexer.isSpace($0) } ?? scalars.count
+            let opens = first + 2 < scalars.count && scalars[first] == "$" && scalars[first + 1] == "{" && scalars[first + 2] == "{"
+            let close = opens ? Template.closingBraces(in: scalars, from: first + 3) : nil
+            if let close, scalars[(close + 2)...].allSatisfy(ExpressionLexer.isSpace) {
+                offset = first + 3
+                source = String(scalars: scalars[offset..<close])
+            } else if opens, close == nil {
+                bag.error(.expressionSyntax, "unterminated `${{`",
+                          at: SourceSpan(start: locator.location(ofValueOffset: first), end: locator.location(ofValueOffset: first + 3)),
+                          help: "close the expression with `}}`")
+                return nil
+            } else if ExpressionLexer.containsMarkerOutsideStrings(scalars) {
+                bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
+                          help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
+                return nil
+            }
         }
         switch ExpressionParser.parse(source, locate: { locator.location(ofValueOffset: offset + $0) }) {
         case .success(let expression): return Located(expression, text.span)
@@ -305,18 +316,5 @@ extension WorkflowParser {
             return nil
         }
         return step(id).map { [$0] }
-    }
-}
-
-extension Substring {
-    /// How many times `separator` occurs (used to tell one `${{ }}` from several).
-    func components(separatedByString separator: String) -> Int {
-        var count = 0
-        var rest = self
-        while let range = rest.firstRange(of: separator) {
-            count += 1
-            rest = rest[range.upperBound...]
-        }
-        return count
     }
 }
