@@ -71,4 +71,28 @@ import Testing
         #expect(run.status == 0, "\(run)")
         #expect(run.stdoutLines == ["block-true", "newlines", "braces"], "\(run)")
     }
+
+    /// `dir: ""` validated, and every run failed on it (`working directory `` does not
+    /// exist`, exit 127); the same for `defaults: {dir: ""}`. Now both are errors.
+    @Test func anEmptyDirIsAnError() throws {
+        let box = try RunSandbox()
+        try box.write("step.yaml", """
+            steps:
+              - shell: touch ran
+                dir: ""
+            """)
+        try box.write("defaults.yaml", """
+            defaults: { dir: "" }
+            steps:
+              - shell: touch ran
+            """)
+        for (file, spot) in [("step.yaml", "3:10"), ("defaults.yaml", "1:18")] {
+            let validate = try box.run(["validate", file])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix("\(file):\(spot): error: `dir` is empty [invalid-value]\n"), "\(validate)")
+            let run = try box.run(["run", file, "--no-journal"])
+            #expect(run.status == 2, "\(run)")
+        }
+        #expect(!box.exists("ran"))
+    }
 }

@@ -440,6 +440,19 @@ import Testing
             """#)
     }
 
+    /// An empty `dir` names no directory: every run of the step failed on it. Like an empty
+    /// command, it is `invalid-value` (a blank one may name a directory, and is kept).
+    @Test func emptyDir() {
+        expectDiagnostics("""
+            defaults: {dir: ⟦invalid-value⟧""}
+            steps:
+              - shell: pwd
+                dir: ⟦invalid-value⟧''
+              - shell: pwd
+                dir: " "
+            """)
+    }
+
     @Test func emptyGroups() {
         expectDiagnostics("""
             steps:

@@ -215,8 +215,8 @@ extension WorkflowParser {
             p.stream = stream
             step.kind = .print(p)
         case ("dir", .shell(var s)):
-            guard let text = string(value, "`dir`"), isFreeOfNUL(value, text, "`dir`") else { return }
-            s.dir = template(value, text)
+            guard let dir = directory(value) else { return }
+            s.dir = dir
             step.kind = .shell(s)
         case ("stdin", .shell(var s)):
             guard let text = self.text(value, "`stdin`") else { return }

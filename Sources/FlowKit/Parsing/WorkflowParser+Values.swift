@@ -153,6 +153,18 @@ extension WorkflowParser {
         return false
     }
 
+    /// A working directory (`dir`, `defaults.dir`): a non-empty string without NUL. An empty
+    /// one names no directory, and every run of the step would fail on it.
+    mutating func directory(_ id: Int32) -> Template? {
+        guard let text = string(id, "`dir`"), isFreeOfNUL(id, text, "`dir`") else { return nil }
+        if text.value.isEmpty {
+            bag.error(.invalidValue, "`dir` is empty", at: text.span,
+                      help: "name a directory, or remove `dir` to run in the current one")
+            return nil
+        }
+        return template(id, text)
+    }
+
     /// A template from a scalar; expression syntax errors are reported here.
     mutating func template(_ id: Int32, _ text: Located<String>) -> Template {
         let node = document[id]

@@ -158,8 +158,7 @@ public struct WorkflowParser {
             case "timeout": result.timeout = positiveDuration(value, "`timeout`")
             case "retry": result.retry = retry(value)
             case "continue_on_error": result.continueOnError = bool(value, "`continue_on_error`")
-            case "dir":
-                if let text = string(value, "`dir`"), isFreeOfNUL(value, text, "`dir`") { result.dir = template(value, text) }
+            case "dir": result.dir = directory(value)
             case "shell": result.shell = shellProgram(value)
             default: unknownKey(name, in: "`defaults`", candidates: StepDefaults.keys)
             }
