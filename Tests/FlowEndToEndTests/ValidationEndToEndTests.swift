@@ -95,4 +95,39 @@ import Testing
         }
         #expect(!box.exists("ran"))
     }
+
+    /// GitHub Actions' functions called with arguments were "`hashFiles()` takes no
+    /// arguments" (as if it existed) or "unexpected character `,`"; `if: "TRUE"` got "did
+    /// you mean `run`?". Each now says what is wrong.
+    @Test func functionsFlowDoesNotHaveAndLiteralsInTheWrongCase() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            env: { LABELS: x }
+            steps:
+              - print: a
+                if: "hashFiles('go.sum') != ''"
+              - print: b
+                if: "contains(env.LABELS, 'deploy')"
+              - print: c
+                if: "TRUE"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:4:10: error: unknown function `hashFiles()` [expression-syntax]
+              |
+            4 |     if: "hashFiles('go.sum') != ''"
+              |          ^^^^^^^^^^^^^^^^^^^ the functions are success(), failure(), always() and cancelled()
+            wf.yaml:6:10: error: unknown function `contains()` [expression-syntax]
+              |
+            6 |     if: "contains(env.LABELS, 'deploy')"
+              |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ the functions are success(), failure(), always() and cancelled()
+            wf.yaml:8:10: error: unknown reference `TRUE` [unknown-reference]
+              |
+            8 |     if: "TRUE"
+              |          ^^^^ did you mean `true`?
+            3 errors in 1 file
+
+            """, "\(validate)")
+    }
 }

@@ -128,6 +128,30 @@ import Testing
         #expect(Self.failure("a and b")?.help == "use `&&` or `||`")
     }
 
+    /// GitHub Actions' functions, with their arguments: "unknown function", as without
+    /// them (not "takes no arguments", which implied it exists, nor an error at a comma or
+    /// at a character of an argument), underlining the call to its `)` where it has one.
+    @Test(arguments: [
+        ("hashFiles('go.sum') != ''", "hashFiles", 0, 19),
+        ("contains(env.LABELS, 'deploy')", "contains", 0, 30),
+        ("x && startsWith(env.A, 'd')", "startsWith", 5, 27),
+        ("format('{0}', env.A) == 'x'", "format", 0, 20),
+        ("fromJSON(toJSON(a))", "fromJSON", 0, 19),
+        ("format(\"{0}\", x)", "format", 0, 7),
+        ("join(a.*, ',')", "join", 0, 5),
+        ("contains(a, 'b'", "contains", 0, 9),
+        ("foo(a) == \"x\"", "foo", 0, 6),
+    ] as [(String, String, Int, Int)])
+    func unknownFunctionsWithArguments(text: String, name: String, start: Int, end: Int) throws {
+        let f = try #require(Self.failure(text))
+        #expect(f.message == "unknown function `\(name)()`")
+        #expect(f.help == "the functions are success(), failure(), always() and cancelled()")
+        #expect(f.span.start.column == 11 + start && f.span.end.column == 11 + end, "\(f.span)")
+        // A known function still takes no arguments; a comma elsewhere is unexpected.
+        #expect(Self.failure("success(1)")?.message == "`success()` takes no arguments")
+        #expect(Self.failure("a, b")?.message == "unexpected `,` after the expression")
+    }
+
     @Test(arguments: ["a == b", "!(a || b)", "(a || b) && c", "a && b || c", "!a", "'it''s' == x", "null", "1.5 != 2"])
     func textRoundTrips(text: String) throws {
         let e = try Self.parse(text)

@@ -39,6 +39,23 @@ import Testing
         #expect(helps[5] == "did you mean `status`?")
     }
 
+    /// A literal in the wrong case (`TRUE`, `Null`) is a reference to nothing; the help
+    /// names the literal, not the root it is near (`TRUE` got "did you mean `run`?").
+    @Test func aLiteralInTheWrongCaseSuggestsTheLiteral() throws {
+        let loaded = expectDiagnostics("""
+            steps:
+              - print: a
+                if: "⟦unknown-reference⟧TRUE"
+              - print: b
+                if: "⟦unknown-reference⟧True || ⟦unknown-reference⟧Null == ⟦unknown-reference⟧FALSE"
+              - print: "${{ ⟦unknown-reference⟧tru }} ${{ ⟦unknown-reference⟧rn.id }}"
+            """)
+        #expect(loaded.diagnostics.map(\.help) == [
+            "did you mean `true`?", "did you mean `true`?", "did you mean `null`?", "did you mean `false`?",
+            "did you mean `true`?", "did you mean `run`?",
+        ])
+    }
+
     @Test func referencesInEveryTemplatedPlaceAreChecked() {
         expectDiagnostics("""
             env:

@@ -8,6 +8,9 @@ struct ExpressionLexer {
         var start: Int
         var end: Int
         var help: String?
+        /// The tokens before the error, so the parser can tell that it is inside the
+        /// arguments of a function flow does not have (`format("{0}", x)`), and say that.
+        var before: [ExpressionToken] = []
     }
 
     init(_ scalars: [Unicode.Scalar]) {
@@ -45,6 +48,17 @@ struct ExpressionLexer {
 
     func tokens() throws(Failure) -> [ExpressionToken] {
         var out: [ExpressionToken] = []
+        do {
+            try lex(into: &out)
+        } catch {
+            var failure = error
+            failure.before = out
+            throw failure
+        }
+        return out
+    }
+
+    private func lex(into out: inout [ExpressionToken]) throws(Failure) {
         var i = 0
         let n = scalars.count
         while i < n {
@@ -56,6 +70,7 @@ struct ExpressionLexer {
             case ".": out.append(.init(kind: .dot, start: i, end: i + 1)); i += 1
             case "(": out.append(.init(kind: .leftParen, start: i, end: i + 1)); i += 1
             case ")": out.append(.init(kind: .rightParen, start: i, end: i + 1)); i += 1
+            case ",": out.append(.init(kind: .comma, start: i, end: i + 1)); i += 1
             case "=":
                 guard two("=") else {
                     throw Failure(message: "unexpected `=`", start: i, end: i + 1, help: "use `==` to compare")
@@ -111,6 +126,5 @@ struct ExpressionLexer {
             }
         }
         out.append(.init(kind: .end, start: n, end: n))
-        return out
     }
 }
