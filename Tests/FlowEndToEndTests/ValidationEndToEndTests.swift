@@ -130,4 +130,27 @@ import Testing
 
             """, "\(validate)")
     }
+
+    /// `${{ 100000000000000000000 }}` printed `1e+20`, `${{ 123456789012345678 }}` another
+    /// number, and two 400-digit literals were both infinity (and equal). A literal beyond
+    /// 2^53 is now an error; whole numbers up to it print as integers.
+    @Test func numberLiteralsAreExactOrAnError() throws {
+        let box = try RunSandbox()
+        try box.write("big.yaml", """
+            steps:
+              - print: "${{ 123456789012345678 }}"
+            """)
+        try box.write("ok.yaml", """
+            steps:
+              - print: "${{ 9007199254740992 }} ${{ -1000000000000000 }} ${{ 2.50 }} ${{ 3.0 }}"
+            """)
+        let validate = try box.run(["validate", "big.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.hasPrefix("big.yaml:2:17: error: number `123456789012345678` is too large [expression-syntax]\n"),
+                "\(validate)")
+        #expect(try box.run(["run", "big.yaml", "--no-journal"]).status == 2)
+        let run = try box.run(["run", "ok.yaml", "--no-journal", "--output", "raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines == ["9007199254740992 -1000000000000000 2.5 3"], "\(run)")
+    }
 }

@@ -347,9 +347,29 @@ import Testing
         #expect(try Self.evaluate("cancelled()", context) == nil)
     }
 
+    /// A number literal's whole part is at most 2^53, where doubles stop holding every
+    /// whole number: past it a literal would be read as another number (or `inf`).
+    @Test(arguments: [
+        ("9007199254740992", true), ("-9007199254740992", true), ("0009007199254740992.75", true), ("1.5", true),
+        ("9007199254740993", false), ("-9007199254740993", false), ("10000000000000000", false),
+        ("123456789012345678", false), ("100000000000000000000.0", false), (String(repeating: "9", count: 400), false),
+    ])
+    func numberLiteralsUpTo2To53(text: String, accepted: Bool) throws {
+        if accepted {
+            _ = try Self.parse(text)
+        } else {
+            let f = try #require(Self.failure(text))
+            #expect(f.message.hasSuffix(" is too large") && f.message.count < 60, "\(f.message)")
+            #expect(f.span.start.column == 11 && f.span.end.column == 11 + text.count)
+        }
+    }
+
     @Test func valuesAsText() {
         #expect(ExpressionValue.number(3).description == "3")
         #expect(ExpressionValue.number(-2).description == "-2")
+        #expect(ExpressionValue.number(9_007_199_254_740_992).description == "9007199254740992")
+        #expect(ExpressionValue.number(1e15).description == "1000000000000000")
+        #expect(ExpressionValue.number(-0.0).description == "0")
         #expect(ExpressionValue.number(1.5).description == "1.5")
         #expect(ExpressionValue.null.description == "")
         #expect(ExpressionValue.bool(true).description == "true")

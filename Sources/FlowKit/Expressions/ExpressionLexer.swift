@@ -25,6 +25,22 @@ struct ExpressionLexer {
         isIdentifierStart(c) || (c >= "0" && c <= "9") || c == "-"
     }
 
+    /// The largest whole part a number literal may have: 2^53. Numbers are doubles, which
+    /// hold every whole number up to it; past it `9007199254740993` would be read as
+    /// ...992, `123456789012345678` printed as `1.2345678901234568e+17`, and two
+    /// 400-digit literals would both be `inf`, and equal.
+    static let largestExact = "9007199254740992"
+
+    /// Whether the whole part of a number literal (`-12.5`: `12`) is at most `largestExact`.
+    static func isExact(_ literal: ArraySlice<Unicode.Scalar>) -> Bool {
+        let whole = literal.drop { $0 == "-" }.prefix { $0 != "." }.drop { $0 == "0" }
+        let limit = largestExact.unicodeScalars
+        if whole.count != limit.count { return whole.count < limit.count }
+        // Same length: digits compare as the numbers do.
+        for (digit, bound) in zip(whole, limit) where digit != bound { return digit < bound }
+        return true
+    }
+
     /// The characters between tokens: spaces, tabs and line breaks.
     static func isSpace(_ c: Unicode.Scalar) -> Bool {
         c == " " || c == "\t" || c == "\n" || c == "\r"
@@ -114,6 +130,12 @@ struct ExpressionLexer {
                     let text = String(scalars: scalars[start..<i])
                     guard let value = Double(text) else {
                         throw Failure(message: "invalid number `\(text)`", start: start, end: i)
+                    }
+                    guard Self.isExact(scalars[start..<i]) else {
+                        // The carets show it all; a message of 400 digits would not help.
+                        let shown = i - start <= 24 ? text : String(scalars: scalars[start..<(start + 20)]) + "…"
+                        throw Failure(message: "number `\(shown)` is too large", start: start, end: i,
+                                      help: "numbers are exact up to \(Self.largestExact) (2^53)")
                     }
                     out.append(.init(kind: .number(value), start: start, end: i))
                 } else if Self.isIdentifierStart(c) {
