@@ -153,4 +153,26 @@ import Testing
         #expect(run.status == 0, "\(run)")
         #expect(run.stdoutLines == ["9007199254740992 -1000000000000000 2.5 3"], "\(run)")
     }
+
+    /// The steps of an `undo` list run in order, so a later one may use an earlier one's
+    /// outputs; validation said "later-reference" though `undo: {sequential: […]}` passed.
+    @Test func anUndoListStepSeesTheEarlierOnes() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - name: ub
+                    shell: echo "k=z" >> "$FLOW_OUTPUT"
+                  - name: ub2
+                    print: "ub said ${{ steps.ub.outputs.k }}"
+              - shell: exit 1
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0 && validate.stderr.isEmpty, "\(validate)")
+        let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stdoutLines.contains("ub2 | ub said z"), "\(run)")
+    }
 }

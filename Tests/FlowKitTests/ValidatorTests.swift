@@ -272,6 +272,30 @@ import Testing
             """)
     }
 
+    /// An `undo` list runs in order, as a sequential group: a step of it sees the earlier
+    /// ones (it got `later-reference`, while `undo: {sequential: […]}` was valid), not the
+    /// later ones, nor the `undo` of an earlier one (that runs only when it is undone).
+    @Test func anUndoListIsSequential() {
+        expectDiagnostics("""
+            steps:
+              - name: a
+                shell: x
+                undo:
+                  - name: ub
+                    shell: echo "k=z" >> "$FLOW_OUTPUT"
+                    outputs: [k]
+                  - name: ub2
+                    print: ${{ steps.ub.outputs.k }} ${{ steps.ub.status }} ${{ steps.a.status }}
+                    undo:
+                      - name: uu
+                        shell: x
+                  - print: ${{ steps.ub2.status }} ${{ steps.⟦later-reference⟧uu.status }} ${{ steps.⟦later-reference⟧last.status }}
+                  - name: last
+                    sequential:
+                      - print: ${{ steps.ub.outputs.k }}
+            """)
+    }
+
     @Test func workflowEnvCannotReferToSteps() {
         expectDiagnostics("""
             env:
