@@ -175,4 +175,41 @@ import Testing
         #expect(run.status == 1, "\(run)")
         #expect(run.stdoutLines.contains("ub2 | ub said z"), "\(run)")
     }
+
+    /// `with: { y: [1] }` on a required parameter gave `wrong-type` and a false
+    /// `missing-param`; `outputs: [k, k]` was not reported at all.
+    @Test func aWrongTypedParamIsNotMissingAndADuplicateOutputIsReported() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              a:
+                params:
+                  y: { required: true }
+                steps:
+                  - print: "${{ params.y }}"
+            steps:
+              - use: a
+                with: { y: [1] }
+              - shell: "true"
+                outputs: [k, k]
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:9:16: error: the value of `y` must be a string, found a list [wrong-type]
+              |
+            9 |     with: { y: [1] }
+              |                ^^^
+            wf.yaml:11:18: error: duplicate output key `k` [duplicate-key]
+               |
+            11 |     outputs: [k, k]
+               |                  ^ remove one of the two
+            wf.yaml:11:15: note: first `k` is here
+               |
+            11 |     outputs: [k, k]
+               |               ^
+            2 errors in 1 file
+
+            """, "\(validate)")
+    }
 }

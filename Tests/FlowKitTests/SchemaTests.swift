@@ -211,6 +211,7 @@ import Testing
             ("steps:\n  - print: x\n    stream: 1\n", false),
             ("steps:\n  - shell: x\n    outputs: [1]\n", false),
             ("steps:\n  - shell: x\n    outputs: version\n", true),
+            ("steps:\n  - shell: x\n    outputs: [k, j, k]\n", false),
             // Data takes any scalar as its text.
             ("description: 5\nenv: {PORT: 8080, DEBUG: true}\nvars: {n: 1}\nsteps:\n  - print: 5\n    description: 1.5\n", true),
             ("steps:\n  - shell: cat\n    stdin: 5\n", true),

@@ -447,6 +447,25 @@ import Testing
         #expect(try only(.unknownParam, in: loaded).help == "did you mean `region`?")
     }
 
+    /// A required parameter given a value of the wrong type is reported once, as
+    /// `wrong-type`: it is given, so "needs the parameter" would be false. An unknown one
+    /// with such a value is both.
+    @Test func aParamWithAValueOfTheWrongTypeIsNotMissing() {
+        expectDiagnostics("""
+            actions:
+              a:
+                params:
+                  y: { required: true }
+                steps:
+                  - print: "${{ params.y }}"
+            steps:
+              - use: a
+                with: { y: ⟦wrong-type⟧[1] }
+              - use: a
+                with: { y: x, ⟦unknown-param⟧z: ⟦wrong-type⟧{q: 1} }
+            """)
+    }
+
     static let allowedFromVars = """
         name: wf
         vars:

@@ -453,6 +453,18 @@ import Testing
             """)
     }
 
+    /// An output key listed twice is reported as a key written twice is: at the second,
+    /// with a note at the first; the step keeps one.
+    @Test func duplicateOutputKeys() throws {
+        let loaded = expectDiagnostics("""
+            steps:
+              - shell: x
+                outputs: [k, j, ⟦duplicate-key⟧k, ⟦duplicate-key⟧j]
+            """)
+        #expect(loaded.diagnostics.map { $0.notes.map { at($0.span) } } == [["3:15"], ["3:18"]])
+        #expect(loaded.workflow?.steps.first?.outputs?.map(\.value) == ["k", "j"])
+    }
+
     @Test func emptyGroups() {
         expectDiagnostics("""
             steps:

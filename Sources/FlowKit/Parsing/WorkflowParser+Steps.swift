@@ -170,10 +170,21 @@ extension WorkflowParser {
             case "tags": step.tags = stringList(value, "`tags`")
             case "env": step.env = envVars(value)
             case "outputs":
-                let keys = stringList(value, "`outputs`")
+                var keys = stringList(value, "`outputs`")
                 for key in keys where !Self.isIdentifier(key.value) {
                     bag.error(.invalidName, "invalid output key `\(key.value)`", at: key.span,
                               help: "keys match [A-Za-z_][A-Za-z0-9_-]*")
+                }
+                // A key listed twice, as a mapping key written twice: at the second.
+                var first: [String: SourceSpan] = [:]
+                keys.removeAll { key in
+                    guard let earlier = first[key.value] else {
+                        first[key.value] = key.span
+                        return false
+                    }
+                    bag.error(.duplicateKey, "duplicate output key `\(key.value)`", at: key.span, help: "remove one of the two",
+                              notes: [.init("first `\(key.value)` is here", at: earlier)])
+                    return true
                 }
                 if kindName != "shell" {
                     bag.error(.misplacedOption, "only `shell` steps write outputs", at: name.span,
@@ -254,6 +265,8 @@ extension WorkflowParser {
                     u.with.append((param, Template(literal: "", span: valueSpan(node))))
                 } else if let text = self.text(v, "the value of `\(param.value)`") {
                     u.with.append((param, template(v, text)))
+                } else {
+                    u.withoutValue.append(param)
                 }
             }
             step.kind = .use(u)

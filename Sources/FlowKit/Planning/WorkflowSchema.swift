@@ -50,6 +50,7 @@ public enum WorkflowSchema {
             "env": ref("env"),
             "outputs": .object([("type", .array([.string("array"), .string("string")])), ("pattern", .string(namePattern)),
                                 ("items", .object([("type", .string("string")), ("pattern", .string(namePattern))])),
+                                ("uniqueItems", .bool(true)),
                                 ("description", .string("Output keys the step promises to write to $FLOW_OUTPUT."))]),
         ]
         return StepKind.commonOptions.map { ($0, all[$0]!) }
