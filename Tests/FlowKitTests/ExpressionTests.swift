@@ -128,6 +128,30 @@ import Testing
         #expect(Self.failure("a and b")?.help == "use `&&` or `||`")
     }
 
+    /// GitHub Actions' functions, with their arguments: "unknown function", as without
+    /// them (not "takes no arguments", which implied it exists, nor an error at a comma or
+    /// at a character of an argument), underlining the call to its `)` where it has one.
+    @Test(arguments: [
+        ("hashFiles('go.sum') != ''", "hashFiles", 0, 19),
+        ("contains(env.LABELS, 'deploy')", "contains", 0, 30),
+        ("x && startsWith(env.A, 'd')", "startsWith", 5, 27),
+        ("format('{0}', env.A) == 'x'", "format", 0, 20),
+        ("fromJSON(toJSON(a))", "fromJSON", 0, 19),
+        ("format(\"{0}\", x)", "format", 0, 7),
+        ("join(a.*, ',')", "join", 0, 5),
+        ("contains(a, 'b'", "contains", 0, 9),
+        ("foo(a) == \"x\"", "foo", 0, 6),
+    ] as [(String, String, Int, Int)])
+    func unknownFunctionsWithArguments(text: String, name: String, start: Int, end: Int) throws {
+        let f = try #require(Self.failure(text))
+        #expect(f.message == "unknown function `\(name)()`")
+        #expect(f.help == "the functions are success(), failure(), always() and cancelled()")
+        #expect(f.span.start.column == 11 + start && f.span.end.column == 11 + end, "\(f.span)")
+        // A known function still takes no arguments; a comma elsewhere is unexpected.
+        #expect(Self.failure("success(1)")?.message == "`success()` takes no arguments")
+        #expect(Self.failure("a, b")?.message == "unexpected `,` after the expression")
+    }
+
     @Test(arguments: ["a == b", "!(a || b)", "(a || b) && c", "a && b || c", "!a", "'it''s' == x", "null", "1.5 != 2"])
     func textRoundTrips(text: String) throws {
         let e = try Self.parse(text)
@@ -323,9 +347,29 @@ import Testing
         #expect(try Self.evaluate("cancelled()", context) == nil)
     }
 
+    /// A number literal's whole part is at most 2^53, where doubles stop holding every
+    /// whole number: past it a literal would be read as another number (or `inf`).
+    @Test(arguments: [
+        ("9007199254740992", true), ("-9007199254740992", true), ("0009007199254740992.75", true), ("1.5", true),
+        ("9007199254740993", false), ("-9007199254740993", false), ("10000000000000000", false),
+        ("123456789012345678", false), ("100000000000000000000.0", false), (String(repeating: "9", count: 400), false),
+    ])
+    func numberLiteralsUpTo2To53(text: String, accepted: Bool) throws {
+        if accepted {
+            _ = try Self.parse(text)
+        } else {
+            let f = try #require(Self.failure(text))
+            #expect(f.message.hasSuffix(" is too large") && f.message.count < 60, "\(f.message)")
+            #expect(f.span.start.column == 11 && f.span.end.column == 11 + text.count)
+        }
+    }
+
     @Test func valuesAsText() {
         #expect(ExpressionValue.number(3).description == "3")
         #expect(ExpressionValue.number(-2).description == "-2")
+        #expect(ExpressionValue.number(9_007_199_254_740_992).description == "9007199254740992")
+        #expect(ExpressionValue.number(1e15).description == "1000000000000000")
+        #expect(ExpressionValue.number(-0.0).description == "0")
         #expect(ExpressionValue.number(1.5).description == "1.5")
         #expect(ExpressionValue.null.description == "")
         #expect(ExpressionValue.bool(true).description == "true")

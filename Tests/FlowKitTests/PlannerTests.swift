@@ -419,6 +419,52 @@ import Testing
         #expect(try Self.wallTime(yaml) { $0.tags = ["quick"] } == 0.75)
     }
 
+    /// The shortest wall time is the least the run can take: a `timeout` bounds a step or
+    /// group (its `finally` still runs after it), a step that must time out fails its group
+    /// (the later steps are skipped), and a step whose `if` is false, or not known before
+    /// the run, may take no time.
+    @Test(arguments: [
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n", 1.0),
+        ("steps:\n  - delay: 1s\n    timeout: 10s\n  - delay: 2s\n", 3.0),
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n  - delay: 5s\n", 1.0),
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n    continue_on_error: true\n  - delay: 5s\n", 6.0),
+        ("steps:\n  - delay: 5s\n    if: false\n  - delay: 1s\n", 1.0),
+        ("steps:\n  - delay: 5s\n    if: ${{ false }}\n", 0.0),
+        ("vars: {a: x}\nsteps:\n  - delay: 5s\n    if: vars.a == 'x'\n  - delay: 1s\n    if: vars.a == 'y'\n", 5.0),
+        ("steps:\n  - delay: 5s\n    if: env.CI == 'true'\n  - delay: 1s\n    if: always()\n  - delay: 2s\n    if: failure()\n", 1.0),
+        ("steps:\n  - sequential:\n      - delay: 3s\n    finally:\n      - delay: 1s\n    timeout: 2s\n  - delay: 9s\n", 3.0),
+        ("steps:\n  - concurrent:\n      - delay: 4s\n      - delay: 9s\n        timeout: 500ms\n  - delay: 9s\n", 0.5),
+        ("steps:\n  - concurrent:\n      - delay: 4s\n      - delay: 9s\n        timeout: 500ms\n    fail_fast: false\n  - delay: 9s\n", 4.0),
+        // A step that may be skipped (its `if` is unknown) but must time out if it runs.
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n    if: env.X == '1'\n  - delay: 5s\n", 1.0),
+        // A group whose steps may take past its timeout (one of them may be skipped).
+        ("steps:\n  - sequential:\n      - delay: 1s\n      - delay: 20s\n        if: env.X == '1'\n    timeout: 10s\n  - delay: 30s\n", 10.0),
+        ("steps:\n  - delay: 1s\nfinally:\n  - delay: 10s\n    timeout: 2s\n  - delay: 1s\n", 4.0),
+    ])
+    func shortestWallTimeIsALowerBound(yaml: String, seconds: Double) throws {
+        #expect(try Self.wallTime(yaml) == seconds, "\(yaml)")
+    }
+
+    /// Conditions see the variables after `--var`, and an action's params.
+    @Test func shortestWallTimeUsesTheValuesKnownBeforeTheRun() throws {
+        let yaml = """
+            vars: {slow: "no"}
+            actions:
+              wait:
+                params: {long: {}}
+                steps:
+                  - delay: 10s
+                    if: params.long == 'yes'
+            steps:
+              - delay: 3s
+                if: vars.slow == 'yes'
+              - use: wait
+                with: {long: "${{ vars.slow }}"}
+            """
+        #expect(try Self.wallTime(yaml) == 0)
+        #expect(try Self.wallTime(yaml) { $0.vars = [("slow", "yes")] } == 13)
+    }
+
     @Test func summaryText() throws {
         let plan = try Self.plan(Self.tagged) { $0.tags = ["test"] }
         #expect(PlanSummary(plan: plan).text == "9 steps (4 selected), shortest wall time 0s")

@@ -39,6 +39,23 @@ import Testing
         #expect(helps[5] == "did you mean `status`?")
     }
 
+    /// A literal in the wrong case (`TRUE`, `Null`) is a reference to nothing; the help
+    /// names the literal, not the root it is near (`TRUE` got "did you mean `run`?").
+    @Test func aLiteralInTheWrongCaseSuggestsTheLiteral() throws {
+        let loaded = expectDiagnostics("""
+            steps:
+              - print: a
+                if: "⟦unknown-reference⟧TRUE"
+              - print: b
+                if: "⟦unknown-reference⟧True || ⟦unknown-reference⟧Null == ⟦unknown-reference⟧FALSE"
+              - print: "${{ ⟦unknown-reference⟧tru }} ${{ ⟦unknown-reference⟧rn.id }}"
+            """)
+        #expect(loaded.diagnostics.map(\.help) == [
+            "did you mean `true`?", "did you mean `true`?", "did you mean `null`?", "did you mean `false`?",
+            "did you mean `true`?", "did you mean `run`?",
+        ])
+    }
+
     @Test func referencesInEveryTemplatedPlaceAreChecked() {
         expectDiagnostics("""
             env:
@@ -255,6 +272,30 @@ import Testing
             """)
     }
 
+    /// An `undo` list runs in order, as a sequential group: a step of it sees the earlier
+    /// ones (it got `later-reference`, while `undo: {sequential: […]}` was valid), not the
+    /// later ones, nor the `undo` of an earlier one (that runs only when it is undone).
+    @Test func anUndoListIsSequential() {
+        expectDiagnostics("""
+            steps:
+              - name: a
+                shell: x
+                undo:
+                  - name: ub
+                    shell: echo "k=z" >> "$FLOW_OUTPUT"
+                    outputs: [k]
+                  - name: ub2
+                    print: ${{ steps.ub.outputs.k }} ${{ steps.ub.status }} ${{ steps.a.status }}
+                    undo:
+                      - name: uu
+                        shell: x
+                  - print: ${{ steps.ub2.status }} ${{ steps.⟦later-reference⟧uu.status }} ${{ steps.⟦later-reference⟧last.status }}
+                  - name: last
+                    sequential:
+                      - print: ${{ steps.ub.outputs.k }}
+            """)
+    }
+
     @Test func workflowEnvCannotReferToSteps() {
         expectDiagnostics("""
             env:
@@ -404,6 +445,25 @@ import Testing
         let missing = try only(.missingParam, in: loaded)
         #expect(missing.notes.map { at($0.span) } == ["4:7"], "the note points at the declaration")
         #expect(try only(.unknownParam, in: loaded).help == "did you mean `region`?")
+    }
+
+    /// A required parameter given a value of the wrong type is reported once, as
+    /// `wrong-type`: it is given, so "needs the parameter" would be false. An unknown one
+    /// with such a value is both.
+    @Test func aParamWithAValueOfTheWrongTypeIsNotMissing() {
+        expectDiagnostics("""
+            actions:
+              a:
+                params:
+                  y: { required: true }
+                steps:
+                  - print: "${{ params.y }}"
+            steps:
+              - use: a
+                with: { y: ⟦wrong-type⟧[1] }
+              - use: a
+                with: { y: x, ⟦unknown-param⟧z: ⟦wrong-type⟧{q: 1} }
+            """)
     }
 
     static let allowedFromVars = """

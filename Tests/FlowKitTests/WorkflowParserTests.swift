@@ -172,6 +172,59 @@ import Testing
         #expect(workflow.steps.map { $0.condition?.value.text } == ["false", "vars.v == '1'", "vars.v == '1'"])
     }
 
+    /// The wrapped form may have spaces, tabs and line breaks around its `${{ }}` (a block
+    /// scalar ends with a line break), and its `}}` is the first outside a string literal;
+    /// a bare condition may hold `${{` in a string literal.
+    @Test func ifWrappedAcrossLinesOrWithBracesInAString() throws {
+        let workflow = try valid(#"""
+            vars: {v: '1'}
+            steps:
+              - shell: a
+                if: |
+                  ${{ vars.v == '1' }}
+              - shell: b
+                if: "${{ vars.v == '1' }}\n"
+              - shell: c
+                if: "\n\t ${{ vars.v == '1' }} \r\n"
+              - shell: d
+                if: >-
+                  ${{ vars.v ==
+                  '1' }}
+              - shell: e
+                if: "${{ vars.v != '${{' }}"
+              - shell: f
+                if: "${{ vars.v != '}}' }}"
+              - shell: g
+                if: vars.v != '${{'
+            """#)
+        #expect(workflow.steps.map { $0.condition?.value.text } == [
+            "vars.v == '1'", "vars.v == '1'", "vars.v == '1'", "vars.v == '1'", "vars.v != '${{'", "vars.v != '}}'",
+            "vars.v != '${{'",
+        ])
+        // Positions inside a block scalar are exact.
+        expectDiagnostics("""
+            steps:
+              - print: x
+                if: |
+                  ${{ vars.⟦unknown-reference⟧nope }}
+            """)
+    }
+
+    /// More than one `${{ }}`, text beside one, or one left open is still an error.
+    @Test func ifMixingOrUnterminatedIsAnError() {
+        expectDiagnostics(#"""
+            steps:
+              - print: a
+                if: ⟦expression-syntax⟧"${{ true }}\n&& ${{ false }}"
+              - print: b
+                if: ⟦expression-syntax⟧"x ${{ true }}"
+              - print: c
+                if: ⟦expression-syntax⟧"${{ true }} '${{'"
+              - print: d
+                if: "  ⟦expression-syntax⟧${{ true == 'a'"
+            """#)
+    }
+
     @Test func shellProgramsMayBePaths() throws {
         let workflow = try valid("shell: /usr/local/bin/bash\nsteps: [echo]\n")
         #expect(workflow.shell?.value.name == "bash")
@@ -360,6 +413,56 @@ import Testing
               - shell: ⟦invalid-value⟧"  "
               - use: ⟦wrong-type⟧{a: 1}
             """)
+    }
+
+    /// What reaches the kernel as a C string (a command, `dir`, an `env` value, a shell
+    /// path) cannot hold a NUL, which would end it there: reported at the NUL itself, in
+    /// every quoting style. `stdin` and messages are written as bytes and may hold one.
+    @Test func nulCharactersWhereCStringsAreDue() {
+        expectDiagnostics(#"""
+            shell: "/bin⟦invalid-value⟧\0/bash"
+            env: { W: "a⟦invalid-value⟧\0b" }
+            defaults: { dir: "/tmp⟦invalid-value⟧\x00x" }
+            steps:
+              - shell: "echo kept⟦invalid-value⟧\0; echo dropped"
+              - shell: echo "$V"
+                env: { V: "kept⟦invalid-value⟧\u0000dropped" }
+              - shell: pwd
+                dir: "/tmp⟦invalid-value⟧\0"
+              - "echo ⟦invalid-value⟧\0"
+              - sequential:
+                  - shell: "echo one
+                      two⟦invalid-value⟧\0"
+                shell: bash
+              - shell: cat
+                stdin: "a\0b"
+              - print: "a\0b"
+            """#)
+    }
+
+    /// An empty `dir` names no directory: every run of the step failed on it. Like an empty
+    /// command, it is `invalid-value` (a blank one may name a directory, and is kept).
+    @Test func emptyDir() {
+        expectDiagnostics("""
+            defaults: {dir: ⟦invalid-value⟧""}
+            steps:
+              - shell: pwd
+                dir: ⟦invalid-value⟧''
+              - shell: pwd
+                dir: " "
+            """)
+    }
+
+    /// An output key listed twice is reported as a key written twice is: at the second,
+    /// with a note at the first; the step keeps one.
+    @Test func duplicateOutputKeys() throws {
+        let loaded = expectDiagnostics("""
+            steps:
+              - shell: x
+                outputs: [k, j, ⟦duplicate-key⟧k, ⟦duplicate-key⟧j]
+            """)
+        #expect(loaded.diagnostics.map { $0.notes.map { at($0.span) } } == [["3:15"], ["3:18"]])
+        #expect(loaded.workflow?.steps.first?.outputs?.map(\.value) == ["k", "j"])
     }
 
     @Test func emptyGroups() {

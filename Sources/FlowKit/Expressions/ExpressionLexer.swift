@@ -8,6 +8,9 @@ struct ExpressionLexer {
         var start: Int
         var end: Int
         var help: String?
+        /// The tokens before the error, so the parser can tell that it is inside the
+        /// arguments of a function flow does not have (`format("{0}", x)`), and say that.
+        var before: [ExpressionToken] = []
     }
 
     init(_ scalars: [Unicode.Scalar]) {
@@ -22,19 +25,68 @@ struct ExpressionLexer {
         isIdentifierStart(c) || (c >= "0" && c <= "9") || c == "-"
     }
 
+    /// The largest whole part a number literal may have: 2^53. Numbers are doubles, which
+    /// hold every whole number up to it; past it `9007199254740993` would be read as
+    /// ...992, `123456789012345678` printed as `1.2345678901234568e+17`, and two
+    /// 400-digit literals would both be `inf`, and equal.
+    static let largestExact = "9007199254740992"
+
+    /// Whether the whole part of a number literal (`-12.5`: `12`) is at most `largestExact`.
+    static func isExact(_ literal: ArraySlice<Unicode.Scalar>) -> Bool {
+        let whole = literal.drop { $0 == "-" }.prefix { $0 != "." }.drop { $0 == "0" }
+        let limit = largestExact.unicodeScalars
+        if whole.count != limit.count { return whole.count < limit.count }
+        // Same length: digits compare as the numbers do.
+        for (digit, bound) in zip(whole, limit) where digit != bound { return digit < bound }
+        return true
+    }
+
+    /// The characters between tokens: spaces, tabs and line breaks.
+    static func isSpace(_ c: Unicode.Scalar) -> Bool {
+        c == " " || c == "\t" || c == "\n" || c == "\r"
+    }
+
+    /// Whether `${{` occurs in `scalars` outside the string literals of an expression (in
+    /// `vars.x == '${{'` it is the string's text).
+    static func containsMarkerOutsideStrings(_ scalars: [Unicode.Scalar]) -> Bool {
+        var inString = false
+        var i = 0
+        while i < scalars.count {
+            if scalars[i] == "'" {
+                inString.toggle()
+            } else if !inString, scalars[i] == "$", i + 2 < scalars.count, scalars[i + 1] == "{", scalars[i + 2] == "{" {
+                return true
+            }
+            i += 1
+        }
+        return false
+    }
+
     func tokens() throws(Failure) -> [ExpressionToken] {
         var out: [ExpressionToken] = []
+        do {
+            try lex(into: &out)
+        } catch {
+            var failure = error
+            failure.before = out
+            throw failure
+        }
+        return out
+    }
+
+    private func lex(into out: inout [ExpressionToken]) throws(Failure) {
         var i = 0
         let n = scalars.count
         while i < n {
             let c = scalars[i]
-            if c == " " || c == "\t" || c == "\n" || c == "\r" { i += 1; continue }
+            if Self.isSpace(c) { i += 1; continue }
             let start = i
             func two(_ next: Unicode.Scalar) -> Bool { i + 1 < n && scalars[i + 1] == next }
             switch c {
             case ".": out.append(.init(kind: .dot, start: i, end: i + 1)); i += 1
             case "(": out.append(.init(kind: .leftParen, start: i, end: i + 1)); i += 1
             case ")": out.append(.init(kind: .rightParen, start: i, end: i + 1)); i += 1
+            case ",": out.append(.init(kind: .comma, start: i, end: i + 1)); i += 1
             case "=":
                 guard two("=") else {
                     throw Failure(message: "unexpected `=`", start: i, end: i + 1, help: "use `==` to compare")
@@ -79,6 +131,12 @@ struct ExpressionLexer {
                     guard let value = Double(text) else {
                         throw Failure(message: "invalid number `\(text)`", start: start, end: i)
                     }
+                    guard Self.isExact(scalars[start..<i]) else {
+                        // The carets show it all; a message of 400 digits would not help.
+                        let shown = i - start <= 24 ? text : String(scalars: scalars[start..<(start + 20)]) + "…"
+                        throw Failure(message: "number `\(shown)` is too large", start: start, end: i,
+                                      help: "numbers are exact up to \(Self.largestExact) (2^53)")
+                    }
                     out.append(.init(kind: .number(value), start: start, end: i))
                 } else if Self.isIdentifierStart(c) {
                     i += 1
@@ -90,6 +148,5 @@ struct ExpressionLexer {
             }
         }
         out.append(.init(kind: .end, start: n, end: n))
-        return out
     }
 }

@@ -62,6 +62,14 @@ public struct ExpressionParser {
         do {
             tokens = try ExpressionLexer(scalars).tokens()
         } catch {
+            // `format("{0}", x)`: the call to a function flow does not have is the problem
+            // to report, not a character of its arguments.
+            let before = error.before
+            for (k, token) in before.enumerated() where k + 1 < before.count && before[k + 1].kind == .leftParen {
+                guard case .identifier(let name) = token.kind, k == 0 || before[k - 1].kind != .dot,
+                      !Self.isLiteralName(name), !Expression.functions.contains(name) else { continue }
+                throw unknownFunction(name, span: span(token.start, Self.callEnd(before, open: k + 1) ?? before[k + 1].end))
+            }
             throw Failure(message: error.message, span: span(error.start, error.end), help: error.help)
         }
         if case .end = tokens[0].kind {
@@ -172,17 +180,17 @@ public struct ExpressionParser {
             if tokens[position].kind == .leftParen {
                 let open = tokens[position]
                 position += 1
+                guard Expression.functions.contains(name) else {
+                    // With or without arguments (`hashFiles('go.sum')`, `contains(a, 'b')`):
+                    // the function does not exist. Underline the call to its `)`.
+                    throw unknownFunction(name, span: span(token.start, Self.callEnd(tokens, open: position - 1) ?? open.end))
+                }
                 guard tokens[position].kind == .rightParen else {
                     let t = tokens[position]
                     throw Failure(message: "`\(name)()` takes no arguments", span: span(open.start, t.end))
                 }
                 let close = tokens[position]
                 position += 1
-                guard Expression.functions.contains(name) else {
-                    throw Failure(message: "unknown function `\(name)()`", span: span(token.start, close.end),
-                                  help: Suggestion.closest(to: name, in: Expression.functions).map { "did you mean `\($0)()`?" }
-                                    ?? "the functions are success(), failure(), always() and cancelled()")
-                }
                 return .leaf(.call(Located(name, span(token.start, token.end)), span(token.start, close.end)))
             }
             var path = [Located(name, span(token.start, token.end))]
@@ -201,6 +209,29 @@ public struct ExpressionParser {
         default:
             throw Failure(message: "expected a value, found \(describe(token))", span: span(token.start, max(token.end, token.start + 1)))
         }
+    }
+
+    /// A call of a function that is not one of `Expression.functions`.
+    func unknownFunction(_ name: String, span: SourceSpan) -> Failure {
+        Failure(message: "unknown function `\(name)()`", span: span,
+                help: Suggestion.closest(to: name, in: Expression.functions).map { "did you mean `\($0)()`?" }
+                    ?? "the functions are success(), failure(), always() and cancelled()")
+    }
+
+    /// The end offset of the `)` that closes the `(` at `tokens[open]`, if there is one.
+    static func callEnd(_ tokens: [ExpressionToken], open: Int) -> Int? {
+        var depth = 0
+        for token in tokens[open...] {
+            if token.kind == .leftParen { depth += 1 }
+            if token.kind == .rightParen { depth -= 1 }
+            if depth == 0 { return token.end }
+        }
+        return nil
+    }
+
+    /// `true`, `false` and `null`: literals, never calls.
+    static func isLiteralName(_ name: String) -> Bool {
+        name == "true" || name == "false" || name == "null"
     }
 
     func describe(_ token: ExpressionToken) -> String {

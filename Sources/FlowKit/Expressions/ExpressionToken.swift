@@ -6,6 +6,9 @@ struct ExpressionToken: Sendable {
         case string(String)
         case number(Double)
         case dot, leftParen, rightParen
+        /// Valid nowhere: read so that `contains(a, 'b')` is reported as a call of a
+        /// function flow does not have, not at its comma.
+        case comma
         case equal, notEqual, and, or, not
         case end
     }

@@ -22,7 +22,8 @@ public enum ExpressionValue: Sendable, Equatable, CustomStringConvertible {
         case .bool(let b): return b ? "true" : "false"
         case .null: return ""
         case .number(let n):
-            if n == n.rounded(), abs(n) < 1e15 { return String(Int(n)) }
+            // Whole numbers as integers (`3`, not `3.0`; `9007199254740992`, not `9.007199254740992e+15`).
+            if let whole = Int64(exactly: n) { return String(whole) }
             return String(n)
         }
     }

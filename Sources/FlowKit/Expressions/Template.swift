@@ -50,18 +50,7 @@ public struct Template: Sendable {
         while i < n {
             if scalars[i] == "$", i + 2 < n, scalars[i + 1] == "{", scalars[i + 2] == "{" {
                 let open = i
-                // Find the closing `}}`, skipping over string literals that might contain it.
-                var j = i + 3
-                var inString = false
-                var close: Int?
-                while j < n {
-                    if scalars[j] == "'" { inString.toggle() } else if !inString, scalars[j] == "}", j + 1 < n, scalars[j + 1] == "}" {
-                        close = j
-                        break
-                    }
-                    j += 1
-                }
-                guard let close else {
+                guard let close = closingBraces(in: scalars, from: i + 3) else {
                     failures.append(.init(message: "unterminated `${{`",
                                           span: SourceSpan(start: locate(open), end: locate(open + 3)),
                                           help: "close the expression with `}}`"))
@@ -86,5 +75,21 @@ public struct Template: Sendable {
         }
         if n > literalStart { parts.append(.text(String(scalars: scalars[literalStart...]))) }
         return (Template(parts: parts, span: span, raw: text), failures)
+    }
+
+    /// The offset of the `}}` that closes an expression whose text starts at `start` (just
+    /// after its `${{`): the first one outside a string literal, so `${{ '}}' }}` is one
+    /// expression. Nil when there is none.
+    static func closingBraces(in scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        var j = start
+        var inString = false
+        let n = scalars.count
+        while j < n {
+            if scalars[j] == "'" { inString.toggle() } else if !inString, scalars[j] == "}", j + 1 < n, scalars[j + 1] == "}" {
+                return j
+            }
+            j += 1
+        }
+        return nil
     }
 }

@@ -142,6 +142,9 @@ public struct GroupStep: Sendable {
 public struct UseStep: Sendable {
     public var action: Located<String>
     public var with: [(name: Located<String>, value: Template)] = []
+    /// Parameters given in `with` with a value of the wrong type (reported by the parser):
+    /// given, so not missing, though there is no value to check or pass.
+    public var withoutValue: [Located<String>] = []
     public var withSpan: SourceSpan?
 
     public init(action: Located<String>) {

@@ -48,6 +48,7 @@ extension WorkflowParser {
                 bag.error(.invalidValue, "a step has an empty command", at: text.span, help: "remove the item, or write the command")
                 return nil
             }
+            guard isFreeOfNUL(id, text, "the command") else { return nil }
             return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {
@@ -126,6 +127,7 @@ extension WorkflowParser {
                 bag.error(.invalidValue, "`shell` has an empty command", at: text.span)
                 return nil
             }
+            guard isFreeOfNUL(value, text, "the command") else { return nil }
             return .shell(ShellStep(command: template(value, text)))
         case "print":
             guard let text = self.text(value, "`print`") else { return nil }
@@ -168,10 +170,21 @@ extension WorkflowParser {
             case "tags": step.tags = stringList(value, "`tags`")
             case "env": step.env = envVars(value)
             case "outputs":
-                let keys = stringList(value, "`outputs`")
+                var keys = stringList(value, "`outputs`")
                 for key in keys where !Self.isIdentifier(key.value) {
                     bag.error(.invalidName, "invalid output key `\(key.value)`", at: key.span,
                               help: "keys match [A-Za-z_][A-Za-z0-9_-]*")
+                }
+                // A key listed twice, as a mapping key written twice: at the second.
+                var first: [String: SourceSpan] = [:]
+                keys.removeAll { key in
+                    guard let earlier = first[key.value] else {
+                        first[key.value] = key.span
+                        return false
+                    }
+                    bag.error(.duplicateKey, "duplicate output key `\(key.value)`", at: key.span, help: "remove one of the two",
+                              notes: [.init("first `\(key.value)` is here", at: earlier)])
+                    return true
                 }
                 if kindName != "shell" {
                     bag.error(.misplacedOption, "only `shell` steps write outputs", at: name.span,
@@ -213,8 +226,8 @@ extension WorkflowParser {
             p.stream = stream
             step.kind = .print(p)
         case ("dir", .shell(var s)):
-            guard let text = string(value, "`dir`") else { return }
-            s.dir = template(value, text)
+            guard let dir = directory(value) else { return }
+            s.dir = dir
             step.kind = .shell(s)
         case ("stdin", .shell(var s)):
             guard let text = self.text(value, "`stdin`") else { return }
@@ -252,6 +265,8 @@ extension WorkflowParser {
                     u.with.append((param, Template(literal: "", span: valueSpan(node))))
                 } else if let text = self.text(v, "the value of `\(param.value)`") {
                     u.with.append((param, template(v, text)))
+                } else {
+                    u.withoutValue.append(param)
                 }
             }
             step.kind = .use(u)
@@ -272,16 +287,27 @@ extension WorkflowParser {
         let locator = ScalarLocator(node: node, file: file)
         var source = text.value
         var offset = 0
-        // `${{ expr }}` written around the whole condition is the same as `expr`.
-        let trimmed = source.trimmingSpaces
-        if trimmed.hasPrefix("${{"), trimmed.hasSuffix("}}"), trimmed.components(separatedByString: "${{") == 1 {
-            let leading = source.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
-            offset = leading + 3
-            source = String(trimmed.dropFirst(3).dropLast(2))
-        } else if source.hasExpressionMarker {
-            bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
-                      help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
-            return nil
+        if source.hasExpressionMarker {
+            // `${{ expr }}` written around the whole condition is the same as `expr`. Around
+            // it may be spaces, tabs and line breaks (a block scalar `if: |` ends with one);
+            // its `}}` is the first outside a string literal, as in any template.
+            let scalars = Array(source.unicodeScalars)
+            let first = scalars.firstIndex { !ExpressionLexer.isSpace($0) } ?? scalars.count
+            let opens = first + 2 < scalars.count && scalars[first] == "$" && scalars[first + 1] == "{" && scalars[first + 2] == "{"
+            let close = opens ? Template.closingBraces(in: scalars, from: first + 3) : nil
+            if let close, scalars[(close + 2)...].allSatisfy(ExpressionLexer.isSpace) {
+                offset = first + 3
+                source = String(scalars: scalars[offset..<close])
+            } else if opens, close == nil {
+                bag.error(.expressionSyntax, "unterminated `${{`",
+                          at: SourceSpan(start: locator.location(ofValueOffset: first), end: locator.location(ofValueOffset: first + 3)),
+                          help: "close the expression with `}}`")
+                return nil
+            } else if ExpressionLexer.containsMarkerOutsideStrings(scalars) {
+                bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
+                          help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
+                return nil
+            }
         }
         switch ExpressionParser.parse(source, locate: { locator.location(ofValueOffset: offset + $0) }) {
         case .success(let expression): return Located(expression, text.span)
@@ -303,18 +329,5 @@ extension WorkflowParser {
             return nil
         }
         return step(id).map { [$0] }
-    }
-}
-
-extension Substring {
-    /// How many times `separator` occurs (used to tell one `${{ }}` from several).
-    func components(separatedByString separator: String) -> Int {
-        var count = 0
-        var rest = self
-        while let range = rest.firstRange(of: separator) {
-            count += 1
-            rest = rest[range.upperBound...]
-        }
-        return count
     }
 }

@@ -135,6 +135,36 @@ extension WorkflowParser {
         return duration
     }
 
+    /// Whether `text`, the value of node `id`, is free of NUL characters; reports the first.
+    /// A command, a working directory, an environment value or a shell's path reaches the
+    /// kernel as a C string, which ends at the first NUL: `"echo kept\0; echo dropped"`
+    /// would run `echo kept` and drop the rest without a word.
+    mutating func isFreeOfNUL(_ id: Int32, _ text: Located<String>, _ what: String) -> Bool {
+        // A byte scan first: almost every value has no NUL.
+        guard text.value.utf8.contains(0) else { return true }
+        let offset = text.value.unicodeScalars.prefix { $0 != "\0" }.count
+        let locator = ScalarLocator(node: document[id], file: file)
+        let start = locator.location(ofValueOffset: offset)
+        let end = locator.location(ofValueOffset: offset + 1)
+        let span = end.line == start.line && end.column > start.column
+            ? SourceSpan(start: start, end: end) : SourceSpan(line: start.line, column: start.column, length: 1)
+        bag.error(.invalidValue, "\(what) contains a NUL character", at: span,
+                  help: "the system reads it as a C string, which ends at a NUL: the rest would be lost")
+        return false
+    }
+
+    /// A working directory (`dir`, `defaults.dir`): a non-empty string without NUL. An empty
+    /// one names no directory, and every run of the step would fail on it.
+    mutating func directory(_ id: Int32) -> Template? {
+        guard let text = string(id, "`dir`"), isFreeOfNUL(id, text, "`dir`") else { return nil }
+        if text.value.isEmpty {
+            bag.error(.invalidValue, "`dir` is empty", at: text.span,
+                      help: "name a directory, or remove `dir` to run in the current one")
+            return nil
+        }
+        return template(id, text)
+    }
+
     /// A template from a scalar; expression syntax errors are reported here.
     mutating func template(_ id: Int32, _ text: Located<String>) -> Template {
         let node = document[id]

@@ -118,7 +118,8 @@ public struct WorkflowParser {
                           help: "names are letters, digits and `_`, not starting with a digit")
                 continue
             }
-            guard let text = self.text(value, "the value of `\(name.value)`") else { continue }
+            guard let text = self.text(value, "the value of `\(name.value)`"),
+                  isFreeOfNUL(value, text, "the value of `\(name.value)`") else { continue }
             result.append(EnvVar(name: name, value: template(value, text)))
         }
         return result
@@ -157,7 +158,7 @@ public struct WorkflowParser {
             case "timeout": result.timeout = positiveDuration(value, "`timeout`")
             case "retry": result.retry = retry(value)
             case "continue_on_error": result.continueOnError = bool(value, "`continue_on_error`")
-            case "dir": if let text = string(value, "`dir`") { result.dir = template(value, text) }
+            case "dir": result.dir = directory(value)
             case "shell": result.shell = shellProgram(value)
             default: unknownKey(name, in: "`defaults`", candidates: StepDefaults.keys)
             }
@@ -166,7 +167,7 @@ public struct WorkflowParser {
     }
 
     mutating func shellProgram(_ id: Int32) -> Located<ShellProgram>? {
-        guard let text = string(id, "`shell`") else { return nil }
+        guard let text = string(id, "`shell`"), isFreeOfNUL(id, text, "the shell path") else { return nil }
         guard let program = ShellProgram(text.value) else {
             bag.error(.invalidValue, "unsupported shell `\(text.value)`", at: text.span,
                       help: Suggestion.help(for: text.value, in: ShellProgram.supportedNames)

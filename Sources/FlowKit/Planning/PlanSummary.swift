@@ -1,4 +1,4 @@
-/// The last line of a plan: how many steps, and the shortest wall time their delays imply.
+/// The last line of a plan: how many steps, and the least wall time the run can take.
 public struct PlanSummary: Sendable {
     public var total = 0
     public var selected = 0
@@ -18,35 +18,11 @@ public struct PlanSummary: Sendable {
         count(plan.root.finally)
         self.total = total
         self.selected = selected
-        shortestWallTime = Self.wallTime(plan.root)
-    }
-
-    /// Delay on the critical path, assuming every selected step runs once and shell steps
-    /// take no time. Concurrent groups with `max_parallel` are scheduled in file order, as
-    /// the executor starts them. Sums saturate at `Duration.maximum`: each delay is at most
-    /// that, but many of them need not be.
-    static func wallTime(_ node: PlanNode) -> Duration {
-        guard node.selected else { return .zero }
-        let own: Duration
-        switch node.kind {
-        case .delay(let d): own = d
-        case .print, .shell: own = .zero
-        case .sequential, .use:
-            own = node.children.reduce(.zero) { $0.saturatingAdd(wallTime($1)) }
-        case .concurrent(let maxParallel, _):
-            let times = node.children.filter(\.selected).map(wallTime)
-            if let limit = maxParallel, limit < times.count {
-                var slots = [Duration](repeating: .zero, count: limit)
-                for t in times {
-                    let i = slots.indices.min { slots[$0] < slots[$1] }!
-                    slots[i] = slots[i].saturatingAdd(t)
-                }
-                own = slots.max() ?? .zero
-            } else {
-                own = times.max() ?? .zero
-            }
-        }
-        return node.finally.reduce(own) { $0.saturatingAdd(wallTime($1)) }
+        // The least a run can take (see `WallTimeBound`), with the values known now.
+        var vars: [String: String] = [:]
+        for (name, value) in plan.vars { vars[name] = value }
+        let context = StaticContext(vars: vars, workflowName: plan.workflowName)
+        shortestWallTime = WallTimeBound.of(plan.root, in: context).least
     }
 
     /// Whether the sum reached `Duration.maximum` and stopped there (or is exactly the

@@ -11,6 +11,9 @@ public enum WorkflowSchema {
     static func str(_ description: String) -> JSONValue {
         .object([("type", .string("string")), ("description", .string(description))])
     }
+    /// `dir` (of a step or in `defaults`): a string that is not empty, as the parser wants.
+    static let directory: JSONValue = .object([("type", .string("string")), ("minLength", .int(1)),
+                                               ("description", .string("Working directory of the command."))])
     static func bool(_ description: String) -> JSONValue {
         .object([("type", .string("boolean")), ("description", .string(description))])
     }
@@ -47,6 +50,7 @@ public enum WorkflowSchema {
             "env": ref("env"),
             "outputs": .object([("type", .array([.string("array"), .string("string")])), ("pattern", .string(namePattern)),
                                 ("items", .object([("type", .string("string")), ("pattern", .string(namePattern))])),
+                                ("uniqueItems", .bool(true)),
                                 ("description", .string("Output keys the step promises to write to $FLOW_OUTPUT."))]),
         ]
         return StepKind.commonOptions.map { ($0, all[$0]!) }
@@ -55,7 +59,7 @@ public enum WorkflowSchema {
     static func kindOption(_ name: String) -> JSONValue {
         switch name {
         case "stream": return .object([("enum", .array([.string("stdout"), .string("stderr")]))])
-        case "dir": return str("Working directory of the command.")
+        case "dir": return directory
         case "stdin": return text("Text fed to the process on standard input.")
         case "interactive": return bool("Give the step the terminal (it runs alone).")
         case "finally": return ref("steps")
@@ -219,6 +223,7 @@ public enum WorkflowSchema {
                     case "retry": return (key, ref("retry"))
                     case "continue_on_error": return (key, .object([("type", .string("boolean"))]))
                     case "shell": return (key, ref("shellProgram"))
+                    case "dir": return (key, directory)
                     default: return (key, .object([("type", .string("string"))]))
                     }
                 })),

@@ -42,8 +42,9 @@ struct StepPath: Sendable, Equatable {
     }
 
     /// Whether the step at `other` has certainly finished when the step at `self` starts:
-    /// an earlier step of an enclosing sequential chain (or `finally` list), a step inside
-    /// the group whose `finally` this is, or the step (or inside the step) whose `undo` this is.
+    /// an earlier step of an enclosing sequential chain (or `finally` or `undo` list), a
+    /// step inside the group whose `finally` this is, or the step (or inside the step) whose
+    /// `undo` this is.
     func hasFinished(_ other: StepPath) -> Bool {
         let s = components, x = other.components
         var k = 0
@@ -54,6 +55,8 @@ struct StepPath: Sendable, Equatable {
         // Steps inside an `undo` run only during rollback: never finished before anything.
         if x[(k + 1)...].contains(where: { $0.list == .undo }) { return false }
         switch (a.list, b.list) {
+        // An `undo` list runs in order, as a sequential group: its earlier steps have finished.
+        case (.undo, .undo): return b.index < a.index
         case (_, .undo): return false
         case (.undo, _): return true
         case (.finally, .sequential), (.finally, .concurrent): return true

@@ -9,7 +9,10 @@ extension Validator {
             return
         }
         var given: Set<String> = []
-        for (name, value) in use.with {
+        // A parameter whose value had the wrong type (reported already) is given all the
+        // same: "needs the parameter" would be false.
+        let values: [(name: Located<String>, value: Template?)] = use.with.map { ($0.name, $0.value) } + use.withoutValue.map { ($0, nil) }
+        for (name, value) in values {
             given.insert(name.value)
             guard let param = actionTable.param(named: name.value, of: action.name.value) else {
                 bag.error(.unknownParam, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
@@ -18,7 +21,7 @@ extension Validator {
                                 + Suggestion.list(action.params.map(\.name.value))))
                 continue
             }
-            if let allowed = param.allowed { checkAllowed(value, of: name.value, allowed: allowed) }
+            if let allowed = param.allowed, let value { checkAllowed(value, of: name.value, allowed: allowed) }
         }
         for param in action.params where param.required && !given.contains(param.name.value) {
             bag.error(.missingParam, "action `\(action.name.value)` needs the parameter `\(param.name.value)`",

@@ -12,6 +12,8 @@ extension Validator {
     }
 
     static let roots = ["vars", "env", "params", "steps", "workflow", "run"]
+    /// The literals spelt as names (lowercase only).
+    static let literals = ["true", "false", "null"]
 
     mutating func checkTemplate(_ template: Template, at site: ReferenceSite?, context: ExpressionContext) {
         guard !template.isLiteral else { return }
@@ -90,8 +92,11 @@ extension Validator {
         case "steps":
             checkStepReference(path, whole: whole, at: site)
         default:
+            // A lone name may be a literal in the wrong case (`TRUE`, `Null`): suggest it,
+            // not the root it happens to be near (`run`).
+            let candidates = path.count == 1 ? Self.literals + Self.roots : Self.roots
             bag.error(.unknownReference, "unknown reference `\(text)`", at: whole,
-                      help: Suggestion.closest(to: path[0].value, in: Self.roots).map { "did you mean `\($0)`?" }
+                      help: Suggestion.closest(to: path[0].value, in: candidates).map { "did you mean `\($0)`?" }
                         ?? "references start with `vars.`, `env.`, `params.`, `steps.`, `workflow.` or `run.`")
         }
     }

@@ -1,0 +1,139 @@
+/// The least time a step of a plan can take, for the plan's "shortest wall time".
+///
+/// The model: a `delay` takes its duration; shell and print steps take no time and
+/// succeed; a step runs once (a retry only adds time). A step ends in one of two ways that
+/// matter to the steps after it: fine for its group (succeeded, skipped, or failed with
+/// `continue_on_error`), or failing it (under the model only a time-out fails), after
+/// which the group's later steps are skipped. So a bound keeps the least time of each
+/// ending, nil when the step cannot end that way, and the longest the step can take,
+/// which tells whether a `timeout` above it can pass. Taking the least over every way the
+/// run can go is what makes the total a lower bound: a step that must time out counts
+/// its timeout and skips its later siblings, and a step whose `if` is not known before
+/// the run may be skipped, so it counts as zero as well as what it takes.
+struct WallTimeBound {
+    /// The least time in which the step ends without failing its group.
+    var ok: Duration?
+    /// The least time in which it ends failing its group.
+    var failing: Duration?
+    /// The longest it can take (at least as long as any way it can go).
+    var longest: Duration
+
+    /// A step that takes no time and cannot fail: a shell or print step, or one not run.
+    static let instant = WallTimeBound(ok: .zero, failing: nil, longest: .zero)
+
+    /// The least time, however the step ends (one of the two always exists).
+    var least: Duration { min(ok ?? .maximum, failing ?? .maximum) }
+
+    /// The bound of `node` with the values known before the run (`context`: the
+    /// variables after `--var`, the workflow's name, the params of the enclosing action).
+    static func of(_ node: PlanNode, in context: StaticContext) -> WallTimeBound {
+        guard node.selected else { return .instant }
+        var context = context
+        context.env = node.env
+        // Known false: skipped. Not known (an output, the environment, a status function
+        // other than `always()`): it may be skipped, or run.
+        let runs: Bool? = node.condition.map { ExpressionEvaluator.evaluate($0, in: BeforeTheRun(statics: context))?.isTruthy } ?? true
+        if runs == false { return .instant }
+        var bound: WallTimeBound
+        switch node.kind {
+        case .delay(let duration): bound = WallTimeBound(ok: duration, failing: nil, longest: duration)
+        case .print, .shell: bound = .instant
+        case .sequential: bound = sequence(node.children, in: context)
+        case .use(_, let with): bound = sequence(node.children, in: context.entering(with))
+        case .concurrent(let maxParallel, let failFast):
+            bound = concurrent(node.children, maxParallel: maxParallel, failFast: failFast, in: context)
+        }
+        // The timeout races the step's own work; a group's `finally` runs after it whatever
+        // happened, and is not cut short by it.
+        if let timeout = node.timeout { bound = bound.limited(to: timeout) }
+        if !node.finally.isEmpty { bound = bound.followed(by: finallyList(node.finally, in: context)) }
+        if node.continueOnError { bound = WallTimeBound(ok: minimum(bound.ok, bound.failing), failing: nil, longest: bound.longest) }
+        if runs == nil { bound.ok = .zero }
+        return bound
+    }
+
+    /// Steps one after another: a failing one ends the list (the rest are skipped; those
+    /// whose `if` calls a status function still run, and counting them as zero keeps the
+    /// bound a lower one).
+    static func sequence(_ nodes: [PlanNode], in context: StaticContext) -> WallTimeBound {
+        var ok: Duration? = .zero
+        var failing: Duration?
+        var longest = Duration.zero
+        for node in nodes {
+            let bound = of(node, in: context)
+            if let before = ok, let fails = bound.failing { failing = minimum(failing, before.saturatingAdd(fails)) }
+            ok = ok.flatMap { before in bound.ok.map(before.saturatingAdd) }
+            longest = longest.saturatingAdd(bound.longest)
+        }
+        return WallTimeBound(ok: ok, failing: failing, longest: longest)
+    }
+
+    /// Steps that start together, at most `maxParallel` at once (in file order, as the
+    /// executor starts them). A failure ends the group no sooner than the failing step;
+    /// with `fail_fast` it cancels the others then, without it they run to their end.
+    static func concurrent(_ nodes: [PlanNode], maxParallel: Int?, failFast: Bool, in context: StaticContext) -> WallTimeBound {
+        let bounds = nodes.filter(\.selected).map { of($0, in: context) }
+        var ok: Duration?
+        let oks = bounds.compactMap(\.ok)
+        if oks.count == bounds.count {
+            if let limit = maxParallel, limit < oks.count {
+                var slots = [Duration](repeating: .zero, count: limit)
+                for time in oks {
+                    let i = slots.indices.min { slots[$0] < slots[$1] }!
+                    slots[i] = slots[i].saturatingAdd(time)
+                }
+                ok = slots.max() ?? .zero
+            } else {
+                ok = oks.max() ?? .zero
+            }
+        }
+        let fails = bounds.compactMap(\.failing)
+        let failing = fails.isEmpty ? nil : failFast ? fails.min() : bounds.map(\.least).max()
+        let longest = maxParallel.map { $0 < bounds.count } == true
+            ? bounds.reduce(Duration.zero) { $0.saturatingAdd($1.longest) }
+            : bounds.map(\.longest).max() ?? .zero
+        return WallTimeBound(ok: ok, failing: failing, longest: longest)
+    }
+
+    /// A `finally` list: every step runs, whatever the ones before did; one failing
+    /// fails the group.
+    static func finallyList(_ nodes: [PlanNode], in context: StaticContext) -> WallTimeBound {
+        let bounds = nodes.map { of($0, in: context) }
+        let least = bounds.reduce(Duration.zero) { $0.saturatingAdd($1.least) }
+        let oks = bounds.compactMap(\.ok)
+        return WallTimeBound(ok: oks.count == bounds.count ? oks.reduce(Duration.zero) { $0.saturatingAdd($1) } : nil,
+                             failing: bounds.contains { $0.failing != nil } ? least : nil,
+                             longest: bounds.reduce(Duration.zero) { $0.saturatingAdd($1.longest) })
+    }
+
+    /// The step raced against its `timeout`: what would take longer fails at the timeout.
+    func limited(to timeout: Duration) -> WallTimeBound {
+        WallTimeBound(ok: ok.flatMap { $0 <= timeout ? $0 : nil },
+                      failing: Self.minimum(failing.map { min($0, timeout) }, longest >= timeout ? timeout : nil),
+                      longest: min(longest, timeout))
+    }
+
+    /// The step's work followed by its group's `finally` list.
+    func followed(by finally: WallTimeBound) -> WallTimeBound {
+        let okThenFailing = ok.flatMap { ok in finally.failing.map(ok.saturatingAdd) }
+        return WallTimeBound(ok: ok.flatMap { ok in finally.ok.map(ok.saturatingAdd) },
+                             failing: Self.minimum(failing.map { $0.saturatingAdd(finally.least) }, okThenFailing),
+                             longest: longest.saturatingAdd(finally.longest))
+    }
+
+    /// The lesser of two optional durations (nil only when both are).
+    static func minimum(_ a: Duration?, _ b: Duration?) -> Duration? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
+    }
+
+    /// What `if` conditions can see before the run: the static values, and `always()`;
+    /// the other status functions depend on how the run goes.
+    struct BeforeTheRun: ExpressionEvaluator.Context {
+        var statics: StaticContext
+
+        func value(of path: [String]) -> ExpressionValue? { statics.value(of: path) }
+        func status(_ function: String) -> Bool? { function == "always" ? true : nil }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+
+/// Validation rules seen through the built binary: what `flow validate` rejects (with the
+/// diagnostic's location and code), `flow run` refuses (exit 2, nothing run); what it
+/// accepts runs as written.
+@Suite struct ValidationEndToEndTests {
+    /// A NUL in a command, `dir` or `env` value would end the C string the kernel gets:
+    /// `echo kept\0; touch ran` ran `echo kept` alone, and said nothing. Now it is an error
+    /// at the NUL, and nothing runs.
+    @Test func aNULWhereACStringIsDueIsAnError() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.write("wf.yaml", #"""
+            steps:
+              - shell: "echo kept\0; touch ran"
+              - shell: touch "$V"
+                env: { V: "ran2\0dropped" }
+              - shell: touch ran3
+                dir: "sub\0/nonexistent"
+            """#)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for line in ["wf.yaml:2:22: error: the command contains a NUL character [invalid-value]",
+                     "wf.yaml:4:20: error: the value of `V` contains a NUL character [invalid-value]",
+                     "wf.yaml:6:14: error: `dir` contains a NUL character [invalid-value]"] {
+            #expect(validate.stderr.contains(line + "\n"), "\(line)\n\(validate)")
+        }
+        let run = try box.run(["run", "wf.yaml"])
+        #expect(run.status == 2, "\(run)")
+        #expect(!box.exists("ran") && !box.exists("ran2") && !box.exists("sub/ran3"), "nothing ran")
+    }
+
+    /// `stdin` is written to a pipe as bytes, not passed as a C string: a NUL there is kept.
+    @Test func aNULInStdinReachesTheProcess() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - shell: cat > got
+                stdin: "a\0b"
+            """#)
+        let run = try box.run(["run", "wf.yaml", "--no-journal"])
+        #expect(run.status == 0, "\(run)")
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: box.path("got")))) == Data([0x61, 0, 0x62]))
+    }
+
+    /// An `if` written as a block scalar, or with line breaks around its `${{ }}`, was "an
+    /// `if` condition is one expression"; so was one whose string literal held `${{`. They
+    /// validate now, and decide as written.
+    @Test func anIfAcrossLinesOrWithBracesInAStringRuns() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            vars: { x: a }
+            steps:
+              - print: block-true
+                if: |
+                  ${{ vars.x == 'a' }}
+              - print: block-false
+                if: |
+                  ${{ vars.x == 'b' }}
+              - print: newlines
+                if: "\n${{ vars.x == 'a' }}\n"
+              - print: braces
+                if: "${{ vars.x != '${{' }}"
+              - print: bare-braces
+                if: "vars.x == '${{'"
+            """#)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0 && validate.stderr.isEmpty, "\(validate)")
+        let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines == ["block-true", "newlines", "braces"], "\(run)")
+    }
+
+    /// `dir: ""` validated, and every run failed on it (`working directory `` does not
+    /// exist`, exit 127); the same for `defaults: {dir: ""}`. Now both are errors.
+    @Test func anEmptyDirIsAnError() throws {
+        let box = try RunSandbox()
+        try box.write("step.yaml", """
+            steps:
+              - shell: touch ran
+                dir: ""
+            """)
+        try box.write("defaults.yaml", """
+            defaults: { dir: "" }
+            steps:
+              - shell: touch ran
+            """)
+        for (file, spot) in [("step.yaml", "3:10"), ("defaults.yaml", "1:18")] {
+            let validate = try box.run(["validate", file])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix("\(file):\(spot): error: `dir` is empty [invalid-value]\n"), "\(validate)")
+            let run = try box.run(["run", file, "--no-journal"])
+            #expect(run.status == 2, "\(run)")
+        }
+        #expect(!box.exists("ran"))
+    }
+
+    /// GitHub Actions' functions called with arguments were "`hashFiles()` takes no
+    /// arguments" (as if it existed) or "unexpected character `,`"; `if: "TRUE"` got "did
+    /// you mean `run`?". Each now says what is wrong.
+    @Test func functionsFlowDoesNotHaveAndLiteralsInTheWrongCase() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            env: { LABELS: x }
+            steps:
+              - print: a
+                if: "hashFiles('go.sum') != ''"
+              - print: b
+                if: "contains(env.LABELS, 'deploy')"
+              - print: c
+                if: "TRUE"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:4:10: error: unknown function `hashFiles()` [expression-syntax]
+              |
+            4 |     if: "hashFiles('go.sum') != ''"
+              |          ^^^^^^^^^^^^^^^^^^^ the functions are success(), failure(), always() and cancelled()
+            wf.yaml:6:10: error: unknown function `contains()` [expression-syntax]
+              |
+            6 |     if: "contains(env.LABELS, 'deploy')"
+              |          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ the functions are success(), failure(), always() and cancelled()
+            wf.yaml:8:10: error: unknown reference `TRUE` [unknown-reference]
+              |
+            8 |     if: "TRUE"
+              |          ^^^^ did you mean `true`?
+            3 errors in 1 file
+
+            """, "\(validate)")
+    }
+
+    /// `${{ 100000000000000000000 }}` printed `1e+20`, `${{ 123456789012345678 }}` another
+    /// number, and two 400-digit literals were both infinity (and equal). A literal beyond
+    /// 2^53 is now an error; whole numbers up to it print as integers.
+    @Test func numberLiteralsAreExactOrAnError() throws {
+        let box = try RunSandbox()
+        try box.write("big.yaml", """
+            steps:
+              - print: "${{ 123456789012345678 }}"
+            """)
+        try box.write("ok.yaml", """
+            steps:
+              - print: "${{ 9007199254740992 }} ${{ -1000000000000000 }} ${{ 2.50 }} ${{ 3.0 }}"
+            """)
+        let validate = try box.run(["validate", "big.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.hasPrefix("big.yaml:2:17: error: number `123456789012345678` is too large [expression-syntax]\n"),
+                "\(validate)")
+        #expect(try box.run(["run", "big.yaml", "--no-journal"]).status == 2)
+        let run = try box.run(["run", "ok.yaml", "--no-journal", "--output", "raw"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines == ["9007199254740992 -1000000000000000 2.5 3"], "\(run)")
+    }
+
+    /// The steps of an `undo` list run in order, so a later one may use an earlier one's
+    /// outputs; validation said "later-reference" though `undo: {sequential: […]}` passed.
+    @Test func anUndoListStepSeesTheEarlierOnes() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - name: ub
+                    shell: echo "k=z" >> "$FLOW_OUTPUT"
+                  - name: ub2
+                    print: "ub said ${{ steps.ub.outputs.k }}"
+              - shell: exit 1
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0 && validate.stderr.isEmpty, "\(validate)")
+        let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stdoutLines.contains("ub2 | ub said z"), "\(run)")
+    }
+
+    /// `with: { y: [1] }` on a required parameter gave `wrong-type` and a false
+    /// `missing-param`; `outputs: [k, k]` was not reported at all.
+    @Test func aWrongTypedParamIsNotMissingAndADuplicateOutputIsReported() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              a:
+                params:
+                  y: { required: true }
+                steps:
+                  - print: "${{ params.y }}"
+            steps:
+              - use: a
+                with: { y: [1] }
+              - shell: "true"
+                outputs: [k, k]
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:9:16: error: the value of `y` must be a string, found a list [wrong-type]
+              |
+            9 |     with: { y: [1] }
+              |                ^^^
+            wf.yaml:11:18: error: duplicate output key `k` [duplicate-key]
+               |
+            11 |     outputs: [k, k]
+               |                  ^ remove one of the two
+            wf.yaml:11:15: note: first `k` is here
+               |
+            11 |     outputs: [k, k]
+               |               ^
+            2 errors in 1 file
+
+            """, "\(validate)")
+    }
+}
