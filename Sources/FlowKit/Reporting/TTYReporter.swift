@@ -18,7 +18,12 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var state = StepState.pending
         var started: Double?
         var elapsed: Double?
-        var lastLine = ""
+        /// The last line the step printed, as read: made plain and cut to the room in its
+        /// row (`shownLine`) only when a redraw shows it, not for every line a chatty step
+        /// prints, nor at every redraw.
+        var lastLine: [UInt8] = []
+        var lineChanged = false
+        var shownLine = (text: "", width: 0, room: -1)
     }
 
     let out = OutputWriter(fd: 2)
@@ -110,7 +115,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 out.append(byte: 0x0A)
                 redraw()
             } else if let i = index[step.path] {
-                rows[i].lastLine = String(decoding: line, as: UTF8.self)
+                rows[i].lastLine.removeAll(keepingCapacity: true)
+                rows[i].lastLine.append(contentsOf: line)
+                rows[i].lineChanged = true
             }
         }
     }
@@ -153,11 +160,22 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 text += style.paint(t, "2")
                 plainCount += t.count
             }
-            if row.state == .running, !row.lastLine.isEmpty, plainCount + 4 < width {
-                let room = width - plainCount - 3
-                let last = String(row.lastLine.unicodeScalars.prefix(room).map(Character.init))
-                text += style.paint("  " + last, "2")
-                plainCount += 2 + min(room, row.lastLine.unicodeScalars.count)
+            if row.state == .running, !row.lastLine.isEmpty, plainCount + 2 + 4 < width {
+                // The output goes in as plain text cut to the room left: an escape sequence
+                // would act on the terminal at every redraw, and a row wider than the
+                // terminal wraps, which the redraw (counting rows up) does not erase.
+                let room = width - 1 - plainCount - 2
+                if row.lineChanged || row.shownLine.room != room {
+                    let plain = row.lastLine.withUnsafeBytes { TerminalText.plain($0) }
+                    let fitted = DisplayWidth.fit(plain, in: room)
+                    rows[i].shownLine = (fitted.text, fitted.width, room)
+                    rows[i].lineChanged = false
+                }
+                let last = rows[i].shownLine
+                if last.width > 0 {
+                    text += style.paint("  " + last.text, "2")
+                    plainCount += 2 + last.width
+                }
             }
             if plainCount > width {
                 text = String(text.unicodeScalars.prefix(width - 1).map(Character.init))

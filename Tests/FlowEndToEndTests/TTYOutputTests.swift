@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// `--output tty` on a pseudo-terminal, read through a model of the terminal
+/// (`TerminalScreen`): what the live tree shows while steps run, and what stays on screen
+/// (with the scrolled-off history) when the run ends.
+///
+/// Steps that must be seen running wait for a file the test writes once the screen showed
+/// what it checks (`waitForGo`), rather than sleep and hope a redraw came in time.
+@Suite(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+struct TTYOutputTests {
+    /// Shell that waits until the test writes `go` in the sandbox.
+    static let waitForGo = "while [ ! -e go ]; do sleep 0.05; done"
+
+    /// Times (`0.3s`, `1m05s`) as `T`: they differ from run to run.
+    static func timeless(_ lines: [String]) -> [String] {
+        lines.map { $0.replacing(/[0-9]+m[0-9]{2}s|[0-9]+\.[0-9]s/, with: "T") }
+    }
+
+    /// Whether some row of the screen matches `pattern` whole.
+    static func shows(_ screen: TerminalScreen, _ pattern: Regex<Substring>) -> Bool {
+        screen.screen.contains { $0.wholeMatch(of: pattern) != nil }
+    }
+
+    /// A running step's last line goes into the tree as text: a screen clear, a title, a
+    /// cursor move in it do not reach the terminal (colours are dropped too), and of a `\r`
+    /// progress line only what follows the last `\r` shows. Before, every redraw wrote it
+    /// raw: the screen was cleared and the title set ten times a second.
+    @Test(arguments: [false, true])
+    func aRunningStepsLastLineIsShownAsText(color: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: evil
+                    shell: |
+                      printf 'x\\033[2J\\033[H\\033]0;pwned\\007 \\033[31mRED\\033[0m \\033[1A\\033[2K\\001\\177end\\n'; \(Self.waitForGo)
+                  - name: progress
+                    shell: |
+                      printf 'step 1\\n\\033[1A\\033[2Kdone 1\\r50%%\\r100%%\\r\\n'; \(Self.waitForGo)
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80,
+                                  env: color ? ["NO_COLOR": ""] : [:])
+        let seen = run.waitFor { screen in
+            Self.shows(screen, #/  ▶ evil [0-9.]+s  x RED end/#) && Self.shows(screen, #/  ▶ progress [0-9.]+s  100%/#)
+        }
+        #expect(seen, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ evil T",
+            "  ✓ progress T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
+
+    /// A running step's last line is cut to the room left in its row by terminal columns:
+    /// tabs go to the next 8-column stop, a CJK character takes two columns, and a cut line
+    /// ends in `…`. Before, a tab or a wide character counted as one column: the row
+    /// wrapped, and the redraw, which erases the tree by counting rows up, left a stale row
+    /// on screen at every redraw.
+    @Test(arguments: [false, true])
+    func aRunningStepsLastLineFitsItsRow(color: Bool) throws {
+        let box = try RunSandbox()
+        let wide = String(repeating: "漢", count: 45)
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: gotest
+                    shell: |
+                      printf 'ok  \\tgithub.com/example/project/internal/pkg1\\t0.01s\\tcoverage: 81.2%% of statements\\n'; \(Self.waitForGo)
+                  - name: cjk
+                    shell: |
+                      printf '\(wide)\\n'; \(Self.waitForGo)
+                  - name: combining
+                    shell: |
+                      printf 'e\\314\\201\\314\\201\\314\\201 \(wide)\\n'; \(Self.waitForGo)
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 60,
+                                  env: color ? ["NO_COLOR": ""] : [:])
+        let seen = run.waitFor { screen in
+            Self.shows(screen, #/  ▶ gotest [0-9.]+s  ok      github\.com\/example\/project\/.*…/#)
+                && Self.shows(screen, #/  ▶ cjk [0-9.]+s  漢+…/#) && Self.shows(screen, #/  ▶ combining [0-9.]+s  . 漢+…/#)
+        }
+        #expect(seen, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ gotest T",
+            "  ✓ cjk T",
+            "  ✓ combining T",
+            "3/3 steps finished",
+            "✓ succeeded: 3 succeeded in T",
+        ], "\(run.report)")
+    }
+}
