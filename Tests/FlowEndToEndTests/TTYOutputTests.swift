@@ -101,4 +101,27 @@ struct TTYOutputTests {
             "✓ succeeded: 3 succeeded in T",
         ], "\(run.report)")
     }
+
+    /// A step's label in the tree (its name, or the command of an unnamed step: text from
+    /// the workflow) shows control characters escaped, as `flow plan` does, and is cut by
+    /// terminal columns. Before, it was written raw (a command's `\e[2J` cleared the screen
+    /// at every redraw) and a wide one wrapped.
+    @Test func labelsAreEscapedAndFitTheirRow() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: "true # \\e[2J\\e[H\\e]0;pwned\\a"
+              - shell: "true # \(String(repeating: "漢", count: 45))"
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 60)
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ true # \\u{1B}[2J\\u{1B}[H\\u{1B}]0;pwned\\u{7} T",
+            "✓ true # \(String(repeating: "漢", count: 22))… T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
 }

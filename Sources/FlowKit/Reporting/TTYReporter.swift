@@ -13,7 +13,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     struct Row {
         var path: String
         var depth: Int
+        /// The step's name, or for an unnamed step its command or message: text from the
+        /// workflow, control characters escaped as `flow plan` shows them.
         var label: String
+        var labelWidth: Int
         var isLeaf: Bool
         var state = StepState.pending
         var started: Double?
@@ -42,7 +45,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         style = ReporterStyle(color: color)
         func add(_ node: PlanNode, depth: Int) {
             index[node.path] = rows.count
-            rows.append(Row(path: node.path, depth: depth, label: node.summary, isLeaf: !node.isGroup))
+            let label = ControlEscaping.escaped(node.summary)
+            rows.append(Row(path: node.path, depth: depth, label: label, labelWidth: DisplayWidth.columns(of: label),
+                            isLeaf: !node.isGroup))
             if !node.isGroup { total += 1 }
             for child in node.children { add(child, depth: depth + 1) }
             for child in node.finally { add(child, depth: depth + 1) }
@@ -148,44 +153,64 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             visible = rows.indices.filter { [.running, .retrying, .failed, .timedOut].contains(rows[$0].state) }
             if visible.count + 1 > height - 1 { visible = Array(visible.suffix(max(height - 2, 1))) }
         }
+        // The last column stays free: a character there leaves the cursor waiting to wrap,
+        // and terminals differ in what the next line break does then.
+        let columns = width - 1
         var lines: [String] = []
-        for i in visible {
-            let row = rows[i]
-            var text = String(repeating: "  ", count: row.depth) + style.state(row.state) + " " + row.label
-            var plainCount = row.depth * 2 + 2 + row.label.count
-            var time: Double?
-            if let elapsed = row.elapsed, row.state.isFinal { time = elapsed } else if let started = row.started, !row.state.isFinal { time = now - started }
-            if let time, row.state != .skipped {
-                let t = " " + formatElapsed(time)
-                text += style.paint(t, "2")
-                plainCount += t.count
-            }
-            if row.state == .running, !row.lastLine.isEmpty, plainCount + 2 + 4 < width {
-                // The output goes in as plain text cut to the room left: an escape sequence
-                // would act on the terminal at every redraw, and a row wider than the
-                // terminal wraps, which the redraw (counting rows up) does not erase.
-                let room = width - 1 - plainCount - 2
-                if row.lineChanged || row.shownLine.room != room {
-                    let plain = row.lastLine.withUnsafeBytes { TerminalText.plain($0) }
-                    let fitted = DisplayWidth.fit(plain, in: room)
-                    rows[i].shownLine = (fitted.text, fitted.width, room)
-                    rows[i].lineChanged = false
-                }
-                let last = rows[i].shownLine
-                if last.width > 0 {
-                    text += style.paint("  " + last.text, "2")
-                    plainCount += 2 + last.width
-                }
-            }
-            if plainCount > width {
-                text = String(text.unicodeScalars.prefix(width - 1).map(Character.init))
-                if style.color { text += "\u{1B}[0m" }
-            }
-            lines.append(text)
-        }
+        for i in visible { lines.append(line(at: i, columns: columns, now: now)) }
         lines.append(style.paint("\(finished)/\(total) steps finished", "1"))
         for line in lines { out.append(line + "\n") }
         drawn = lines.count
         out.flush()
+    }
+
+    /// Row `i` of the tree in at most `columns` terminal columns: indentation, state,
+    /// label, time, and for a running step its last line in the room left. Each part is
+    /// measured in columns (a CJK character is two) and cut to what is left: a row wider
+    /// than the terminal wraps, and the redraw, which moves up as many rows as it wrote,
+    /// leaves the extra one on screen.
+    func line(at i: Int, columns: Int, now: Double) -> String {
+        let row = rows[i]
+        // A deep tree in a narrow terminal still leaves room for the labels.
+        let indent = min(row.depth * 2, columns / 2)
+        guard columns >= indent + 2 else { return "" }
+        // Every state symbol is one column wide.
+        var text = String(repeating: " ", count: indent) + style.state(row.state) + " "
+        var left = columns - indent - 2
+        var time = ""
+        if row.state != .skipped {
+            if let elapsed = row.elapsed, row.state.isFinal {
+                time = " " + formatElapsed(elapsed)
+            } else if let started = row.started, !row.state.isFinal {
+                time = " " + formatElapsed(now - started)
+            }
+        }
+        // The label takes what the time leaves; when that is too little, the time goes.
+        let labelRoom = left - time.utf8.count >= min(row.labelWidth, 12) ? left - time.utf8.count : left
+        if row.labelWidth <= labelRoom {
+            text += row.label
+            left -= row.labelWidth
+        } else {
+            let label = DisplayWidth.fit(row.label, in: labelRoom)
+            text += label.text
+            left -= label.width
+        }
+        if !time.isEmpty, time.utf8.count <= left {
+            text += style.paint(time, "2")
+            left -= time.utf8.count
+        }
+        if row.state == .running, !row.lastLine.isEmpty, left >= 2 + 4 {
+            // The output goes in as plain text cut to the room left: an escape sequence
+            // would act on the terminal at every redraw.
+            let room = left - 2
+            if row.lineChanged || row.shownLine.room != room {
+                let plain = row.lastLine.withUnsafeBytes { TerminalText.plain($0) }
+                let fitted = DisplayWidth.fit(plain, in: room)
+                rows[i].shownLine = (fitted.text, fitted.width, room)
+                rows[i].lineChanged = false
+            }
+            if rows[i].shownLine.width > 0 { text += style.paint("  " + rows[i].shownLine.text, "2") }
+        }
+        return text
     }
 }
