@@ -124,4 +124,93 @@ struct TTYOutputTests {
             "✓ succeeded: 2 succeeded in T",
         ], "\(run.report)")
     }
+
+    /// The finished/total count of each frame, in order.
+    static func counts(_ frames: [[String]]) -> [(finished: Int, total: Int)] {
+        frames.compactMap { frame in
+            frame.lazy.compactMap { $0.wholeMatch(of: /([0-9]+)\/([0-9]+) steps finished/) }.last
+                .map { (Int($0.1)!, Int($0.2)!) }
+        }
+    }
+
+    /// A step retried after failing, and one retried after timing out: one step each.
+    static let retryCases = [
+        """
+        steps:
+          - name: flaky
+            shell: exit 1
+            retry: {limit: 1, delay: 500ms}
+        """,
+        """
+        steps:
+          - name: flaky
+            shell: sleep 5
+            timeout: 100ms
+            retry: 2
+        """,
+    ]
+
+    /// Steps that end more than once (undo) or run again (a group's retry), with their
+    /// number of steps.
+    static let countCases: [(String, Int)] = retryCases.map { ($0, 1) } + [
+        ("""
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - shell: "true"
+              - name: b
+                shell: "true"
+                undo:
+                  - shell: exit 1
+              - name: c
+                shell: exit 1
+            """, 3),
+        ("""
+            steps:
+              - name: g
+                retry: 2
+                sequential:
+                  - name: one
+                    shell: "true"
+                  - name: two
+                    shell: exit 1
+                  - name: three
+                    shell: "true"
+            """, 3),
+    ]
+
+    /// The count counts steps that ended, each once: not each attempt of a retried step,
+    /// not a step again when it is undone or its undo fails, not the undo steps, and a step
+    /// that its group's retry runs again is no longer finished. Before, the count went past
+    /// the total: `2/1`, `4/3`, `7/3`.
+    @Test(arguments: countCases)
+    func theCountCountsEachStepOnce(workflow: String, total: Int) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", workflow)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80)
+        #expect(run.finish() == 1, "\(run.report)")
+        let counts = Self.counts(run.frames)
+        #expect(counts.allSatisfy { $0.total == total && $0.finished <= total }, "\(counts)\n\(run.report)")
+        #expect(counts.last?.finished == total, "\(counts)\n\(run.report)")
+    }
+
+    /// A failed attempt that the step's `retry` runs again is no finish: the count stays
+    /// at 0 while the step waits for its next attempt (the tree shows it failed, and the
+    /// note above says when it is retried), and counts it once its last attempt failed.
+    /// Before, it counted every attempt.
+    @Test(arguments: retryCases)
+    func aStepWaitingForItsRetryIsNotFinished(workflow: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", workflow)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80)
+        #expect(run.finish() == 1, "\(run.report)")
+        let frames = run.frames
+        let lastStart = try #require(frames.lastIndex { $0.contains { $0.hasPrefix("▶ flaky") } }, "\(run.report)")
+        let failed = frames[..<lastStart].filter { $0.contains { $0.hasPrefix("✗ flaky") || $0.hasPrefix("⏱ flaky") } }
+        #expect(!failed.isEmpty, "a frame shows the first attempt failed\n\(run.report)")
+        let counts = Self.counts(Array(frames[...lastStart]))
+        #expect(counts.allSatisfy { $0.finished == 0 }, "\(counts)\n\(run.report)")
+        #expect(Self.counts(frames).last?.finished == 1, "\(run.report)")
+    }
 }

@@ -134,9 +134,8 @@ final class TerminalRun {
         while true {
             let erase = rest.firstRange(of: /\x1B\[[0-9]+F\x1B\[J/)
             let chunk = erase.map { rest[..<$0.lowerBound] } ?? rest
-            frames.append(chunk.split(separator: "\n", omittingEmptySubsequences: false).map {
-                String($0.hasSuffix("\r") ? $0.dropLast() : $0)
-            })
+            // "\r\n" (the terminal's line end) is one Character.
+            frames.append(chunk.split(omittingEmptySubsequences: false) { $0 == "\r\n" || $0 == "\n" }.map(String.init))
             guard let erase else { break }
             rest = rest[erase.upperBound...]
         }

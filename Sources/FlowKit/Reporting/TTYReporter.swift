@@ -18,7 +18,11 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var label: String
         var labelWidth: Int
         var isLeaf: Bool
+        /// The step's own `retry`: a failed attempt it will run again is no finish yet.
+        var retry: RetryPolicy?
         var state = StepState.pending
+        /// Whether `finished` counts the step (a leaf) now.
+        var counted = false
         var started: Double?
         var elapsed: Double?
         /// The last line the step printed, as read: made plain and cut to the room in its
@@ -47,7 +51,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             index[node.path] = rows.count
             let label = ControlEscaping.escaped(node.summary)
             rows.append(Row(path: node.path, depth: depth, label: label, labelWidth: DisplayWidth.columns(of: label),
-                            isLeaf: !node.isGroup))
+                            isLeaf: !node.isGroup, retry: node.retry))
             if !node.isGroup { total += 1 }
             for child in node.children { add(child, depth: depth + 1) }
             for child in node.finally { add(child, depth: depth + 1) }
@@ -76,11 +80,14 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     if t.step.isUndo, t.to.isFinal || t.to == .undone { clear(); out.append("\(style.state(t.to)) undo \(t.step.label) \(ReporterStyle.detail(t))\n"); redraw() }
                     return
                 }
-                let wasFinal = rows[i].state.isFinal
                 rows[i].state = t.to
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
                 if let elapsed = t.elapsed { rows[i].elapsed = elapsed }
-                if rows[i].isLeaf, t.to.isFinal, !wasFinal, t.to != .undone { finished += 1 }
+                if rows[i].isLeaf {
+                    count(i, t)
+                } else if t.to.isFinal {
+                    settle(below: i)
+                }
                 if t.to == .skipped { markSkipped(below: i) }
                 redraw()
             case .note(let step, let message):
@@ -90,6 +97,8 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             case .runFinished(let outcome):
                 done = true
                 ticker?.cancel()
+                // Whatever was still expected (a retry the run's end called off) is not now.
+                finished = rows.reduce(0) { $0 + ($1.isLeaf && $1.state.isFinal ? 1 : 0) }
                 redraw()
                 drawn = 0
                 log.replay(to: out, style: style)
@@ -105,10 +114,49 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         while j < rows.count, rows[j].depth > rows[i].depth {
             if rows[j].state == .pending {
                 rows[j].state = .skipped
-                if rows[j].isLeaf { finished += 1 }
+                if rows[j].isLeaf { setCounted(j, true) }
             }
             j += 1
         }
+    }
+
+    /// Counts leaf `i` as finished once it has ended for good, each step once: not at a
+    /// failed attempt its `retry` will run again (the executor says so only in a note),
+    /// not again when it is undone (`undone`, `undo_failed`), and no longer when it runs
+    /// again (its group's retry runs it anew). Undo steps have no row: they are not among
+    /// the total.
+    func count(_ i: Int, _ t: StepTransition) {
+        switch t.to {
+        case .running, .retrying: setCounted(i, false)
+        case .failed, .timedOut: setCounted(i, !Self.willRetry(rows[i].retry, after: t))
+        case .pending, .undoing: break
+        default: setCounted(i, true)
+        }
+    }
+
+    /// Whether the executor retries the step after the failed attempt `t`, as it decides:
+    /// attempts left, and a time-out or an exit code `retry` takes. It may still not (the
+    /// run is stopping, the failure is certain to repeat): `settle` and the run's end
+    /// count the step then.
+    static func willRetry(_ policy: RetryPolicy?, after t: StepTransition) -> Bool {
+        guard let policy, t.attempt <= policy.limit else { return false }
+        return t.to == .timedOut || policy.retries(exitCode: t.exitCode)
+    }
+
+    /// Group `i` ended: no step inside it is retried any more, so a failed one that was
+    /// expected to be counts now.
+    func settle(below i: Int) {
+        var j = i + 1
+        while j < rows.count, rows[j].depth > rows[i].depth {
+            if rows[j].isLeaf, rows[j].state.isFinal { setCounted(j, true) }
+            j += 1
+        }
+    }
+
+    func setCounted(_ i: Int, _ counted: Bool) {
+        guard rows[i].counted != counted else { return }
+        rows[i].counted = counted
+        finished += counted ? 1 : -1
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
