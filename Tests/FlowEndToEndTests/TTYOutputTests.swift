@@ -213,4 +213,31 @@ struct TTYOutputTests {
         #expect(counts.allSatisfy { $0.finished == 0 }, "\(counts)\n\(run.report)")
         #expect(Self.counts(frames).last?.finished == 1, "\(run.report)")
     }
+
+    /// A tree taller than the terminal: while steps run, the frame fits the screen (the
+    /// running steps it has room for and how many rows it leaves out), and the final frame
+    /// is the whole tree, once, scrolled into the history. Before, the final frame was
+    /// clipped like a live one: 40 steps in 15 rows ended as `40/40 steps finished` and the
+    /// summary, the tree gone.
+    @Test func theWholeFinishedTreeStaysOnScreen() throws {
+        let box = try RunSandbox()
+        let steps = (0..<40).map { "      - name: s\($0)\n        shell: \(Self.waitForGo)" }
+        try box.write("wf.yaml", "steps:\n  - concurrent:\n" + steps.joined(separator: "\n") + "\n")
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 15, columns: 80)
+        // All 40 running: 12 rows, the "more" line and the count fill the 14 rows.
+        let live = run.waitFor { screen in
+            screen.screen.contains("… 29 more") && screen.screen.contains("0/40 steps finished")
+                && screen.screen.filter { $0.hasPrefix("  ▶ s") }.count == 12
+        }
+        #expect(live, "\(run.report)")
+        #expect(run.screen.history.isEmpty, "nothing scrolled off while the run went on\n\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == ["✓ concurrent T"] + (0..<40).map { "  ✓ s\($0) T" } + [
+            "40/40 steps finished",
+            "✓ succeeded: 40 succeeded in T",
+        ], "\(run.report)")
+    }
 }

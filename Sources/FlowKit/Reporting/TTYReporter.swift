@@ -7,8 +7,9 @@ import Synchronization
 /// times, the last line of each running step and a finished/total count. The finished tree
 /// stays on screen, followed by the full output of failed steps and the summary.
 ///
-/// Lines that `print` steps print go above the tree and stay. When the tree is taller than
-/// the terminal, only running and failed steps are listed; lines are cut to the width.
+/// Lines that `print` steps print go above the tree and stay. While the run goes on, a tree
+/// taller than the terminal lists only running and failed steps and says how many rows it
+/// leaves out; its final frame is the whole tree, once. Rows are cut to the width.
 public final class TTYReporter: RunObserver, @unchecked Sendable {
     struct Row {
         var path: String
@@ -99,8 +100,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 ticker?.cancel()
                 // Whatever was still expected (a retry the run's end called off) is not now.
                 finished = rows.reduce(0) { $0 + ($1.isLeaf && $1.state.isFinal ? 1 : 0) }
-                redraw()
-                drawn = 0
+                redraw(final: true)
                 log.replay(to: out, style: style)
                 out.append(style.summary(outcome) + "\n")
                 out.flush()
@@ -192,23 +192,47 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         drawn = 0
     }
 
-    func redraw() {
+    /// Draws the tree below the cursor, in place of the frame drawn before (`clear`).
+    ///
+    /// A live frame takes at most the terminal's height less one row: the cursor's row
+    /// below it must stay on screen, or the move up to erase it (`ESC[nF`) stops at the
+    /// top of the screen and the rows above stay there, one more copy at every redraw.
+    /// A taller tree lists its running and failed steps (the last ones) and how many rows
+    /// it leaves out. The `final` frame is the whole tree, written once and not erased: it
+    /// scrolls into the terminal's history, where it stays.
+    func redraw(final: Bool = false) {
         let (width, height) = terminalSize
         clear()
         let now = Timestamp.monotonic()
-        var visible = rows.indices.map { $0 }
-        if rows.count + 1 > height - 1 {
-            visible = rows.indices.filter { [.running, .retrying, .failed, .timedOut].contains(rows[$0].state) }
-            if visible.count + 1 > height - 1 { visible = Array(visible.suffix(max(height - 2, 1))) }
-        }
         // The last column stays free: a character there leaves the cursor waiting to wrap,
         // and terminals differ in what the next line break does then.
-        let columns = width - 1
+        let columns = max(width - 1, 1)
+        let room = height - 1
         var lines: [String] = []
-        for i in visible { lines.append(line(at: i, columns: columns, now: now)) }
-        lines.append(style.paint("\(finished)/\(total) steps finished", "1"))
+        if final || rows.count + 1 <= room {
+            lines.reserveCapacity(rows.count + 1)
+            for i in rows.indices { lines.append(line(at: i, columns: columns, now: now)) }
+        } else {
+            // The rows left for steps once the count and `… N more` have theirs, searched
+            // from the end: a redraw stops after a screenful, whatever the tree's size.
+            let shown = max(room - 2, 0)
+            var visible: [Int] = []
+            var i = rows.count
+            while visible.count < shown, i > 0 {
+                i -= 1
+                switch rows[i].state {
+                case .running, .retrying, .failed, .timedOut, .undoing: visible.append(i)
+                default: break
+                }
+            }
+            for i in visible.reversed() { lines.append(line(at: i, columns: columns, now: now)) }
+            if room >= 2 {
+                lines.append(style.paint(DisplayWidth.fit("… \(rows.count - visible.count) more", in: columns).text, "2"))
+            }
+        }
+        lines.append(style.paint(DisplayWidth.fit("\(finished)/\(total) steps finished", in: columns).text, "1"))
         for line in lines { out.append(line + "\n") }
-        drawn = lines.count
+        drawn = final ? 0 : lines.count
         out.flush()
     }
 
