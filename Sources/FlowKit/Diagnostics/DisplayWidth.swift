@@ -35,3 +35,77 @@ enum DisplayWidth {
         }
     }
 }
+
+extension DisplayWidth {
+    /// Columns from one tab stop to the next, as terminals set them.
+    static let tabStop = 8
+
+    /// The columns `text` takes on a terminal (no control characters but tabs; a tab goes
+    /// to the next stop, counted from the text's start).
+    static func columns(of text: String) -> Int {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x80 }) { return text.utf8.count }
+        var width = 0
+        var previous: Unicode.Scalar?
+        for scalar in text.unicodeScalars {
+            width += scalar == "\t" ? tabStop - width % tabStop : columns(of: scalar, after: previous)
+            previous = scalar
+        }
+        return width
+    }
+
+    /// `text` as it fits in `limit` terminal columns, with the columns it takes: whole
+    /// when it fits, else its longest start that fits followed by `…`. Tabs become spaces
+    /// up to the next stop (counted from the text's start), so the text is as wide as
+    /// counted wherever it is written.
+    ///
+    /// What the live tree's rows go through: a row wider than the terminal wraps, and the
+    /// redraw, which erases the tree by moving up as many rows as it wrote, leaves the
+    /// extra rows on screen. Counting characters is not enough: a CJK character or an
+    /// emoji is two columns.
+    static func fit(_ text: String, in limit: Int) -> (text: String, width: Int) {
+        guard limit > 0 else { return ("", 0) }
+        let utf8 = text.utf8
+        // Fast path: printable ASCII, one column a byte (most output, most names).
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x80 }) {
+            if utf8.count <= limit { return (text, utf8.count) }
+            return (String(decoding: utf8.prefix(limit - 1), as: UTF8.self) + "…", limit)
+        }
+        // Whether it fits: measured up to the first column past the limit.
+        var width = 0
+        var hasTab = false
+        var previous: Unicode.Scalar?
+        for scalar in text.unicodeScalars {
+            if scalar == "\t" {
+                hasTab = true
+                width += tabStop - width % tabStop
+            } else {
+                width += columns(of: scalar, after: previous)
+            }
+            previous = scalar
+            if width > limit { break }
+        }
+        if width <= limit, !hasTab { return (text, width) }
+        // Built again: with tabs expanded, and cut to leave a column for `…` when it does not fit.
+        let cut = width > limit
+        let room = cut ? limit - 1 : limit
+        var out = String.UnicodeScalarView()
+        width = 0
+        previous = nil
+        for scalar in text.unicodeScalars {
+            let columns = scalar == "\t" ? tabStop - width % tabStop : columns(of: scalar, after: previous)
+            if width + columns > room { break }
+            if scalar == "\t" {
+                out.append(contentsOf: repeatElement(" ", count: columns))
+            } else {
+                out.append(scalar)
+            }
+            width += columns
+            previous = scalar
+        }
+        if cut {
+            out.append("…")
+            width += 1
+        }
+        return (String(out), width)
+    }
+}

@@ -7,18 +7,31 @@ import Synchronization
 /// times, the last line of each running step and a finished/total count. The finished tree
 /// stays on screen, followed by the full output of failed steps and the summary.
 ///
-/// Lines that `print` steps print go above the tree and stay. When the tree is taller than
-/// the terminal, only running and failed steps are listed; lines are cut to the width.
+/// Lines that `print` steps print go above the tree and stay. While the run goes on, a tree
+/// taller than the terminal lists only running and failed steps and says how many rows it
+/// leaves out; its final frame is the whole tree, once. Rows are cut to the width.
 public final class TTYReporter: RunObserver, @unchecked Sendable {
     struct Row {
         var path: String
         var depth: Int
+        /// The step's name, or for an unnamed step its command or message: text from the
+        /// workflow, control characters escaped as `flow plan` shows them.
         var label: String
+        var labelWidth: Int
         var isLeaf: Bool
+        /// The step's own `retry`: a failed attempt it will run again is no finish yet.
+        var retry: RetryPolicy?
         var state = StepState.pending
+        /// Whether `finished` counts the step (a leaf) now.
+        var counted = false
         var started: Double?
         var elapsed: Double?
-        var lastLine = ""
+        /// The last line the step printed, as read: made plain and cut to the room in its
+        /// row (`shownLine`) only when a redraw shows it, not for every line a chatty step
+        /// prints, nor at every redraw.
+        var lastLine: [UInt8] = []
+        var lineChanged = false
+        var shownLine = (text: "", width: 0, room: -1)
     }
 
     let out = OutputWriter(fd: 2)
@@ -37,7 +50,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         style = ReporterStyle(color: color)
         func add(_ node: PlanNode, depth: Int) {
             index[node.path] = rows.count
-            rows.append(Row(path: node.path, depth: depth, label: node.summary, isLeaf: !node.isGroup))
+            let label = ControlEscaping.escaped(node.summary)
+            rows.append(Row(path: node.path, depth: depth, label: label, labelWidth: DisplayWidth.columns(of: label),
+                            isLeaf: !node.isGroup, retry: node.retry))
             if !node.isGroup { total += 1 }
             for child in node.children { add(child, depth: depth + 1) }
             for child in node.finally { add(child, depth: depth + 1) }
@@ -66,11 +81,14 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     if t.step.isUndo, t.to.isFinal || t.to == .undone { clear(); out.append("\(style.state(t.to)) undo \(t.step.label) \(ReporterStyle.detail(t))\n"); redraw() }
                     return
                 }
-                let wasFinal = rows[i].state.isFinal
                 rows[i].state = t.to
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
                 if let elapsed = t.elapsed { rows[i].elapsed = elapsed }
-                if rows[i].isLeaf, t.to.isFinal, !wasFinal, t.to != .undone { finished += 1 }
+                if rows[i].isLeaf {
+                    count(i, t)
+                } else if t.to.isFinal {
+                    settle(below: i)
+                }
                 if t.to == .skipped { markSkipped(below: i) }
                 redraw()
             case .note(let step, let message):
@@ -80,8 +98,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             case .runFinished(let outcome):
                 done = true
                 ticker?.cancel()
-                redraw()
-                drawn = 0
+                // Whatever was still expected (a retry the run's end called off) is not now.
+                finished = rows.reduce(0) { $0 + ($1.isLeaf && $1.state.isFinal ? 1 : 0) }
+                redraw(final: true)
                 log.replay(to: out, style: style)
                 out.append(style.summary(outcome) + "\n")
                 out.flush()
@@ -95,10 +114,49 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         while j < rows.count, rows[j].depth > rows[i].depth {
             if rows[j].state == .pending {
                 rows[j].state = .skipped
-                if rows[j].isLeaf { finished += 1 }
+                if rows[j].isLeaf { setCounted(j, true) }
             }
             j += 1
         }
+    }
+
+    /// Counts leaf `i` as finished once it has ended for good, each step once: not at a
+    /// failed attempt its `retry` will run again (the executor says so only in a note),
+    /// not again when it is undone (`undone`, `undo_failed`), and no longer when it runs
+    /// again (its group's retry runs it anew). Undo steps have no row: they are not among
+    /// the total.
+    func count(_ i: Int, _ t: StepTransition) {
+        switch t.to {
+        case .running, .retrying: setCounted(i, false)
+        case .failed, .timedOut: setCounted(i, !Self.willRetry(rows[i].retry, after: t))
+        case .pending, .undoing: break
+        default: setCounted(i, true)
+        }
+    }
+
+    /// Whether the executor retries the step after the failed attempt `t`, as it decides:
+    /// attempts left, and a time-out or an exit code `retry` takes. It may still not (the
+    /// run is stopping, the failure is certain to repeat): `settle` and the run's end
+    /// count the step then.
+    static func willRetry(_ policy: RetryPolicy?, after t: StepTransition) -> Bool {
+        guard let policy, t.attempt <= policy.limit else { return false }
+        return t.to == .timedOut || policy.retries(exitCode: t.exitCode)
+    }
+
+    /// Group `i` ended: no step inside it is retried any more, so a failed one that was
+    /// expected to be counts now.
+    func settle(below i: Int) {
+        var j = i + 1
+        while j < rows.count, rows[j].depth > rows[i].depth {
+            if rows[j].isLeaf, rows[j].state.isFinal { setCounted(j, true) }
+            j += 1
+        }
+    }
+
+    func setCounted(_ i: Int, _ counted: Bool) {
+        guard rows[i].counted != counted else { return }
+        rows[i].counted = counted
+        finished += counted ? 1 : -1
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
@@ -110,7 +168,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 out.append(byte: 0x0A)
                 redraw()
             } else if let i = index[step.path] {
-                rows[i].lastLine = String(decoding: line, as: UTF8.self)
+                rows[i].lastLine.removeAll(keepingCapacity: true)
+                rows[i].lastLine.append(contentsOf: line)
+                rows[i].lineChanged = true
             }
         }
     }
@@ -132,42 +192,97 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         drawn = 0
     }
 
-    func redraw() {
+    /// Draws the tree below the cursor, in place of the frame drawn before (`clear`).
+    ///
+    /// A live frame takes at most the terminal's height less one row: the cursor's row
+    /// below it must stay on screen, or the move up to erase it (`ESC[nF`) stops at the
+    /// top of the screen and the rows above stay there, one more copy at every redraw.
+    /// A taller tree lists its running and failed steps (the last ones) and how many rows
+    /// it leaves out. The `final` frame is the whole tree, written once and not erased: it
+    /// scrolls into the terminal's history, where it stays.
+    func redraw(final: Bool = false) {
         let (width, height) = terminalSize
         clear()
         let now = Timestamp.monotonic()
-        var visible = rows.indices.map { $0 }
-        if rows.count + 1 > height - 1 {
-            visible = rows.indices.filter { [.running, .retrying, .failed, .timedOut].contains(rows[$0].state) }
-            if visible.count + 1 > height - 1 { visible = Array(visible.suffix(max(height - 2, 1))) }
-        }
+        // The last column stays free: a character there leaves the cursor waiting to wrap,
+        // and terminals differ in what the next line break does then.
+        let columns = max(width - 1, 1)
+        let room = height - 1
         var lines: [String] = []
-        for i in visible {
-            let row = rows[i]
-            var text = String(repeating: "  ", count: row.depth) + style.state(row.state) + " " + row.label
-            var plainCount = row.depth * 2 + 2 + row.label.count
-            var time: Double?
-            if let elapsed = row.elapsed, row.state.isFinal { time = elapsed } else if let started = row.started, !row.state.isFinal { time = now - started }
-            if let time, row.state != .skipped {
-                let t = " " + formatElapsed(time)
-                text += style.paint(t, "2")
-                plainCount += t.count
+        if final || rows.count + 1 <= room {
+            lines.reserveCapacity(rows.count + 1)
+            for i in rows.indices { lines.append(line(at: i, columns: columns, now: now)) }
+        } else {
+            // The rows left for steps once the count and `… N more` have theirs, searched
+            // from the end: a redraw stops after a screenful, whatever the tree's size.
+            let shown = max(room - 2, 0)
+            var visible: [Int] = []
+            var i = rows.count
+            while visible.count < shown, i > 0 {
+                i -= 1
+                switch rows[i].state {
+                case .running, .retrying, .failed, .timedOut, .undoing: visible.append(i)
+                default: break
+                }
             }
-            if row.state == .running, !row.lastLine.isEmpty, plainCount + 4 < width {
-                let room = width - plainCount - 3
-                let last = String(row.lastLine.unicodeScalars.prefix(room).map(Character.init))
-                text += style.paint("  " + last, "2")
-                plainCount += 2 + min(room, row.lastLine.unicodeScalars.count)
+            for i in visible.reversed() { lines.append(line(at: i, columns: columns, now: now)) }
+            if room >= 2 {
+                lines.append(style.paint(DisplayWidth.fit("… \(rows.count - visible.count) more", in: columns).text, "2"))
             }
-            if plainCount > width {
-                text = String(text.unicodeScalars.prefix(width - 1).map(Character.init))
-                if style.color { text += "\u{1B}[0m" }
-            }
-            lines.append(text)
         }
-        lines.append(style.paint("\(finished)/\(total) steps finished", "1"))
+        lines.append(style.paint(DisplayWidth.fit("\(finished)/\(total) steps finished", in: columns).text, "1"))
         for line in lines { out.append(line + "\n") }
-        drawn = lines.count
+        drawn = final ? 0 : lines.count
         out.flush()
+    }
+
+    /// Row `i` of the tree in at most `columns` terminal columns: indentation, state,
+    /// label, time, and for a running step its last line in the room left. Each part is
+    /// measured in columns (a CJK character is two) and cut to what is left: a row wider
+    /// than the terminal wraps, and the redraw, which moves up as many rows as it wrote,
+    /// leaves the extra one on screen.
+    func line(at i: Int, columns: Int, now: Double) -> String {
+        let row = rows[i]
+        // A deep tree in a narrow terminal still leaves room for the labels.
+        let indent = min(row.depth * 2, columns / 2)
+        guard columns >= indent + 2 else { return "" }
+        // Every state symbol is one column wide.
+        var text = String(repeating: " ", count: indent) + style.state(row.state) + " "
+        var left = columns - indent - 2
+        var time = ""
+        if row.state != .skipped {
+            if let elapsed = row.elapsed, row.state.isFinal {
+                time = " " + formatElapsed(elapsed)
+            } else if let started = row.started, !row.state.isFinal {
+                time = " " + formatElapsed(now - started)
+            }
+        }
+        // The label takes what the time leaves; when that is too little, the time goes.
+        let labelRoom = left - time.utf8.count >= min(row.labelWidth, 12) ? left - time.utf8.count : left
+        if row.labelWidth <= labelRoom {
+            text += row.label
+            left -= row.labelWidth
+        } else {
+            let label = DisplayWidth.fit(row.label, in: labelRoom)
+            text += label.text
+            left -= label.width
+        }
+        if !time.isEmpty, time.utf8.count <= left {
+            text += style.paint(time, "2")
+            left -= time.utf8.count
+        }
+        if row.state == .running, !row.lastLine.isEmpty, left >= 2 + 4 {
+            // The output goes in as plain text cut to the room left: an escape sequence
+            // would act on the terminal at every redraw.
+            let room = left - 2
+            if row.lineChanged || row.shownLine.room != room {
+                let plain = row.lastLine.withUnsafeBytes { TerminalText.plain($0) }
+                let fitted = DisplayWidth.fit(plain, in: room)
+                rows[i].shownLine = (fitted.text, fitted.width, room)
+                rows[i].lineChanged = false
+            }
+            if rows[i].shownLine.width > 0 { text += style.paint("  " + rows[i].shownLine.text, "2") }
+        }
+        return text
     }
 }

@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+
+/// `--output tty` on a pseudo-terminal, read through a model of the terminal
+/// (`TerminalScreen`): what the live tree shows while steps run, and what stays on screen
+/// (with the scrolled-off history) when the run ends.
+///
+/// Steps that must be seen running wait for a file the test writes once the screen showed
+/// what it checks (`waitForGo`), rather than sleep and hope a redraw came in time.
+@Suite(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+struct TTYOutputTests {
+    /// Shell that waits until the test writes `go` in the sandbox.
+    static let waitForGo = "while [ ! -e go ]; do sleep 0.05; done"
+
+    /// Times (`0.3s`, `1m05s`) as `T`: they differ from run to run.
+    static func timeless(_ lines: [String]) -> [String] {
+        lines.map { $0.replacing(/[0-9]+m[0-9]{2}s|[0-9]+\.[0-9]s/, with: "T") }
+    }
+
+    /// Whether some row of the screen matches `pattern` whole.
+    static func shows(_ screen: TerminalScreen, _ pattern: Regex<Substring>) -> Bool {
+        screen.screen.contains { $0.wholeMatch(of: pattern) != nil }
+    }
+
+    /// A running step's last line goes into the tree as text: a screen clear, a title, a
+    /// cursor move in it do not reach the terminal (colours are dropped too), and of a `\r`
+    /// progress line only what follows the last `\r` shows. Before, every redraw wrote it
+    /// raw: the screen was cleared and the title set ten times a second.
+    @Test(arguments: [false, true])
+    func aRunningStepsLastLineIsShownAsText(color: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: evil
+                    shell: |
+                      printf 'x\\033[2J\\033[H\\033]0;pwned\\007 \\033[31mRED\\033[0m \\033[1A\\033[2K\\001\\177end\\n'; \(Self.waitForGo)
+                  - name: progress
+                    shell: |
+                      printf 'step 1\\n\\033[1A\\033[2Kdone 1\\r50%%\\r100%%\\r\\n'; \(Self.waitForGo)
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80,
+                                  env: color ? ["NO_COLOR": ""] : [:])
+        let seen = run.waitFor { screen in
+            Self.shows(screen, #/  ▶ evil [0-9.]+s  x RED end/#) && Self.shows(screen, #/  ▶ progress [0-9.]+s  100%/#)
+        }
+        #expect(seen, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ evil T",
+            "  ✓ progress T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
+
+    /// A running step's last line is cut to the room left in its row by terminal columns:
+    /// tabs go to the next 8-column stop, a CJK character takes two columns, and a cut line
+    /// ends in `…`. Before, a tab or a wide character counted as one column: the row
+    /// wrapped, and the redraw, which erases the tree by counting rows up, left a stale row
+    /// on screen at every redraw.
+    @Test(arguments: [false, true])
+    func aRunningStepsLastLineFitsItsRow(color: Bool) throws {
+        let box = try RunSandbox()
+        let wide = String(repeating: "漢", count: 45)
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: gotest
+                    shell: |
+                      printf 'ok  \\tgithub.com/example/project/internal/pkg1\\t0.01s\\tcoverage: 81.2%% of statements\\n'; \(Self.waitForGo)
+                  - name: cjk
+                    shell: |
+                      printf '\(wide)\\n'; \(Self.waitForGo)
+                  - name: combining
+                    shell: |
+                      printf 'e\\314\\201\\314\\201\\314\\201 \(wide)\\n'; \(Self.waitForGo)
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 60,
+                                  env: color ? ["NO_COLOR": ""] : [:])
+        let seen = run.waitFor { screen in
+            Self.shows(screen, #/  ▶ gotest [0-9.]+s  ok      github\.com\/example\/project\/.*…/#)
+                && Self.shows(screen, #/  ▶ cjk [0-9.]+s  漢+…/#) && Self.shows(screen, #/  ▶ combining [0-9.]+s  . 漢+…/#)
+        }
+        #expect(seen, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ gotest T",
+            "  ✓ cjk T",
+            "  ✓ combining T",
+            "3/3 steps finished",
+            "✓ succeeded: 3 succeeded in T",
+        ], "\(run.report)")
+    }
+
+    /// A step's label in the tree (its name, or the command of an unnamed step: text from
+    /// the workflow) shows control characters escaped, as `flow plan` does, and is cut by
+    /// terminal columns. Before, it was written raw (a command's `\e[2J` cleared the screen
+    /// at every redraw) and a wide one wrapped.
+    @Test func labelsAreEscapedAndFitTheirRow() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: "true # \\e[2J\\e[H\\e]0;pwned\\a"
+              - shell: "true # \(String(repeating: "漢", count: 45))"
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 60)
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ true # \\u{1B}[2J\\u{1B}[H\\u{1B}]0;pwned\\u{7} T",
+            "✓ true # \(String(repeating: "漢", count: 22))… T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
+
+    /// The finished/total count of each frame, in order.
+    static func counts(_ frames: [[String]]) -> [(finished: Int, total: Int)] {
+        frames.compactMap { frame in
+            frame.lazy.compactMap { $0.wholeMatch(of: /([0-9]+)\/([0-9]+) steps finished/) }.last
+                .map { (Int($0.1)!, Int($0.2)!) }
+        }
+    }
+
+    /// A step retried after failing, and one retried after timing out: one step each.
+    static let retryCases = [
+        """
+        steps:
+          - name: flaky
+            shell: exit 1
+            retry: {limit: 1, delay: 500ms}
+        """,
+        """
+        steps:
+          - name: flaky
+            shell: sleep 5
+            timeout: 100ms
+            retry: 2
+        """,
+    ]
+
+    /// Steps that end more than once (undo) or run again (a group's retry), with their
+    /// number of steps.
+    static let countCases: [(String, Int)] = retryCases.map { ($0, 1) } + [
+        ("""
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - shell: "true"
+              - name: b
+                shell: "true"
+                undo:
+                  - shell: exit 1
+              - name: c
+                shell: exit 1
+            """, 3),
+        ("""
+            steps:
+              - name: g
+                retry: 2
+                sequential:
+                  - name: one
+                    shell: "true"
+                  - name: two
+                    shell: exit 1
+                  - name: three
+                    shell: "true"
+            """, 3),
+    ]
+
+    /// The count counts steps that ended, each once: not each attempt of a retried step,
+    /// not a step again when it is undone or its undo fails, not the undo steps, and a step
+    /// that its group's retry runs again is no longer finished. Before, the count went past
+    /// the total: `2/1`, `4/3`, `7/3`.
+    @Test(arguments: countCases)
+    func theCountCountsEachStepOnce(workflow: String, total: Int) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", workflow)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80)
+        #expect(run.finish() == 1, "\(run.report)")
+        let counts = Self.counts(run.frames)
+        #expect(counts.allSatisfy { $0.total == total && $0.finished <= total }, "\(counts)\n\(run.report)")
+        #expect(counts.last?.finished == total, "\(counts)\n\(run.report)")
+    }
+
+    /// A failed attempt that the step's `retry` runs again is no finish: the count stays
+    /// at 0 while the step waits for its next attempt (the tree shows it failed, and the
+    /// note above says when it is retried), and counts it once its last attempt failed.
+    /// Before, it counted every attempt.
+    @Test(arguments: retryCases)
+    func aStepWaitingForItsRetryIsNotFinished(workflow: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", workflow)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80)
+        #expect(run.finish() == 1, "\(run.report)")
+        let frames = run.frames
+        let lastStart = try #require(frames.lastIndex { $0.contains { $0.hasPrefix("▶ flaky") } }, "\(run.report)")
+        let failed = frames[..<lastStart].filter { $0.contains { $0.hasPrefix("✗ flaky") || $0.hasPrefix("⏱ flaky") } }
+        #expect(!failed.isEmpty, "a frame shows the first attempt failed\n\(run.report)")
+        let counts = Self.counts(Array(frames[...lastStart]))
+        #expect(counts.allSatisfy { $0.finished == 0 }, "\(counts)\n\(run.report)")
+        #expect(Self.counts(frames).last?.finished == 1, "\(run.report)")
+    }
+
+    /// A tree taller than the terminal: while steps run, the frame fits the screen (the
+    /// running steps it has room for and how many rows it leaves out), and the final frame
+    /// is the whole tree, once, scrolled into the history. Before, the final frame was
+    /// clipped like a live one: 40 steps in 15 rows ended as `40/40 steps finished` and the
+    /// summary, the tree gone.
+    @Test func theWholeFinishedTreeStaysOnScreen() throws {
+        let box = try RunSandbox()
+        let steps = (0..<40).map { "      - name: s\($0)\n        shell: \(Self.waitForGo)" }
+        try box.write("wf.yaml", "steps:\n  - concurrent:\n" + steps.joined(separator: "\n") + "\n")
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 15, columns: 80)
+        // All 40 running: 12 rows, the "more" line and the count fill the 14 rows.
+        let live = run.waitFor { screen in
+            screen.screen.contains("… 29 more") && screen.screen.contains("0/40 steps finished")
+                && screen.screen.filter { $0.hasPrefix("  ▶ s") }.count == 12
+        }
+        #expect(live, "\(run.report)")
+        #expect(run.screen.history.isEmpty, "nothing scrolled off while the run went on\n\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == ["✓ concurrent T"] + (0..<40).map { "  ✓ s\($0) T" } + [
+            "40/40 steps finished",
+            "✓ succeeded: 40 succeeded in T",
+        ], "\(run.report)")
+    }
+}
