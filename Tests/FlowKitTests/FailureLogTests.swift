@@ -36,6 +36,27 @@ struct FailureLogTests {
         #expect(all.hasSuffix(kept), "the most recent bytes, in order")
     }
 
+    /// One line longer than the window: its end, after `…`, cut between characters (it
+    /// showed nothing: the window held no line start).
+    @Test func aLineLongerThanTheWindowKeepsItsEnd() throws {
+        let step = try Self.step()
+        var log = FailureLog()
+        Self.feed(&log, step, "first\n")
+        // Three-byte characters, so most cuts land inside one.
+        let long = String(repeating: "€", count: 40_000) + " the end"
+        for start in stride(from: 0, to: long.utf8.count, by: 1000) {
+            let piece = Array(long.utf8)[start..<min(start + 1000, long.utf8.count)]
+            piece.withUnsafeBytes { log.record(step, lines: $0) }
+        }
+        Self.feed(&log, step, "\n")
+        let bytes = log.kept(step.path)
+        let kept = try #require(String(validating: bytes, as: UTF8.self), "valid UTF-8")
+        #expect(kept.hasPrefix("…€"))
+        #expect(kept.hasSuffix("€ the end\n"))
+        #expect(bytes.count <= FailureLog.maxBytes + 3)
+        #expect(bytes.count > FailureLog.maxBytes - 10)
+    }
+
     @Test func aSucceededStepIsForgotten() throws {
         let step = try Self.step()
         var log = FailureLog()

@@ -40,14 +40,25 @@ struct FailureLog {
         }
     }
 
-    /// The kept output of `path`: at most `maxBytes`, starting at a line start.
+    /// The kept output of `path`: at most `maxBytes`, starting at a line start — or, when
+    /// the last line alone is longer than that, its end after `…` (cut between characters),
+    /// so a failed step that printed one long line still shows what it said last.
     func kept(_ path: String) -> [UInt8] {
         guard let tail = tails[path] else { return [] }
         var bytes = tail.chunks.flatMap { $0 }
         if bytes.count > Self.maxBytes {
-            var cut = bytes.count - Self.maxBytes
-            while cut < bytes.count, bytes[cut - 1] != 0x0A { cut += 1 }
-            bytes.removeFirst(cut)
+            let window = bytes.count - Self.maxBytes
+            var cut = window
+            // A line start with something after it (the last byte is usually `\n`).
+            while cut < bytes.count - 1, bytes[cut - 1] != 0x0A { cut += 1 }
+            if cut < bytes.count - 1 {
+                bytes.removeFirst(cut)
+            } else {
+                cut = window
+                // Not inside a UTF-8 sequence: skip continuation bytes (10xxxxxx).
+                while cut < bytes.count, bytes[cut] & 0xC0 == 0x80 { cut += 1 }
+                bytes.replaceSubrange(0..<cut, with: Array("…".utf8))
+            }
         }
         return bytes
     }
