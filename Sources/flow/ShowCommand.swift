@@ -57,7 +57,8 @@ struct ShowCommand: Command {
         for step in steps {
             var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
             line += step.path.contains("u") ? "undo " : ""
-            line += step.label + (Self.detail(step).map { ": " + $0 } ?? "")
+            // An unnamed step's command or message is the file's text: escaped too.
+            line += ControlEscaping.escaped(step.label + (Self.detail(step).map { ": " + $0 } ?? ""))
             var facts = [step.state]
             if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
             if let code = step.exitCode, step.kind == "shell" { facts.append("exit \(code)") }

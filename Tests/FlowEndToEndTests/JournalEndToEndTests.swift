@@ -145,6 +145,23 @@ import Glibc
         #expect(!unknown.stderr.isEmpty)
     }
 
+    /// An unnamed step's command or message is shown with its control characters escaped:
+    /// the terminal must not act on them (a colour, a window title).
+    @Test func showEscapesUnnamedStepsText() throws {
+        let box = try RunSandbox()
+        try box.write("esc.yaml", #"""
+            steps:
+              - shell: "echo \"\e[31mred\""
+              - print: "hi\e]0;title\a"
+            """#)
+        #expect(try box.run(["run", "esc.yaml", "--output", "prefixed"]).status == 0)
+        let text = try box.run(["show", "last"])
+        #expect(text.status == 0, "\(text)")
+        #expect(!text.stdout.contains("\u{1B}") && !text.stdout.contains("\u{7}"), "\(text)")
+        #expect(text.stdout.contains(#"shell@1: echo "\u{1B}[31mred""#), "\(text)")
+        #expect(text.stdout.contains(#"print@2: hi\u{1B}]0;title\u{7}"#), "\(text)")
+    }
+
     @Test func logsOfARunAndOfOneStep() throws {
         let box = try RunSandbox()
         try box.write("demo.yaml", Self.demo)
