@@ -371,6 +371,13 @@ import Testing
         #expect(ExpressionValue.number(1e15).description == "1000000000000000")
         #expect(ExpressionValue.number(-0.0).description == "0")
         #expect(ExpressionValue.number(1.5).description == "1.5")
+        // As JavaScript writes numbers: plain decimals down to 0.000001, then an exponent.
+        #expect(ExpressionValue.number(0.00001).description == "0.00001")
+        #expect(ExpressionValue.number(-0.000012345).description == "-0.000012345")
+        #expect(ExpressionValue.number(0.000001).description == "0.000001")
+        #expect(ExpressionValue.number(0.0000001).description == "1e-7")
+        #expect(ExpressionValue.number(1.25e-8).description == "1.25e-8")
+        #expect(ExpressionValue.number(0.1).description == "0.1")
         #expect(ExpressionValue.null.description == "")
         #expect(ExpressionValue.bool(true).description == "true")
         #expect(ExpressionValue.string("s").description == "s")

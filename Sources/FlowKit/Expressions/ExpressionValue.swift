@@ -24,8 +24,24 @@ public enum ExpressionValue: Sendable, Equatable, CustomStringConvertible {
         case .number(let n):
             // Whole numbers as integers (`3`, not `3.0`; `9007199254740992`, not `9.007199254740992e+15`).
             if let whole = Int64(exactly: n) { return String(whole) }
-            return String(n)
+            return Self.decimal(n)
         }
+    }
+
+    /// `n` (not whole) as JavaScript writes it: plain decimals down to 0.000001 (`0.00001`,
+    /// not Swift's `1e-05`), an exponent below that (`1e-7`).
+    static func decimal(_ n: Double) -> String {
+        let text = String(n)
+        guard let e = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: e)...]) else { return text }
+        let negative = text.hasPrefix("-")
+        let mantissa = text[text.index(text.startIndex, offsetBy: negative ? 1 : 0)..<e]
+        let digits = mantissa.filter { $0 != "." }
+        let trimmed = digits.hasSuffix("0") && digits.count > 1 ? String(digits.reversed().drop { $0 == "0" }.reversed()) : digits
+        let sign = negative ? "-" : ""
+        if exponent < 0, exponent >= -6 {
+            return sign + "0." + String(repeating: "0", count: -exponent - 1) + trimmed
+        }
+        return sign + String(trimmed.first!) + (trimmed.count > 1 ? "." + trimmed.dropFirst() : "") + "e" + String(exponent)
     }
 
     /// Loose equality, as GitHub Actions users expect: strings compare case-sensitively;
