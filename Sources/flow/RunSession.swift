@@ -17,6 +17,8 @@ struct RunSession {
 
     /// `undo`: the steps to roll back (completion order), instead of running the plan.
     var undo: [(path: String, result: StepResult)]?
+    /// `undo`: how the run being undone ended (`run.status` in its undo steps).
+    var undoneRunStatus: RunStatus = .failed
     /// The journal, if its opening was started early (`run`).
     var journal: JournalOpening?
 
@@ -89,6 +91,7 @@ struct RunSession {
         runOptions.passThroughOutput = mode == .raw && options.noJournal
         runOptions.reuse = reuse
         runOptions.reusedFrom = metadata.parentID
+        runOptions.undoneRunStatus = undoneRunStatus
         let cancellation = RunCancellation()
         let executor: Executor
         do {

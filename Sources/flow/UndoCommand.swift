@@ -84,6 +84,9 @@ struct UndoCommand: Command {
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = seeds
         session.undo = pending
+        // What its undo steps see as `run.status`: how the run ended (one flow killed never
+        // ended; it stopped as a cancelled one does).
+        session.undoneRunStatus = record.state == "succeeded" ? .succeeded : record.state == "failed" ? .failed : .cancelled
         await session.run()
     }
 }

@@ -341,6 +341,30 @@ import Glibc
               shell: echo undo-c >> log
         """
 
+    /// `run.status` in undo steps is how the run being rolled back ended: `succeeded` for
+    /// `flow undo` of a run that succeeded (it said `failed`), `failed` in a failed run's.
+    @Test func undoStepsSeeHowTheUndoneRunEnded() throws {
+        let box = try RunSandbox()
+        let workflow = #"""
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: echo "undo ${{ run.status }}" >> log
+              - name: b
+                shell: exit CODE
+            """#
+        try box.write("wf.yaml", workflow.replacingOccurrences(of: "CODE", with: "0"))
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0)
+        #expect(box.lines("log") == ["undo succeeded"])
+        try box.write("wf.yaml", workflow.replacingOccurrences(of: "CODE", with: "1"))
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0)
+        #expect(box.lines("log") == ["undo succeeded", "undo failed", "undo failed"])
+    }
+
     @Test func undoLastRunsUndoStepsInReverse() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.undoable)

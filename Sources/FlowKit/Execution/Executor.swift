@@ -618,9 +618,9 @@ extension Executor {
         // After the skips, which record their own results: the undo steps read the
         // outputs the run recorded for every step, not only the ones being undone.
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
-        runState.status = .failed
+        runState.status = options.undoneRunStatus
         announceCancellation(rollbackOnly: true)
-        await rollback(env: environment, status: .failed)
+        await rollback(env: environment, status: options.undoneRunStatus)
 
         let counts = runState.counts
         let failed = (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0

@@ -15,6 +15,9 @@ public struct RunOptions: Sendable {
     public var reuse: [String: StepResult] = [:]
     /// The run the reused results come from.
     public var reusedFrom: String?
+    /// `flow undo`: how the run being undone ended, which its undo steps see as `run.status`
+    /// (a run's own rollback sees `failed` or `cancelled`: how it is ending).
+    public var undoneRunStatus: RunStatus = .failed
     /// The environment steps start from (flow's own, by default).
     public var environment: [String: String]
 
