@@ -43,7 +43,7 @@ struct RunSession {
     /// process hub makes its descriptors at its first use).
     static func requireOpenFiles() throws {
         let limit = OpenFileLimit.raiseToHardLimit()
-        let inherited = limit < 1 << 16 ? OpenFileLimit.inheritedDescriptors(below: limit) : 0
+        let inherited = OpenFileLimit.inheritedDescriptors(below: limit)
         guard limit - inherited < minimumOpenFiles else { return }
         if inherited == 0 {
             Console.stderr("error: flow may open only \(limit) files at once (ulimit -n); running steps needs at least "

@@ -4,6 +4,9 @@ import Glibc
 import FlowCommandLine
 import FlowKit
 
+// Before anything else of flow runs (see `inheritedAtStart`).
+_ = OpenFileLimit.inheritedAtStart
+
 // Usage errors exit with 2 (the contract); help, --version and completion scripts exit 0.
 do {
     RawArguments.load()

@@ -35,28 +35,38 @@ public enum OpenFileLimit {
     }
 
     /// How many descriptors beyond stdin, stdout and stderr the process inherited from its
-    /// parent and still has open, counted in `/proc/self/fd`; 0 where that cannot be read.
+    /// parent and still has open, below `limit` (one above it takes no slot flow could use).
     ///
     /// Why: a parent that leaks descriptors into flow (a shell's `exec 3<…`, a test
-    /// harness) leaves fewer free than the limit says. They are told from flow's own (the
-    /// runtime's event descriptors, made before `main`) by their close-on-exec flag: flow
-    /// sets it on every descriptor it makes, and none that survived the `exec` has it.
-    /// Only descriptors below `limit` count: one above it takes no slot flow could use.
+    /// harness) leaves fewer free than the limit says.
     public static func inheritedDescriptors(below limit: Int) -> Int {
-        guard let dir = opendir("/proc/self/fd") else { return 0 }
+        inheritedAtStart.count { Int($0) < limit }
+    }
+
+    /// The descriptors open at start without close-on-exec, beyond 0, 1 and 2, listed in
+    /// `/proc/self/fd` (none where that cannot be read). `main` reads it first, before any
+    /// other code of flow runs.
+    ///
+    /// They are told from flow's own (the runtime's event descriptors, made before `main`)
+    /// by their close-on-exec flag: flow sets it on every descriptor it makes, and none that
+    /// survived the `exec` has it. Why at start: later, another thread may hold a
+    /// descriptor of its own without the flag for a moment (glibc reads `/proc/self/maps`
+    /// so, for the main thread's stack bounds), and it was counted as inherited.
+    public static let inheritedAtStart: [Int32] = {
+        guard let dir = opendir("/proc/self/fd") else { return [] }
         defer { closedir(dir) }
         let own = dirfd(dir)
-        var count = 0
+        var found: [Int32] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
-            guard let fd = Int32(name), fd > 2, fd != own, Int(fd) < limit else { continue }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
             let flags = fcntl(fd, F_GETFD)
-            if flags >= 0, flags & FD_CLOEXEC == 0 { count += 1 }
+            if flags >= 0, flags & FD_CLOEXEC == 0 { found.append(fd) }
         }
-        return count
-    }
+        return found
+    }()
 
     /// How many captured children can run at once under the current limit, keeping
     /// `reserve` descriptors for flow itself (journal, state files, terminal...).
