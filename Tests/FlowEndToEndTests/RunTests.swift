@@ -932,6 +932,20 @@ import FoundationXML
         #expect(r.stderrLines.last?.hasPrefix("✓ succeeded:") == true, "\(r)")
     }
 
+    /// `grouped` keeps each line's own ending, as `prefixed` does: a `\r\n` keeps its `\r`
+    /// on either stream; an unfinished last line ends with `\n`.
+    @Test func groupedOutputKeepsLineEndings() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: crlf, shell: "printf 'one\\r\\ntwo\\n'; printf 'e1\\r\\ne2' >&2" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutBytes == Array("one\r\ntwo\n".utf8), "\(r.stdoutBytes)")
+        #expect(r.stderr.contains("── ✓ crlf (") && r.stderr.contains(" ──\ne1\r\ne2\n✓ succeeded:"), "\(Array(r.stderr.utf8))")
+    }
+
     /// Under GitHub Actions, a failed attempt that a retry makes good gets no `::error::`
     /// annotation; a step that stays failed does.
     @Test func githubAnnotatesOnlyFinalFailures() throws {

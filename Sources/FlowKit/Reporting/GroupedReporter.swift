@@ -65,14 +65,23 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
+        // A `print` step's line (or flow's own about a step), without its line break.
         // Mutated in place (no copy of the step's buffer per line).
-        Self.append(line, stream, to: &buffers[step.path, default: []])
+        Self.append(line, stream, to: &buffers[step.path, default: []], endingLine: true)
     }
 
-    private static func append(_ line: UnsafeRawBufferPointer, _ stream: OutputChannel, to runs: inout [(OutputChannel, [UInt8])]) {
+    public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
+        // A shell step's lines, kept as they came, each with its own `\n` or `\r\n` (cut
+        // into lines, a `\r\n` would lose its `\r`, as prefixed output does not).
+        Self.append(lines, stream, to: &buffers[step.path, default: []], endingLine: false)
+    }
+
+    /// Adds `bytes` to a step's runs, and a `\n` after them if `endingLine`.
+    private static func append(_ bytes: UnsafeRawBufferPointer, _ stream: OutputChannel, to runs: inout [(OutputChannel, [UInt8])],
+                               endingLine: Bool) {
         if runs.last?.0 != stream { runs.append((stream, [])) }
-        runs[runs.count - 1].1.append(contentsOf: line)
-        runs[runs.count - 1].1.append(0x0A)
+        runs[runs.count - 1].1.append(contentsOf: bytes)
+        if endingLine { runs[runs.count - 1].1.append(0x0A) }
     }
 
     public func finish() {
