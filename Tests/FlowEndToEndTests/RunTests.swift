@@ -946,13 +946,17 @@ import FoundationXML
         #expect(r.stderr.contains("── ✓ crlf (") && r.stderr.contains(" ──\ne1\r\ne2\n✓ succeeded:"), "\(Array(r.stderr.utf8))")
     }
 
-    /// Under GitHub Actions, a failed attempt that a retry makes good gets no `::error::`
-    /// annotation; a step that stays failed does.
+    /// Under GitHub Actions, a failed attempt that a retry makes good (the step's own, or
+    /// its group's) gets no `::error::` annotation; a step that stays failed does.
     @Test func githubAnnotatesOnlyFinalFailures() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
             steps:
               - { name: flaky, retry: 1, shell: "test -e marker || { touch marker; exit 1; }" }
+              - name: again
+                retry: 1
+                sequential:
+                  - { name: flaky2, shell: "test -e marker2 || { touch marker2; exit 1; }" }
               - { name: broken, shell: exit 2 }
             """)
         let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])

@@ -27,7 +27,12 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         switch event {
         case .stepState(let t):
             log.finished(t)
-            if t.to == .retrying { annotations.removeAll { $0.path == t.step.path } }
+            // A retried group runs its steps again: their failures (and its own) so far
+            // are made good or said again.
+            if t.to == .retrying {
+                let inside = t.step.path + "."
+                annotations.removeAll { $0.path == t.step.path || $0.path.hasPrefix(inside) }
+            }
             // A group's own time-out gets a (bodiless) block too: nothing else would say it.
             guard t.step.isLeaf || t.to == .timedOut, t.to.isFinal, t.to != .skipped else { return }
             let detail = ReporterStyle.detail(t)
