@@ -1000,6 +1000,50 @@ import FoundationXML
         #expect(r.stderrLines.contains { $0.hasPrefix("✗ broken exit 4 ") }, "\(r)")
     }
 
+    /// `grouped --quiet` writes only the blocks of the steps that failed, whole (header and
+    /// lines, on their streams), then the summary.
+    @Test func groupedQuietPrintsOnlyFailedBlocksAndTheSummary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--quiet"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.all.contains("ok") && !r.all.contains("said"), "\(r)")
+        #expect(r.stdoutLines == ["bad-out"], "\(r)")
+        #expect(r.stderrLines.count == 3, "\(r)")
+        #expect(r.stderrLines.first?.hasPrefix("── ✗ bad (exit 2 ") == true, "\(r)")
+        #expect(r.stderrLines.dropFirst().first == "bad-err", "\(r)")
+        #expect(r.stderrLines.last?.hasPrefix("✗ failed: 2 succeeded, 1 failed, 1 skipped") == true, "\(r)")
+    }
+
+    /// `grouped --quiet` leaves out an attempt that a retry made good (of the step, or of a
+    /// group around it), and the notes about retries; under GitHub Actions too.
+    @Test(arguments: [false, true])
+    func groupedQuietLeavesOutAttemptsARetryMadeGood(_ github: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                shell: test -f flag || { touch flag; echo boom; exit 3; }
+                retry: 2
+              - name: again
+                retry: 1
+                sequential:
+                  - name: flaky2
+                    shell: test -f flag2 || { touch flag2; exit 5; }
+              - name: broken
+                shell: echo broke; exit 4
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--quiet"], env: ["GITHUB_ACTIONS": github ? "true" : ""])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.all.contains("flaky") && !r.all.contains("boom") && !r.all.contains("retrying"), "\(r)")
+        #expect(r.all.contains("✗ broken (exit 4 ") && r.stdout.contains("broke\n"), "\(r)")
+        if github {
+            #expect(r.stdoutLines.first?.hasPrefix("::group::✗ broken (exit 4 ") == true, "\(r)")
+            #expect(r.stdoutLines.filter { $0.hasPrefix("::error") }.count == 1, "\(r)")
+        }
+        #expect(r.stderrLines.last?.hasPrefix("✗ failed:") == true, "\(r)")
+    }
+
     /// A group's own time-out gets a line of its own (its steps end only `cancelled`).
     @Test func aGroupsTimeoutIsReported() throws {
         let box = try RunSandbox()
