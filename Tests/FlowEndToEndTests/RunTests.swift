@@ -1044,6 +1044,31 @@ import FoundationXML
         #expect(r.stderrLines.last?.hasPrefix("✗ failed:") == true, "\(r)")
     }
 
+    /// `--quiet` with an explicit `--output tty`, `raw` or `json` (each shows everything by
+    /// design) is a usage error: exit 2 before anything runs or is recorded, the message
+    /// naming the combination and what to use instead. `run --dry-run`, `resume` and `undo`
+    /// check it as `run` does; `--dry-run --quiet` with a mode that fits prints the plan.
+    @Test(arguments: ["tty", "raw", "json"])
+    func quietWithAnOutputThatShowsEverythingIsAUsageError(_ mode: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: s, shell: touch ran }\n")
+        for arguments in [["run", "wf.yaml"], ["run", "wf.yaml", "--dry-run"], ["resume", "last"], ["undo", "last"]] {
+            let r = try box.run(arguments + ["--output", mode, "--quiet"])
+            #expect(r.status == 2, "\(arguments): \(r)")
+            #expect(r.stdout.isEmpty, "\(r)")
+            #expect(r.stderr.hasPrefix("Error: --quiet does not go with --output \(mode): "), "\(r)")
+            #expect(r.stderr.contains("use --output prefixed --quiet or --output grouped --quiet"), "\(r)")
+            #expect(r.stderr.contains("Usage: flow \(arguments[0]) "), "\(r)")
+        }
+        #expect(!box.exists("ran"), "nothing ran")
+        #expect(!box.exists("state"), "nothing was recorded")
+
+        let plan = try box.run(["run", "wf.yaml", "--dry-run", "--quiet"])
+        #expect(plan.status == 0 && plan.stdout.contains("shell s: touch ran"), "\(plan)")
+        let auto = try box.run(["run", "wf.yaml", "--output", "auto", "--quiet"])
+        #expect(auto.status == 0 && auto.all.hasPrefix("✓ succeeded: 1 succeeded in "), "auto picks prefixed: \(auto)")
+    }
+
     /// A group's own time-out gets a line of its own (its steps end only `cancelled`).
     @Test func aGroupsTimeoutIsReported() throws {
         let box = try RunSandbox()
