@@ -75,7 +75,7 @@ struct RunSession {
         case .grouped:
             bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true",
                                     quiet: options.quiet))
-        case .raw: bus.add(RawReporter(color: color))
+        case .raw: bus.add(RawReporter(color: color, passThrough: options.noJournal))
         case .json: bus.add(JSONReporter())
         }
         let junit = options.junit.map(JUnitReport.init(path:))

@@ -7,12 +7,16 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     let out = OutputWriter(fd: 1)
     let err = OutputWriter(fd: 2)
     let style: ReporterStyle
+    /// The steps write to flow's stdout and stderr themselves (`--no-journal`): what they
+    /// left unfinished is not seen here, and `LineStartProbe` asks the destination.
+    let passThrough: Bool
     /// Whether what went to stderr last ended a line: flow's own lines (failures, the
     /// summary) start on a line of their own, not glued to a step's unfinished one.
     var stderrAtLineStart = true
 
-    public init(color: Bool) {
+    public init(color: Bool, passThrough: Bool = false) {
         style = ReporterStyle(color: color)
+        self.passThrough = passThrough
     }
 
     public func handle(_ event: RunEvent) {
@@ -28,7 +32,13 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     }
 
     private func ownLine(_ text: String) {
-        if !stderrAtLineStart { err.append(byte: 0x0A) }
+        if passThrough {
+            out.flush()
+            err.flush()
+            LineStartProbe.separator(fd: 2).withUnsafeBytes { err.append($0) }
+        } else if !stderrAtLineStart {
+            err.append(byte: 0x0A)
+        }
         err.append(text + "\n")
         err.flush()
         stderrAtLineStart = true
