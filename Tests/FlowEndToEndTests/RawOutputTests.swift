@@ -68,28 +68,30 @@ import Testing
 
     /// With `--no-journal` the steps write to the terminal themselves, unseen by flow: flow
     /// starts its own lines by filling the row with spaces and going back (`\r`), which
-    /// moves to a fresh row only from the middle of one (`LineStartProbe`). No blank rows,
-    /// nothing glued.
-    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
-    func flowsOwnLinesStartALineOnTheTerminalTheStepsWroteTo() throws {
+    /// moves to a fresh row only from the middle of one (`LineStartProbe`). Captured, flow
+    /// sees the bytes, of stdout too (the same terminal). No blank rows, nothing glued.
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"),
+          arguments: [true, false])
+    func flowsOwnLinesStartALineOnTheTerminalTheStepsWroteTo(noJournal: Bool) throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.unfinishedLines)
-        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "raw", "--no-journal"], rows: 24, columns: 40)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "raw"] + (noJournal ? ["--no-journal"] : []),
+                                  rows: 24, columns: 40)
         #expect(run.finish() == 1, "\(run.report)")
         #expect(TTYOutputTests.timeless(run.screen.all) == Self.unfinishedRows, "\(run.report)")
         #expect(run.screen.foreign.isEmpty, "\(run.report)")
     }
 
-    /// With stderr on a file, flow reads the file's last byte (the steps wrote it, flow did
-    /// not see it) and adds a line break only after an unfinished line: truncated, appended
-    /// to, and shared with stdout.
-    @Test(arguments: ["2>log", "2>>log", ">log 2>&1"])
-    func flowsOwnLinesStartALineInTheFileTheStepsWroteTo(_ redirection: String) throws {
+    /// With stderr on a file and `--no-journal`, flow reads the file's last byte (the steps
+    /// wrote it, flow did not see it) and adds a line break only after an unfinished line:
+    /// truncated, appended to, and shared with stdout. Captured, flow sees the bytes.
+    @Test(arguments: ["2>log", "2>>log", ">log 2>&1"], [true, false])
+    func flowsOwnLinesStartALineInTheFileTheStepsWroteTo(_ redirection: String, noJournal: Bool) throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.unfinishedLines)
         try box.write("log", "before\n")
-        let flow = try LiveFlow(executable: "/bin/sh",
-                                arguments: ["-c", "exec \"$0\" run wf.yaml --output raw --no-journal \(redirection)", RunSandbox.flowPath],
+        let command = "exec \"$0\" run wf.yaml --output raw \(noJournal ? "--no-journal" : "") \(redirection)"
+        let flow = try LiveFlow(executable: "/bin/sh", arguments: ["-c", command, RunSandbox.flowPath],
                                 environment: box.environment, directory: box.root.path, ownGroup: false)
         let r = try flow.finish(timeout: 60)
         #expect(r.status == 1, "\(r)")
