@@ -16,7 +16,7 @@ struct ExecutionOptions {
     static let options: [OptionSpec] = [
         .value("output", help: "How to show the run: auto (tty on a terminal, else prefixed), tty, prefixed, grouped, raw or json.",
                choices: OutputMode.choices, defaultValue: "auto"),
-        .flag("quiet", help: "Print only failures and the summary."),
+        .flag("quiet", help: "Print only failures and the summary (output prefixed or grouped; auto picks prefixed)."),
         .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
         .value("grace", valueName: "duration", help: "Time between the polite signal and SIGKILL on cancellation.", defaultValue: "5s"),
         .value("max-parallel", valueName: "n", help: "Cap on running shell steps across the run."),
@@ -29,6 +29,10 @@ struct ExecutionOptions {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         output = try arguments.value("output", as: OutputMode.self) ?? .auto
         quiet = arguments.flag("quiet")
+        if quiet, let why = Self.showsEverything(output) {
+            throw arguments.error("--quiet does not go with --output \(output.rawValue): \(why); for only failures and the "
+                                  + "summary, use --output prefixed --quiet or --output grouped --quiet")
+        }
         noColor = arguments.flag("no-color")
         if let grace = try arguments.value("grace", as: DurationArgument.self) { self.grace = grace }
         maxParallel = try arguments.value("max-parallel", as: Int.self)
@@ -37,6 +41,17 @@ struct ExecutionOptions {
         junit = arguments.value("junit")
         journal = JournalOptions(arguments)
         noJournal = arguments.flag("no-journal")
+    }
+
+    /// Why `mode` cannot leave anything out, or nil if `--quiet` fits it. Refused rather
+    /// than ignored: a `--quiet` that prints everything would not do what it says.
+    static func showsEverything(_ mode: OutputMode) -> String? {
+        switch mode {
+        case .tty: "tty is a live view of every step"
+        case .raw: "raw passes every byte of every step through untouched"
+        case .json: "json is the full stream of events"
+        case .auto, .prefixed, .grouped: nil
+        }
     }
 }
 

@@ -75,8 +75,9 @@ struct RunSession {
             let width = plan.steps.compactMap { $0.name?.count }.max() ?? 0
             bus.add(PrefixedReporter(color: color, quiet: options.quiet, labelWidth: width))
         case .grouped:
-            bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"))
-        case .raw: bus.add(RawReporter(color: color))
+            bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true",
+                                    quiet: options.quiet))
+        case .raw: bus.add(RawReporter(color: color, passThrough: options.noJournal))
         case .json: bus.add(JSONReporter())
         }
         let junit = options.junit.map(JUnitReport.init(path:))

@@ -50,6 +50,73 @@ import Testing
         #expect(r.stderrLines.dropFirst().first?.hasPrefix("✗ half exit 3") == true, "\(r)")
     }
 
+    /// Steps that leave a line unfinished (on stderr, on stdout, or exactly as wide as the
+    /// terminal) and one that ends its line: flow's own lines each start a line of their own.
+    static let unfinishedLines = """
+        steps:
+          - { name: half, shell: "printf 'no newline' >&2; exit 3", continue_on_error: true }
+          - { name: whole, shell: "echo whole line >&2; exit 4", continue_on_error: true }
+          - { name: wide, shell: "printf '%040d' 0 >&2; exit 5", continue_on_error: true }
+          - { name: out, shell: "printf 'on stdout'; exit 6" }
+        """
+
+    /// The rows `unfinishedLines` leaves, times as `T`.
+    static let unfinishedRows = [
+        "no newline", "✗ half exit 3 T", "whole line", "✗ whole exit 4 T", String(repeating: "0", count: 40),
+        "✗ wide exit 5 T", "on stdout", "✗ out exit 6 T", "✗ failed: 0 succeeded, 4 failed in T",
+    ]
+
+    /// With `--no-journal` the steps write to the terminal themselves, unseen by flow: flow
+    /// starts its own lines by filling the row with spaces and going back (`\r`), which
+    /// moves to a fresh row only from the middle of one (`LineStartProbe`). Captured, flow
+    /// sees the bytes, of stdout too (the same terminal). No blank rows, nothing glued.
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"),
+          arguments: [true, false])
+    func flowsOwnLinesStartALineOnTheTerminalTheStepsWroteTo(noJournal: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.unfinishedLines)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "raw"] + (noJournal ? ["--no-journal"] : []),
+                                  rows: 24, columns: 40)
+        #expect(run.finish() == 1, "\(run.report)")
+        #expect(TTYOutputTests.timeless(run.screen.all) == Self.unfinishedRows, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+    }
+
+    /// With stderr on a file and `--no-journal`, flow reads the file's last byte (the steps
+    /// wrote it, flow did not see it) and adds a line break only after an unfinished line:
+    /// truncated, appended to, and shared with stdout. Captured, flow sees the bytes.
+    @Test(arguments: ["2>log", "2>>log", ">log 2>&1"], [true, false])
+    func flowsOwnLinesStartALineInTheFileTheStepsWroteTo(_ redirection: String, noJournal: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.unfinishedLines)
+        try box.write("log", "before\n")
+        let command = "exec \"$0\" run wf.yaml --output raw \(noJournal ? "--no-journal" : "") \(redirection)"
+        let flow = try LiveFlow(executable: "/bin/sh", arguments: ["-c", command, RunSandbox.flowPath],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        let r = try flow.finish(timeout: 60)
+        #expect(r.status == 1, "\(r)")
+        var expected = Self.unfinishedRows
+        if !redirection.contains("2>&1") { expected.removeAll { $0 == "on stdout" } }
+        if redirection.contains(">>") { expected.insert("before", at: 0) }
+        let lines = (box.read("log") ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(TTYOutputTests.timeless(lines) == expected + [""], "\(box.read("log") ?? "")")
+    }
+
+    /// Into a pipe flow cannot tell where the steps left off: it adds nothing (no blank
+    /// line, no escape sequence), and its line may follow a step's unfinished one. Captured
+    /// (with the journal), flow sees every byte: see `flowsOwnLinesStartOnANewLine`.
+    @Test func intoAPipeFlowAddsNothingToWhatTheStepsWrote() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: half, shell: "printf 'no newline' >&2; exit 3" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw", "--no-journal"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.hasPrefix("no newline✗ half exit 3 "), "\(r)")
+        #expect(!r.stderr.contains("\u{1B}") && !r.stderr.contains("\n\n"), "\(r)")
+    }
+
     /// An unfinished line (a prompt, a progress bar) shows while the step still runs: raw
     /// output is passed on as read, not held back until its line ends.
     @Test func anUnfinishedLineShowsWhileTheStepRuns() throws {

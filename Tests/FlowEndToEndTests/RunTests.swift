@@ -932,13 +932,31 @@ import FoundationXML
         #expect(r.stderrLines.last?.hasPrefix("✓ succeeded:") == true, "\(r)")
     }
 
-    /// Under GitHub Actions, a failed attempt that a retry makes good gets no `::error::`
-    /// annotation; a step that stays failed does.
+    /// `grouped` keeps each line's own ending, as `prefixed` does: a `\r\n` keeps its `\r`
+    /// on either stream; an unfinished last line ends with `\n`.
+    @Test func groupedOutputKeepsLineEndings() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: crlf, shell: "printf 'one\\r\\ntwo\\n'; printf 'e1\\r\\ne2' >&2" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutBytes == Array("one\r\ntwo\n".utf8), "\(r.stdoutBytes)")
+        #expect(r.stderr.contains("── ✓ crlf (") && r.stderr.contains(" ──\ne1\r\ne2\n✓ succeeded:"), "\(Array(r.stderr.utf8))")
+    }
+
+    /// Under GitHub Actions, a failed attempt that a retry makes good (the step's own, or
+    /// its group's) gets no `::error::` annotation; a step that stays failed does.
     @Test func githubAnnotatesOnlyFinalFailures() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
             steps:
               - { name: flaky, retry: 1, shell: "test -e marker || { touch marker; exit 1; }" }
+              - name: again
+                retry: 1
+                sequential:
+                  - { name: flaky2, shell: "test -e marker2 || { touch marker2; exit 1; }" }
               - { name: broken, shell: exit 2 }
             """)
         let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
@@ -980,6 +998,75 @@ import FoundationXML
         #expect(r.status == 1, "\(r)")
         #expect(!r.all.contains("flaky"), "a retried step and a step of a retried group: \(r)")
         #expect(r.stderrLines.contains { $0.hasPrefix("✗ broken exit 4 ") }, "\(r)")
+    }
+
+    /// `grouped --quiet` writes only the blocks of the steps that failed, whole (header and
+    /// lines, on their streams), then the summary.
+    @Test func groupedQuietPrintsOnlyFailedBlocksAndTheSummary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.mixedWorkflow)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--quiet"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.all.contains("ok") && !r.all.contains("said"), "\(r)")
+        #expect(r.stdoutLines == ["bad-out"], "\(r)")
+        #expect(r.stderrLines.count == 3, "\(r)")
+        #expect(r.stderrLines.first?.hasPrefix("── ✗ bad (exit 2 ") == true, "\(r)")
+        #expect(r.stderrLines.dropFirst().first == "bad-err", "\(r)")
+        #expect(r.stderrLines.last?.hasPrefix("✗ failed: 2 succeeded, 1 failed, 1 skipped") == true, "\(r)")
+    }
+
+    /// `grouped --quiet` leaves out an attempt that a retry made good (of the step, or of a
+    /// group around it), and the notes about retries; under GitHub Actions too.
+    @Test(arguments: [false, true])
+    func groupedQuietLeavesOutAttemptsARetryMadeGood(_ github: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                shell: test -f flag || { touch flag; echo boom; exit 3; }
+                retry: 2
+              - name: again
+                retry: 1
+                sequential:
+                  - name: flaky2
+                    shell: test -f flag2 || { touch flag2; exit 5; }
+              - name: broken
+                shell: echo broke; exit 4
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--quiet"], env: ["GITHUB_ACTIONS": github ? "true" : ""])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.all.contains("flaky") && !r.all.contains("boom") && !r.all.contains("retrying"), "\(r)")
+        #expect(r.all.contains("✗ broken (exit 4 ") && r.stdout.contains("broke\n"), "\(r)")
+        if github {
+            #expect(r.stdoutLines.first?.hasPrefix("::group::✗ broken (exit 4 ") == true, "\(r)")
+            #expect(r.stdoutLines.filter { $0.hasPrefix("::error") }.count == 1, "\(r)")
+        }
+        #expect(r.stderrLines.last?.hasPrefix("✗ failed:") == true, "\(r)")
+    }
+
+    /// `--quiet` with an explicit `--output tty`, `raw` or `json` (each shows everything by
+    /// design) is a usage error: exit 2 before anything runs or is recorded, the message
+    /// naming the combination and what to use instead. `run --dry-run`, `resume` and `undo`
+    /// check it as `run` does; `--dry-run --quiet` with a mode that fits prints the plan.
+    @Test(arguments: ["tty", "raw", "json"])
+    func quietWithAnOutputThatShowsEverythingIsAUsageError(_ mode: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: s, shell: touch ran }\n")
+        for arguments in [["run", "wf.yaml"], ["run", "wf.yaml", "--dry-run"], ["resume", "last"], ["undo", "last"]] {
+            let r = try box.run(arguments + ["--output", mode, "--quiet"])
+            #expect(r.status == 2, "\(arguments): \(r)")
+            #expect(r.stdout.isEmpty, "\(r)")
+            #expect(r.stderr.hasPrefix("Error: --quiet does not go with --output \(mode): "), "\(r)")
+            #expect(r.stderr.contains("use --output prefixed --quiet or --output grouped --quiet"), "\(r)")
+            #expect(r.stderr.contains("Usage: flow \(arguments[0]) "), "\(r)")
+        }
+        #expect(!box.exists("ran"), "nothing ran")
+        #expect(!box.exists("state"), "nothing was recorded")
+
+        let plan = try box.run(["run", "wf.yaml", "--dry-run", "--quiet"])
+        #expect(plan.status == 0 && plan.stdout.contains("shell s: touch ran"), "\(plan)")
+        let auto = try box.run(["run", "wf.yaml", "--output", "auto", "--quiet"])
+        #expect(auto.status == 0 && auto.all.hasPrefix("✓ succeeded: 1 succeeded in "), "auto picks prefixed: \(auto)")
     }
 
     /// A group's own time-out gets a line of its own (its steps end only `cancelled`).

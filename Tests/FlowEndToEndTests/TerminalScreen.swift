@@ -1,6 +1,7 @@
 /// A terminal as far as `--output tty` drives it, to check what the live tree leaves on
 /// screen: text with autowrap at the right margin, `\r`, `\n` (scrolling the top row into
-/// the history), `ESC[nF` (up n rows, to column 0), `ESC[J` (erase below) and colours
+/// the history), `ESC[nF` (up n rows, to column 0), `ESC[J` (erase below), `ESC[K` (erase
+/// to the end of the row: `--output raw` starting a line of its own) and colours
 /// (ignored). Anything else flow writes (another escape sequence, a control character) is
 /// kept in `foreign`: a step's output or a label acting on the terminal.
 ///
@@ -87,6 +88,8 @@ struct TerminalScreen {
                 case "J" where parameters.isEmpty || parameters == "0":
                     cells[row] = Array(cells[row].prefix(column))
                     for below in (row + 1)..<rows { cells[below] = [] }
+                case "K" where parameters.isEmpty || parameters == "0":
+                    cells[row] = Array(cells[row].prefix(column))
                 default:
                     foreign.append("ESC[" + parameters + String(final))
                 }

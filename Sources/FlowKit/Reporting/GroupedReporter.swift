@@ -6,55 +6,65 @@
 /// to stderr, and flow's own lines (block headers, notes, the summary) to stderr. Under
 /// GitHub Actions a block is written whole to stdout instead: the runner reads the two
 /// streams separately, so a stderr line could land outside the `::group::` meant to hold it.
+///
+/// With `--quiet`, only the blocks of steps that failed in the end, written when the run
+/// ends (a failed attempt may yet be made good by a retry), and the summary.
 public final class GroupedReporter: RunObserver, @unchecked Sendable {
     let out = OutputWriter(fd: 1)
     let err = OutputWriter(fd: 2)
     let style: ReporterStyle
     let github: Bool
+    let quiet: Bool
     /// Each running step's lines so far, as runs of one stream.
     var buffers: [String: [(OutputChannel, [UInt8])]] = [:]
     var log = FailureLog()
     /// GitHub `::error::` annotations of failed steps, written when the run ends: a failed
     /// attempt that is retried (and may succeed) gets none.
     var annotations: [(path: String, text: String)] = []
+    /// `--quiet`: the blocks of the failures so far, in order, written when the run ends
+    /// (a retry drops those it runs again).
+    var quietBlocks: [(path: String, title: String, body: [(OutputChannel, [UInt8])])] = []
 
-    public init(color: Bool, github: Bool) {
+    public init(color: Bool, github: Bool, quiet: Bool = false) {
         style = ReporterStyle(color: color)
         self.github = github
+        self.quiet = quiet
     }
 
     public func handle(_ event: RunEvent) {
         switch event {
         case .stepState(let t):
             log.finished(t)
-            if t.to == .retrying { annotations.removeAll { $0.path == t.step.path } }
+            // A retried group runs its steps again: their failures (and its own) so far
+            // are made good or said again.
+            if t.to == .retrying {
+                let inside = t.step.path + "."
+                let retried = { (path: String) in path == t.step.path || path.hasPrefix(inside) }
+                annotations.removeAll { retried($0.path) }
+                quietBlocks.removeAll { retried($0.path) }
+            }
             // A group's own time-out gets a (bodiless) block too: nothing else would say it.
             guard t.step.isLeaf || t.to == .timedOut, t.to.isFinal, t.to != .skipped else { return }
             let detail = ReporterStyle.detail(t)
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             let body = buffers.removeValue(forKey: t.step.path) ?? []
-            if github {
-                out.append("::group::\(title)\n")
-                for (_, bytes) in body { bytes.withUnsafeBytes { out.append($0) } }
-                out.append("::endgroup::\n")
-                if [.failed, .timedOut].contains(t.to) {
-                    annotations.append((t.step.path, "::error title=flow step \(t.step.label) failed::\(t.step.label): \(detail)\n"))
-                }
-                out.flush()
-            } else {
-                err.append(style.paint("── \(title) ──", [.failed, .timedOut].contains(t.to) ? "1;31" : "1") + "\n")
-                err.flush()
-                for (channel, bytes) in body {
-                    let writer = channel == .stdout ? out : err
-                    bytes.withUnsafeBytes { writer.append($0) }
-                    writer.flush()
-                }
+            let failed = [.failed, .timedOut].contains(t.to)
+            if github, failed {
+                annotations.append((t.step.path, "::error title=flow step \(t.step.label) failed::\(t.step.label): \(detail)\n"))
             }
+            if quiet {
+                if failed { quietBlocks.append((t.step.path, title, body)) }
+                return
+            }
+            writeBlock(title: title, failed: failed, body: body)
         case .note(let step, let message):
+            guard !quiet else { return }
             out.flush()
             err.append((step.map { "\($0.label): " } ?? "") + message + "\n")
             err.flush()
         case .runFinished(let outcome):
+            for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body) }
+            quietBlocks.removeAll()
             for annotation in annotations { out.append(annotation.text) }
             out.flush()
             err.append(style.summary(outcome) + "\n")
@@ -64,15 +74,43 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         }
     }
 
-    public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
-        // Mutated in place (no copy of the step's buffer per line).
-        Self.append(line, stream, to: &buffers[step.path, default: []])
+    /// One step's block: its header, then its lines on their streams (under GitHub
+    /// Actions, a `::group::` on stdout).
+    private func writeBlock(title: String, failed: Bool, body: [(OutputChannel, [UInt8])]) {
+        if github {
+            out.append("::group::\(title)\n")
+            for (_, bytes) in body { bytes.withUnsafeBytes { out.append($0) } }
+            out.append("::endgroup::\n")
+            out.flush()
+        } else {
+            err.append(style.paint("── \(title) ──", failed ? "1;31" : "1") + "\n")
+            err.flush()
+            for (channel, bytes) in body {
+                let writer = channel == .stdout ? out : err
+                bytes.withUnsafeBytes { writer.append($0) }
+                writer.flush()
+            }
+        }
     }
 
-    private static func append(_ line: UnsafeRawBufferPointer, _ stream: OutputChannel, to runs: inout [(OutputChannel, [UInt8])]) {
+    public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
+        // A `print` step's line (or flow's own about a step), without its line break.
+        // Mutated in place (no copy of the step's buffer per line).
+        Self.append(line, stream, to: &buffers[step.path, default: []], endingLine: true)
+    }
+
+    public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
+        // A shell step's lines, kept as they came, each with its own `\n` or `\r\n` (cut
+        // into lines, a `\r\n` would lose its `\r`, as prefixed output does not).
+        Self.append(lines, stream, to: &buffers[step.path, default: []], endingLine: false)
+    }
+
+    /// Adds `bytes` to a step's runs, and a `\n` after them if `endingLine`.
+    private static func append(_ bytes: UnsafeRawBufferPointer, _ stream: OutputChannel, to runs: inout [(OutputChannel, [UInt8])],
+                               endingLine: Bool) {
         if runs.last?.0 != stream { runs.append((stream, [])) }
-        runs[runs.count - 1].1.append(contentsOf: line)
-        runs[runs.count - 1].1.append(0x0A)
+        runs[runs.count - 1].1.append(contentsOf: bytes)
+        if endingLine { runs[runs.count - 1].1.append(0x0A) }
     }
 
     public func finish() {
@@ -80,9 +118,10 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         err.flush()
     }
 
-    /// The steps still running were just killed: their blocks are written as they stand.
+    /// The steps still running were just killed: their blocks are written as they stand
+    /// (with `--quiet`, not: a killed step ends `cancelled`, not failed).
     public func abandon(exitStatus: Int32) {
-        for (_, runs) in buffers.sorted(by: { $0.key < $1.key }) {
+        for (_, runs) in buffers.sorted(by: { $0.key < $1.key }) where !quiet {
             if github { out.append("::group::killed\n") }
             for (channel, bytes) in runs {
                 let writer = github || channel == .stdout ? out : err

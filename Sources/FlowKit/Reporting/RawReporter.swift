@@ -7,12 +7,21 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     let out = OutputWriter(fd: 1)
     let err = OutputWriter(fd: 2)
     let style: ReporterStyle
-    /// Whether what went to stderr last ended a line: flow's own lines (failures, the
-    /// summary) start on a line of their own, not glued to a step's unfinished one.
-    var stderrAtLineStart = true
+    /// The steps write to flow's stdout and stderr themselves (`--no-journal`): what they
+    /// left unfinished is not seen here, and `LineStartProbe` asks the destination.
+    let passThrough: Bool
+    /// Whether stdout and stderr lead to the same file (one terminal, `2>&1`): then a
+    /// step's unfinished stdout line leaves flow's stderr mid-line too.
+    let sharedStreams: Bool
+    /// Whether what went last to flow's stderr (or to its stdout, if `sharedStreams`)
+    /// ended a line: flow's own lines (failures, the summary) start on a line of their
+    /// own, not glued to a step's unfinished one.
+    var atLineStart = true
 
-    public init(color: Bool) {
+    public init(color: Bool, passThrough: Bool = false) {
         style = ReporterStyle(color: color)
+        self.passThrough = passThrough
+        sharedStreams = LineStartProbe.sameDestination(1, 2)
     }
 
     public func handle(_ event: RunEvent) {
@@ -28,10 +37,16 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     }
 
     private func ownLine(_ text: String) {
-        if !stderrAtLineStart { err.append(byte: 0x0A) }
+        if passThrough {
+            out.flush()
+            err.flush()
+            LineStartProbe.separator(fd: 2).withUnsafeBytes { err.append($0) }
+        } else if !atLineStart {
+            err.append(byte: 0x0A)
+        }
         err.append(text + "\n")
         err.flush()
-        stderrAtLineStart = true
+        atLineStart = true
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
@@ -40,7 +55,7 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
         writer.append(line)
         writer.append(byte: 0x0A)
         writer.flush()
-        if stream == .stderr { stderrAtLineStart = true }
+        if stream == .stderr || sharedStreams { atLineStart = true }
     }
 
     public func outputChunk(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {
@@ -48,7 +63,7 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
         let writer = stream == .stdout ? out : err
         writer.append(chunk)
         writer.flush()
-        if stream == .stderr, let last = chunk.last { stderrAtLineStart = last == 0x0A }
+        if stream == .stderr || sharedStreams, let last = chunk.last { atLineStart = last == 0x0A }
     }
 
     public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
