@@ -17,7 +17,6 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     let quiet: Bool
     /// Each running step's lines so far, as runs of one stream.
     var buffers: [String: [(OutputChannel, [UInt8])]] = [:]
-    var log = FailureLog()
     /// GitHub `::error::` annotations of failed steps, written when the run ends: a failed
     /// attempt that is retried (and may succeed) gets none.
     var annotations: [(path: String, text: String)] = []
@@ -34,7 +33,6 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     public func handle(_ event: RunEvent) {
         switch event {
         case .stepState(let t):
-            log.finished(t)
             // A retried group runs its steps again: their failures (and its own) so far
             // are made good or said again.
             if t.to == .retrying {
