@@ -12,7 +12,7 @@ struct GraphCommand: Command {
               flow graph build.yaml --format dot | dot -Tsvg > build.svg
             """,
         arguments: [
-            ArgumentSpec("file", help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),
             ArgumentSpec("action", help: "Graph only this action of the workflow.", isOptional: true),
         ],
         options: SelectionOptions.options + [

@@ -13,7 +13,7 @@ struct PlanCommand: Command {
             the shortest wall time their delays imply.
             """,
         arguments: [
-            ArgumentSpec("file", help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),
             ArgumentSpec("action", help: "Plan only this action of the workflow.", isOptional: true),
         ],
         options: SelectionOptions.options + [

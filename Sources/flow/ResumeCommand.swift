@@ -57,7 +57,10 @@ struct ResumeCommand: Command {
             try FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
         }
         let current = try? read.get()
-        if current != record.content {
+        // A workflow read from standard input (`flow run -`) has no file to compare with:
+        // the content recorded with the run is the workflow.
+        let fromStdin = record.workflowPath == "-" && record.workflowPathBytes == nil
+        if !fromStdin, current != record.content {
             guard force else {
                 let what: String
                 switch read {

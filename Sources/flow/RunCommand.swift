@@ -20,7 +20,7 @@ struct RunCommand: Command {
             after SIGHUP (the terminal went away; ignored under nohup).
             """,
         arguments: [
-            ArgumentSpec("file", help: "The workflow file.", completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),
             ArgumentSpec("action", help: "Run only this action of the workflow (its params come from --with).", isOptional: true),
         ],
         options: SelectionOptions.options + [.flag("dry-run", help: "Print the execution tree and run nothing.")]

@@ -15,7 +15,7 @@ struct ValidateCommand: Command {
               flow validate --format github workflows/*.yaml
             """,
         arguments: [
-            ArgumentSpec("files", help: "Workflow files to check.", repeats: true, completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("files", help: "Workflow files to check (- reads standard input).", repeats: true, completion: .file(extensions: ["yaml", "yml"])),
         ],
         options: [
             .value("format", help: "Output format: text, json or github.", choices: DiagnosticFormat.choices, defaultValue: "text"),
@@ -57,7 +57,7 @@ struct ValidateCommand: Command {
             all += loaded.diagnostics
             if format == .text {
                 Console.stderr(renderer.text(loaded.diagnostics))
-                if loaded.errorCount == 0 { Console.stdout("\(ControlEscaping.escaped(path)): valid\n") }
+                if loaded.errorCount == 0 { Console.stdout("\(ControlEscaping.escaped(loaded.file.path)): valid\n") }
             }
         }
         switch format {

@@ -19,7 +19,7 @@ enum WorkflowInput {
         }
         guard loaded.isValid, let workflow = loaded.workflow else {
             let count = loaded.errorCount
-            let name = path.isEmpty ? "''" : ControlEscaping.escaped(path)
+            let name = path.isEmpty ? "''" : ControlEscaping.escaped(loaded.file.path)
             Console.stderr("error: \(name) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run\n")
             throw ExitCode(2)
         }

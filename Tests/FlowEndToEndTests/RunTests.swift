@@ -965,6 +965,33 @@ import FoundationXML
         #expect(errors.count == 1 && errors.first?.contains("broken") == true, "\(r)")
     }
 
+    /// `-` is standard input for every command that reads a workflow (`gen | flow run -`),
+    /// named `<stdin>` in messages; resume uses the content recorded with the run.
+    @Test func aWorkflowFromStandardInput() throws {
+        let box = try RunSandbox()
+        let result = try FlowBinary.run([], in: box.root, shellScript: #"""
+            printf 'steps:\n  - name: a\n    shell: echo from-stdin\n  - name: b\n    shell: test -e fixed\n' > wf.yaml
+            "$0" validate - < wf.yaml; echo "validate $?"
+            "$0" plan - < wf.yaml | head -1
+            "$0" run - --output prefixed < wf.yaml 2>/dev/null; echo "run $?"
+            touch fixed; rm wf.yaml
+            "$0" resume last --output prefixed 2>/dev/null; echo "resume $?"
+            printf 'steps:\n  - shel: x\n' | "$0" validate - 2>&1 | head -1
+            printf 'steps:\n  - shel: x\n' | "$0" run - 2>&1 | tail -1
+            """#)
+        #expect(result.stdout == """
+            <stdin>: valid
+            validate 0
+            <stdin> (<stdin>)
+            a | from-stdin
+            run 1
+            resume 0
+            <stdin>:2:5: error: unknown key `shel` in a step [unknown-key]
+            error: <stdin> is invalid (1 error); nothing was run
+
+            """, "\(result)")
+    }
+
     @Test func quietPrintsOnlyFailuresAndTheSummary() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.mixedWorkflow)

@@ -32,9 +32,14 @@ public struct LoadedWorkflow: Sendable {
     /// `path` is then only how messages show it. `overriddenVars` are the variables the
     /// command line sets (`--var`): validation does not judge by their defaults (see
     /// `Validator.statics`); the planner checks the values given.
+    ///
+    /// `-` is standard input (as for kubectl, jq and most tools), shown as `<stdin>`; a file
+    /// called `-` is `./-`.
     public static func load(path: String, pathBytes: [UInt8]? = nil, overriddenVars: Set<String> = []) -> LoadedWorkflow {
+        let fromStdin = path == "-" && (pathBytes == nil || pathBytes == [0x2D])
+        let path = fromStdin ? stdinName : path
         do {
-            let bytes = try FileReader.read(pathBytes: pathBytes ?? Array(path.utf8), name: path)
+            let bytes = try FileReader.read(pathBytes: fromStdin ? Array("/dev/stdin".utf8) : pathBytes ?? Array(path.utf8), name: path)
             return load(SourceFile(path: path, bytes: bytes), overriddenVars: overriddenVars)
         } catch {
             let file = SourceFile(path: path, bytes: [])
@@ -43,6 +48,9 @@ public struct LoadedWorkflow: Sendable {
             return LoadedWorkflow(file: file, workflow: nil, diagnostics: [diagnostic])
         }
     }
+
+    /// How a workflow read from standard input (`-`) is named in messages.
+    public static let stdinName = "<stdin>"
 
     /// Parses and validates an in-memory file.
     public static func load(_ file: SourceFile, overriddenVars: Set<String> = []) -> LoadedWorkflow {
