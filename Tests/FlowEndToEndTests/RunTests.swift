@@ -1005,22 +1005,25 @@ import FoundationXML
         #expect(r.stderrLines.contains { $0.hasPrefix("✗ failed:") }, "\(r)")
     }
 
+    /// A step and a group that fail once and are made good by a retry, and a step that fails.
+    static let retriedWorkflow = """
+        steps:
+          - name: flaky
+            shell: test -f flag || { touch flag; echo boom; exit 3; }
+            retry: 2
+          - name: again
+            retry: 1
+            sequential:
+              - name: flaky2
+                shell: test -f flag2 || { touch flag2; exit 5; }
+          - name: broken
+            shell: echo broke; exit 4
+        """
+
     /// `--quiet` names a step that failed in the end, not an attempt a retry made good.
     @Test func quietLeavesOutAttemptsARetryMadeGood() throws {
         let box = try RunSandbox()
-        try box.write("wf.yaml", """
-            steps:
-              - name: flaky
-                shell: test -f flag || { touch flag; echo boom; exit 3; }
-                retry: 2
-              - name: again
-                retry: 1
-                sequential:
-                  - name: flaky2
-                    shell: test -f flag2 || { touch flag2; exit 5; }
-              - name: broken
-                shell: exit 4
-            """)
+        try box.write("wf.yaml", Self.retriedWorkflow)
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--quiet"])
         #expect(r.status == 1, "\(r)")
         #expect(!r.all.contains("flaky"), "a retried step and a step of a retried group: \(r)")
@@ -1047,19 +1050,7 @@ import FoundationXML
     @Test(arguments: [false, true])
     func groupedQuietLeavesOutAttemptsARetryMadeGood(_ github: Bool) throws {
         let box = try RunSandbox()
-        try box.write("wf.yaml", """
-            steps:
-              - name: flaky
-                shell: test -f flag || { touch flag; echo boom; exit 3; }
-                retry: 2
-              - name: again
-                retry: 1
-                sequential:
-                  - name: flaky2
-                    shell: test -f flag2 || { touch flag2; exit 5; }
-              - name: broken
-                shell: echo broke; exit 4
-            """)
+        try box.write("wf.yaml", Self.retriedWorkflow)
         let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--quiet"], env: ["GITHUB_ACTIONS": github ? "true" : ""])
         #expect(r.status == 1, "\(r)")
         #expect(!r.all.contains("flaky") && !r.all.contains("boom") && !r.all.contains("retrying"), "\(r)")
