@@ -173,7 +173,7 @@ public struct Planner {
         } else {
             selectedHere = children.contains(where: \.selected) || finally.contains(where: \.selected)
         }
-        let undo = try nodes(step.undo ?? [], prefix: sub + "u", context: inner)
+        let undo = try nodes(step.undo ?? [], prefix: sub + "u", context: Self.undoContext(inner, stepSelected: selectedHere))
         return PlanNode(
             path: path, name: step.name?.value, kind: kind, children: children, finally: finally, undo: undo,
             condition: step.condition?.value,
@@ -230,7 +230,7 @@ public struct Planner {
         if base?.tags.contains(where: { $0.value == "always" }) == true { inner.tagMatched = true }
         if let only = options.only, let name, name == only, context.scope == 0, options.action == nil { inner.insideOnly = true }
         let selected = !skipped && children.contains(where: \.selected)
-        let undo = try nodes(base?.undo ?? [], prefix: sub + "u", context: context)
+        let undo = try nodes(base?.undo ?? [], prefix: sub + "u", context: Self.undoContext(context, stepSelected: selected))
         return PlanNode(
             path: path, name: name, kind: .use(action: action.name.value, with: params), children: children, finally: [],
             undo: undo, condition: base?.condition?.value, timeout: base?.timeout?.value, retry: base?.retry?.value,
@@ -238,6 +238,14 @@ public struct Planner {
             outputs: nil, description: base?.description?.value ?? action.description?.value,
             selected: selected, scope: context.scope,
             span: base?.kindSpan ?? action.name.span, allowedParams: allowedParams)
+    }
+
+    /// The context of a step's `undo` steps: a step that is not selected never runs, so
+    /// nothing undoes it, whatever the undo steps' own tags select.
+    static func undoContext(_ context: Context, stepSelected: Bool) -> Context {
+        var undoContext = context
+        if !stepSelected { undoContext.skipped = true }
+        return undoContext
     }
 
     /// A tag on the command line that no step carries is a usage error: a typo in `--tags`
