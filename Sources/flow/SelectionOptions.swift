@@ -5,23 +5,25 @@ import FlowKit
 struct SelectionOptions {
     var vars: [KeyValue] = []
     var with: [KeyValue] = []
-    var tags: String?
-    var skipTags: String?
+    /// Every `--tags` / `--skip-tags` given: repeated, the lists add up (as in Ansible).
+    var tags: [String] = []
+    var skipTags: [String] = []
     var only: String?
 
     static let options: [OptionSpec] = [
         .value("var", valueName: "key=value", help: "Override a workflow variable.", repeats: true),
         .value("with", valueName: "key=value", help: "Set a parameter of ACTION.", repeats: true),
-        .value("tags", valueName: "a,b", help: "Run only steps with one of these tags (comma-separated)."),
-        .value("skip-tags", valueName: "a,b", help: "Skip steps with one of these tags."),
+        .value("tags", valueName: "a,b", help: "Run only steps with one of these tags (comma-separated).",
+               repeats: true),
+        .value("skip-tags", valueName: "a,b", help: "Skip steps with one of these tags.", repeats: true),
         .value("only", valueName: "NAME", help: "Run one named step (inside its groups) and nothing else."),
     ]
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         vars = try arguments.values("var", as: KeyValue.self)
         with = try arguments.values("with", as: KeyValue.self)
-        tags = arguments.value("tags")
-        skipTags = arguments.value("skip-tags")
+        tags = arguments.values("tags")
+        skipTags = arguments.values("skip-tags")
         only = arguments.value("only")
     }
 
@@ -36,9 +38,8 @@ struct SelectionOptions {
         return options
     }
 
-    static func list(_ text: String?) -> [String] {
-        guard let text else { return [] }
-        return text.split(separator: ",").map { String($0.trimmingPrefixAndSuffixSpaces) }.filter { !$0.isEmpty }
+    static func list(_ texts: [String]) -> [String] {
+        texts.flatMap { $0.split(separator: ",") }.map { String($0.trimmingPrefixAndSuffixSpaces) }.filter { !$0.isEmpty }
     }
 }
 

@@ -544,6 +544,9 @@ import FoundationXML
         (["--tags", "test", "--skip-tags", "slow,always"], ["unit"]),
         (["--only", "lint"], ["lint"]),
         ([], ["setup", "unit", "e2e", "lint"]),
+        // Repeated, the lists add up (as in Ansible); the last one did not replace the rest.
+        (["--tags", "slow", "--tags", "always"], ["setup", "e2e"]),
+        (["--skip-tags", "slow", "--skip-tags", "always"], ["unit", "lint"]),
     ])
     func selectionAtRunTime(_ options: [String], _ expected: [String]) throws {
         let box = try RunSandbox()

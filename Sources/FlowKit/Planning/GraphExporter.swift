@@ -143,8 +143,12 @@ public struct GraphExporter {
     }
 
     // Control characters first (as `\u{1B}`): a graph is text someone views or pipes.
+    // Mermaid reads `#name;` as an entity before it parses, renders labels as HTML (so
+    // `&lt;` would show as `<`), and takes a label that starts with a backtick for Markdown:
+    // `#` goes first (the entities below bring their own), then each of those characters.
     static func mermaidEscape(_ s: String) -> String {
-        ControlEscaping.escaped(s).replacing("\"", with: "#quot;").replacing("<", with: "#lt;").replacing(">", with: "#gt;")
+        ControlEscaping.escaped(s).replacing("#", with: "#35;").replacing("&", with: "#amp;").replacing("\"", with: "#quot;")
+            .replacing("<", with: "#lt;").replacing(">", with: "#gt;").replacing("`", with: "#96;")
     }
 
     static func dotEscape(_ s: String) -> String {

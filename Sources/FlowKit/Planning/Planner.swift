@@ -100,6 +100,7 @@ public struct Planner {
                             selected: children.contains(where: \.selected) || finally.contains(where: \.selected),
                             scope: 0, span: workflow.stepsSpan)
         }
+        try Self.checkTags(options, in: root)
         return Plan(workflowName: workflow.displayName, file: workflow.file, root: root, vars: vars,
                     action: options.action, rollback: workflow.rollback?.value ?? true)
     }
@@ -163,7 +164,6 @@ public struct Planner {
             }
             return try useNode(action: action, with: use.with, path: path, name: step.name?.value, base: step, context: inner)
         }
-        let undo = try nodes(step.undo ?? [], prefix: sub + "u", context: inner)
         let selectedHere: Bool
         let onPathToOnly = options.only.map { context.scope == onlyScope && Self.contains(name: $0, in: [step]) } ?? true
         if skipped || !inner.insideOnly && !onPathToOnly {
@@ -173,6 +173,7 @@ public struct Planner {
         } else {
             selectedHere = children.contains(where: \.selected) || finally.contains(where: \.selected)
         }
+        let undo = try nodes(step.undo ?? [], prefix: sub + "u", context: Self.undoContext(inner, stepSelected: selectedHere))
         return PlanNode(
             path: path, name: step.name?.value, kind: kind, children: children, finally: finally, undo: undo,
             condition: step.condition?.value,
@@ -224,18 +225,47 @@ public struct Planner {
         }
         let sub = path.isEmpty ? "" : path + "."
         let children = try nodes(action.steps, prefix: sub, context: inner)
-        let undo = try nodes(base?.undo ?? [], prefix: sub + "u", context: context)
         let skipped = context.skipped || (base.map { $0.tags.contains(where: { options.skipTags.contains($0.value) }) } ?? false)
         inner.skipped = skipped
         if base?.tags.contains(where: { $0.value == "always" }) == true { inner.tagMatched = true }
         if let only = options.only, let name, name == only, context.scope == 0, options.action == nil { inner.insideOnly = true }
+        let selected = !skipped && children.contains(where: \.selected)
+        let undo = try nodes(base?.undo ?? [], prefix: sub + "u", context: Self.undoContext(context, stepSelected: selected))
         return PlanNode(
             path: path, name: name, kind: .use(action: action.name.value, with: params), children: children, finally: [],
             undo: undo, condition: base?.condition?.value, timeout: base?.timeout?.value, retry: base?.retry?.value,
             continueOnError: base?.continueOnError?.value ?? false, tags: base?.tags.map(\.value) ?? [], env: inner.env,
             outputs: nil, description: base?.description?.value ?? action.description?.value,
-            selected: !skipped && children.contains(where: \.selected), scope: context.scope,
+            selected: selected, scope: context.scope,
             span: base?.kindSpan ?? action.name.span, allowedParams: allowedParams)
+    }
+
+    /// The context of a step's `undo` steps: a step that is not selected never runs, so
+    /// nothing undoes it, whatever the undo steps' own tags select.
+    static func undoContext(_ context: Context, stepSelected: Bool) -> Context {
+        var undoContext = context
+        if !stepSelected { undoContext.skipped = true }
+        return undoContext
+    }
+
+    /// A tag on the command line that no step carries is a usage error: a typo in `--tags`
+    /// would run nothing, and one in `--skip-tags` skip nothing, both with exit status 0.
+    static func checkTags(_ options: PlanOptions, in root: PlanNode) throws(PlanError) {
+        guard !options.tags.isEmpty || !options.skipTags.isEmpty else { return }
+        var known: [String] = []
+        var seen: Set<String> = []
+        var pending = [root]
+        while let node = pending.popLast() {
+            for tag in node.tags where seen.insert(tag).inserted { known.append(tag) }
+            // Reversed, so that the list pops in file order and the help lists tags so.
+            pending += (node.children + node.finally + node.undo).reversed()
+        }
+        for (option, tags) in [("--tags", options.tags), ("--skip-tags", options.skipTags)] {
+            for tag in tags where !seen.contains(tag) {
+                throw PlanError("unknown tag `\(tag)` in \(option)", help: Suggestion.help(for: tag, in: known)
+                    ?? (known.isEmpty ? "no step of this workflow has tags" : "the tags are " + Suggestion.list(known)))
+            }
+        }
     }
 
     static func contains(name: String, in steps: [Step]) -> Bool {
