@@ -1,6 +1,7 @@
 /// `--output raw`: steps' output goes to flow's stdout and stderr unprefixed and byte for
 /// byte, as read (partial lines and lone `\r` at once, invalid UTF-8 as it is, no newline
-/// added); flow adds only failure lines and the summary. Captured so that the journal
+/// added); flow adds only its own lines on stderr: failures, notes (the first signal's
+/// "stopping…", a retry, a rollback) and the summary. Captured so that the journal
 /// records it too; with `--no-journal` the steps write to flow's stdout and stderr
 /// directly (the fastest path, like make) and nothing arrives here but `print` lines.
 public final class RawReporter: RunObserver, @unchecked Sendable {
@@ -28,6 +29,10 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
         switch event {
         case .stepState(let t) where [.failed, .timedOut].contains(t.to) && (t.step.isLeaf || t.to == .timedOut):
             ownLine("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))")
+        case .note(let step, let message):
+            // As in every text mode: above all the first signal's, which says what flow
+            // does now and that a second one kills everything.
+            ownLine(style.paint((step.map { "\($0.label): " } ?? "") + message, "2"))
         case .runFinished(let outcome):
             out.flush()
             ownLine(style.summary(outcome))
