@@ -44,6 +44,25 @@ import Testing
         #expect(run.screen.foreign.isEmpty, "\(run.report)")
     }
 
+    /// `--output tty`: the live tree is not redrawn while an interactive step has the
+    /// terminal (a redraw would erase what it wrote); its frame showing the step running
+    /// stays above the step's output, and the tree goes on below it, on a row of its own.
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+    func theLiveTreeLeavesAnInteractiveStepsOutputAlone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.workflow)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 40, columns: 60)
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(TTYOutputTests.timeless(run.screen.all) == [
+            "▶ ask T", "· whole", "· after", "0/3 steps finished",
+            "no newline",
+            "✗ ask T", "▶ whole T", "· after", "1/3 steps finished",
+            "whole line",
+            "✗ ask T", "✓ whole T", "✓ after T", "3/3 steps finished", "✓ succeeded: 2 succeeded, 1 failed in T",
+        ], "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+    }
+
     /// Into files, stdout and stderr apart: the step left its stdout line unfinished, so
     /// flow's next line there (a prefixed output line) starts with a line break, and its
     /// stderr, which the step did not leave mid-line, gets none.
