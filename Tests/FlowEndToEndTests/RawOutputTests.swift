@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--output raw`: the steps' bytes reach flow's stdout and stderr untouched, and the
 /// journal records them as in every other mode.
@@ -48,6 +51,53 @@ import Testing
         #expect(r.status == 1, "\(r)")
         #expect(r.stderrLines.first == "no newline", "\(r)")
         #expect(r.stderrLines.dropFirst().first?.hasPrefix("✗ half exit 3") == true, "\(r)")
+    }
+
+    /// flow's notes are its own lines on stderr in raw output too, each starting a line of
+    /// its own (after an unfinished one a step left): a retry, a rollback, an undo that
+    /// failed.
+    @Test func notesAreOwnLinesOnStderr() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: prepared
+                shell: "true"
+                undo:
+                  name: unprepare
+                  shell: "printf 'undo half' >&2; exit 2"
+              - { name: flaky, shell: "printf 'half' >&2; exit 3", retry: 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdout.isEmpty, "\(r)")
+        #expect(TTYOutputTests.timeless(r.stderrLines) == [
+            "half", "✗ flaky exit 3 T", "flaky: retrying (attempt 2 of 2)",
+            "half", "✗ flaky exit 3 T",
+            "rolling back 1 step",
+            "undo half", "✗ unprepare exit 2 T", "prepared: undo of prepared failed; rollback goes on",
+            "✗ failed: 0 succeeded, 1 failed, 1 undo_failed in T",
+        ], "\(r)")
+    }
+
+    /// The first signal's note ("stopping…; signal again to kill everything now") is on
+    /// stderr in raw output as in the other text modes, captured or not (`--no-journal`).
+    @Test(arguments: [false, true])
+    func theFirstSignalsNoteIsOnStderr(noJournal: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: work, shell: $CHILD --stderr ready --sleep 30 }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "raw", "--grace", "5s"] + (noJournal ? ["--no-journal"] : []))
+        #expect(flow.waitForLine("ready"), "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        let note = "SIGINT: stopping: no new step starts, running steps get SIGINT (SIGKILL after 5s), "
+            + "then `finally` and rollback run; signal again to kill everything now"
+        #expect(r.stderrLines.dropLast() == ["ready", note], "\(r)")
+        #expect(r.stderrLines.last?.hasPrefix("⊘ cancelled: ") == true, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
     }
 
     /// Steps that leave a line unfinished (on stderr, on stdout, or exactly as wide as the

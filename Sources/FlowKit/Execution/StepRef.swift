@@ -7,6 +7,9 @@ public struct StepRef: Sendable, Hashable {
     public var label: String
     /// Set for the steps of an `undo` block (they run during rollback).
     public var isUndo: Bool
+    /// Set for a shell step with `interactive: true`: it writes to flow's stdout and stderr
+    /// (the terminal) itself, so reporters never see where it left off.
+    public var isInteractive: Bool
 
     public init(node: PlanNode, isUndo: Bool = false) {
         path = node.path
@@ -14,6 +17,7 @@ public struct StepRef: Sendable, Hashable {
         kind = node.keyword
         label = node.label
         self.isUndo = isUndo
+        if case .shell(let task) = node.kind { isInteractive = task.interactive } else { isInteractive = false }
     }
 
     /// Whether the step is a leaf (counted in summaries).

@@ -23,6 +23,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// `--quiet`: the blocks of the failures so far, in order, written when the run ends
     /// (a retry drops those it runs again).
     var quietBlocks: [(path: String, title: String, body: [(OutputChannel, [UInt8])])] = []
+    /// What an interactive step wrote to the terminal itself, unseen (its block is empty):
+    /// flow's next line on each stream starts a line of its own.
+    var unseen = UnseenWrites()
 
     public init(color: Bool, github: Bool, quiet: Bool = false) {
         style = ReporterStyle(color: color)
@@ -33,6 +36,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     public func handle(_ event: RunEvent) {
         switch event {
         case .stepState(let t):
+            unseen.observe(t)
             // A retried group runs its steps again: their failures (and its own) so far
             // are made good or said again.
             if t.to == .retrying {
@@ -58,13 +62,16 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         case .note(let step, let message):
             guard !quiet else { return }
             out.flush()
+            unseen.startLine(err)
             err.append((step.map { "\($0.label): " } ?? "") + message + "\n")
             err.flush()
         case .runFinished(let outcome):
             for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body) }
             quietBlocks.removeAll()
+            if !annotations.isEmpty { unseen.startLine(out, after: err) }
             for annotation in annotations { out.append(annotation.text) }
             out.flush()
+            unseen.startLine(err)
             err.append(style.summary(outcome) + "\n")
             err.flush()
         default:
@@ -76,15 +83,19 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// Actions, a `::group::` on stdout).
     private func writeBlock(title: String, failed: Bool, body: [(OutputChannel, [UInt8])]) {
         if github {
+            // `::group::` is a command only at the start of a line.
+            unseen.startLine(out, after: err)
             out.append("::group::\(title)\n")
             for (_, bytes) in body { bytes.withUnsafeBytes { out.append($0) } }
             out.append("::endgroup::\n")
             out.flush()
         } else {
+            unseen.startLine(err, after: out)
             err.append(style.paint("── \(title) ──", failed ? "1;31" : "1") + "\n")
             err.flush()
             for (channel, bytes) in body {
                 let writer = channel == .stdout ? out : err
+                unseen.startLine(writer)
                 bytes.withUnsafeBytes { writer.append($0) }
                 writer.flush()
             }

@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// Puts a line of flow's own at the start of a line on a descriptor that steps wrote to
-/// directly (`--output raw --no-journal`): flow did not see their bytes, so it cannot know
-/// whether they left a line unfinished, and asks the destination, where it can be asked.
+/// directly (`--output raw --no-journal`; an `interactive` step in every mode, see
+/// `UnseenWrites`): flow did not see their bytes, so it cannot know whether they left a
+/// line unfinished, and asks the destination, where it can be asked.
 ///
 /// - A terminal (unless `TERM=dumb`): as many spaces as the terminal is wide, then `\r`
 ///   and "erase to the end of the line" (zsh's and fish's way to start a prompt on a line

@@ -20,6 +20,9 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
     /// that a retry makes good is no failure (its `✗` would stand alone, with no retry
     /// note and no `✓` after it in quiet output).
     var quietFailures: [(path: String, line: String)] = []
+    /// What an interactive step wrote to the terminal itself, unseen: flow's next line on
+    /// each stream starts a line of its own.
+    var unseen = UnseenWrites()
 
     public init(color: Bool, quiet: Bool, labelWidth: Int = 0) {
         style = ReporterStyle(color: color)
@@ -39,6 +42,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             break
         case .stepState(let t):
             log.finished(t)
+            unseen.observe(t)
             // Lines for shell and delay steps; for a group only its own time-out (its other
             // ends follow from its steps'). `--quiet` keeps the failures.
             let timedOutGroup = t.to == .timedOut && !t.step.isLeaf
@@ -58,6 +62,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             }
             if let reason = t.reason, reason.hasPrefix("reused") {
                 if t.to == .succeeded {
+                    unseen.startLine(err)
                     err.append("\(style.state(.succeeded)) \(t.step.label) \(style.paint(reason, "2"))\n")
                     err.flush()
                 }
@@ -67,6 +72,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             // Written piece by piece, not built as one string first: twice per step.
             case .running:
                 out.flush()
+                unseen.startLine(err)
                 err.append(style.state(.running))
                 err.append(byte: 0x20)
                 err.append(t.step.label)
@@ -75,6 +81,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
                 err.flush()
             case .succeeded, .failed, .timedOut, .cancelled, .undone, .undoFailed:
                 out.flush()
+                unseen.startLine(err)
                 err.append(style.state(t.to))
                 err.append(byte: 0x20)
                 err.append(t.step.label)
@@ -88,10 +95,12 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         case .note(let step, let message):
             guard !quiet else { return }
             out.flush()
+            unseen.startLine(err)
             err.append(style.paint((step.map { "\($0.label): " } ?? "") + message, "2") + "\n")
             err.flush()
         case .runFinished(let outcome):
             out.flush()
+            unseen.startLine(err)
             for failure in quietFailures { err.append(failure.line) }
             if !log.failed.isEmpty { log.replay(to: err, style: style) }
             err.append(style.summary(outcome) + "\n")
@@ -104,6 +113,8 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         guard !quiet else { return }
         let writer = stream == .stdout ? out : err
         if stream == .stderr { out.flush() }
+        // `err` is flushed after each line of its own, `out` just above for a stderr line.
+        unseen.startLine(writer)
         if prefixes[step.path] == nil { prefixes[step.path] = Array(prefix(step).utf8) }
         prefixes[step.path]!.withUnsafeBytes { writer.append($0) }
         writer.append(line)
@@ -116,6 +127,8 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         guard !quiet, let base = lines.baseAddress else { return }
         let writer = stream == .stdout ? out : err
         if stream == .stderr { out.flush() }
+        // `err` is flushed after each line of its own, `out` just above for a stderr line.
+        unseen.startLine(writer)
         if prefixes[step.path] == nil { prefixes[step.path] = Array(prefix(step).utf8) }
         prefixes[step.path]!.withUnsafeBytes { prefix in
             // Lines keep their own `\n` (and `\r\n`): prefix, then the line as it came.

@@ -1,6 +1,7 @@
 /// `--output raw`: steps' output goes to flow's stdout and stderr unprefixed and byte for
 /// byte, as read (partial lines and lone `\r` at once, invalid UTF-8 as it is, no newline
-/// added); flow adds only failure lines and the summary. Captured so that the journal
+/// added); flow adds only its own lines on stderr: failures, notes (the first signal's
+/// "stopping…", a retry, a rollback) and the summary. Captured so that the journal
 /// records it too; with `--no-journal` the steps write to flow's stdout and stderr
 /// directly (the fastest path, like make) and nothing arrives here but `print` lines.
 public final class RawReporter: RunObserver, @unchecked Sendable {
@@ -14,9 +15,11 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     /// step's unfinished stdout line leaves flow's stderr mid-line too.
     let sharedStreams: Bool
     /// Whether what went last to flow's stderr (or to its stdout, if `sharedStreams`)
-    /// ended a line: flow's own lines (failures, the summary) start on a line of their
-    /// own, not glued to a step's unfinished one.
-    var atLineStart = true
+    /// ended a line: flow's own lines (failures, notes, the summary) start on a line of
+    /// their own, not glued to a step's unfinished one. Nil when flow cannot know: an
+    /// interactive step wrote to the terminal itself, and `LineStartProbe` asks it (until
+    /// a captured step's bytes land after the interactive step's and say again).
+    var atLineStart: Bool? = true
 
     public init(color: Bool, passThrough: Bool = false) {
         style = ReporterStyle(color: color)
@@ -26,8 +29,16 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
 
     public func handle(_ event: RunEvent) {
         switch event {
-        case .stepState(let t) where [.failed, .timedOut].contains(t.to) && (t.step.isLeaf || t.to == .timedOut):
-            ownLine("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))")
+        case .stepState(let t):
+            // An interactive step that ended wrote to the terminal itself, unseen.
+            if t.step.isInteractive, t.from == .running { atLineStart = nil }
+            if [.failed, .timedOut].contains(t.to), t.step.isLeaf || t.to == .timedOut {
+                ownLine("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))")
+            }
+        case .note(let step, let message):
+            // As in every text mode: above all the first signal's, which says what flow
+            // does now and that a second one kills everything.
+            ownLine(style.paint((step.map { "\($0.label): " } ?? "") + message, "2"))
         case .runFinished(let outcome):
             out.flush()
             ownLine(style.summary(outcome))
@@ -37,11 +48,11 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
     }
 
     private func ownLine(_ text: String) {
-        if passThrough {
+        if passThrough || atLineStart == nil {
             out.flush()
             err.flush()
             LineStartProbe.separator(fd: 2).withUnsafeBytes { err.append($0) }
-        } else if !atLineStart {
+        } else if atLineStart == false {
             err.append(byte: 0x0A)
         }
         err.append(text + "\n")

@@ -10,6 +10,11 @@ import Synchronization
 /// Lines that `print` steps print go above the tree and stay. While the run goes on, a tree
 /// taller than the terminal lists only running and failed steps and says how many rows it
 /// leaves out; its final frame is the whole tree, once. Rows are cut to the width.
+///
+/// An interactive step has the terminal while it runs: the tree is not redrawn then (a
+/// redraw would erase what the step wrote, a prompt included); its last frame, showing
+/// the step running, stays above the step's output, and the live tree goes on below that
+/// output, on a line of its own, once the step ends.
 public final class TTYReporter: RunObserver, @unchecked Sendable {
     struct Row {
         var path: String
@@ -44,6 +49,11 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     var total = 0
     var log = FailureLog()
     var done = false
+    /// Interactive steps running (one at most: no other shell step runs beside one).
+    var interactive = 0
+    /// What an interactive step wrote to the terminal itself, unseen: flow's next line
+    /// starts a line of its own.
+    var unseen = UnseenWrites()
     var ticker: Task<Void, Never>?
 
     public init(plan: Plan, color: Bool) {
@@ -77,6 +87,16 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 redraw()
             case .stepState(let t):
                 log.finished(t)
+                unseen.observe(t)
+                if t.step.isInteractive, t.from == .running { interactive -= 1 }
+                defer {
+                    if t.step.isInteractive, t.to == .running {
+                        // Its frame (the step running) was just drawn: it stays, and the
+                        // step writes below it.
+                        interactive += 1
+                        drawn = 0
+                    }
+                }
                 guard let i = index[t.step.path], !t.step.isUndo else {
                     if t.step.isUndo, t.to.isFinal || t.to == .undone { clear(); out.append("\(style.state(t.to)) undo \(t.step.label) \(ReporterStyle.detail(t))\n"); redraw() }
                     return
@@ -187,9 +207,12 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         return (80, 24)
     }
 
+    /// Makes room for what comes next (a line above the tree, a new frame): erases the
+    /// live frame, or after an interactive step starts a line of its own.
     func clear() {
         if drawn > 0 { out.append("\u{1B}[\(drawn)F\u{1B}[J") }
         drawn = 0
+        unseen.startLine(out)
     }
 
     /// Draws the tree below the cursor, in place of the frame drawn before (`clear`).
@@ -201,6 +224,8 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     /// it leaves out. The `final` frame is the whole tree, written once and not erased: it
     /// scrolls into the terminal's history, where it stays.
     func redraw(final: Bool = false) {
+        // The terminal is an interactive step's (the run's end draws all the same).
+        guard interactive == 0 || final else { return }
         let (width, height) = terminalSize
         clear()
         let now = Timestamp.monotonic()
