@@ -102,6 +102,7 @@ public final class Executor: Sendable {
         }
         let outcome = RunOutcome(status: status, exitCode: exitCode, counts: runState.counts,
                                  elapsed: Timestamp.monotonic() - start, time: .now())
+        if cancellation.isCancelled { await cancellation.handlersFinished() }
         bus.emit(.runFinished(outcome))
         bus.finish()
         return outcome
@@ -630,6 +631,7 @@ extension Executor {
         let exitCode: Int32 = status == .cancelled ? 128 + (cancellation.signal ?? SIGTERM) : (failed ? 1 : 0)
         let outcome = RunOutcome(status: status, exitCode: exitCode, counts: counts,
                                  elapsed: Timestamp.monotonic() - start, time: .now())
+        if cancellation.isCancelled { await cancellation.handlersFinished() }
         bus.emit(.runFinished(outcome))
         bus.finish()
         return outcome

@@ -14,6 +14,8 @@ public final class RunCancellation: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The first request's handlers while they run (see `handlersFinished`).
+    private let handling = DispatchGroup()
 
     public init() {}
 
@@ -29,9 +31,22 @@ public final class RunCancellation: Sendable {
             return (s.count, s.count == 1 ? s.handlers : [])
         }
         if !handlers.isEmpty {
-            queue.async { for handler in handlers { handler(signal) } }
+            handling.enter()
+            queue.async { [handling] in
+                for handler in handlers { handler(signal) }
+                handling.leave()
+            }
         }
         return count
+    }
+
+    /// Returns once the first request's handlers have run: the run's end must not overtake
+    /// what they say (the note that flow heard the signal came after the summary, or not
+    /// at all once the output was closed).
+    public func handlersFinished() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            handling.notify(queue: .global()) { done.resume() }
+        }
     }
 
     /// Runs `handler` on the first request (at once if it already happened).
