@@ -1023,6 +1023,28 @@ import FoundationXML
             shell: echo broke; exit 4
         """
 
+    /// `--quiet` keeps flow's notes about the whole run (a rollback), not those about a
+    /// step (a retry), in prefixed and grouped output.
+    @Test(arguments: ["prefixed", "grouped"])
+    func quietKeepsTheRunsNotes(_ mode: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: made
+                shell: "true"
+                undo:
+                  shell: echo undone > log
+              - name: broken
+                shell: exit 4
+                retry: 1
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", mode, "--quiet"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderrLines.contains("rolling back 1 step"), "\(r)")
+        #expect(!r.all.contains("retry"), "\(r)")
+        #expect(box.lines("log") == ["undone"])
+    }
+
     /// `--quiet` names a step that failed in the end, not an attempt a retry made good.
     @Test func quietLeavesOutAttemptsARetryMadeGood() throws {
         let box = try RunSandbox()

@@ -60,7 +60,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             }
             writeBlock(title: title, failed: failed, body: body)
         case .note(let step, let message):
-            guard !quiet else { return }
+            // `--quiet` keeps what flow says about the whole run (that it heard a signal and
+            // how to hurry it, that it rolls back): notes about a step (retries) go.
+            guard !quiet || step == nil else { return }
             out.flush()
             unseen.startLine(err)
             err.append((step.map { "\($0.label): " } ?? "") + message + "\n")

@@ -93,7 +93,9 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
                 break
             }
         case .note(let step, let message):
-            guard !quiet else { return }
+            // `--quiet` keeps what flow says about the whole run (that it heard a signal and
+            // how to hurry it, that it rolls back): notes about a step (retries) go.
+            guard !quiet || step == nil else { return }
             out.flush()
             unseen.startLine(err)
             err.append(style.paint((step.map { "\($0.label): " } ?? "") + message, "2") + "\n")
