@@ -61,6 +61,12 @@ public struct Planner {
         if let only = options.only, !Self.contains(name: only, in: onlyScope) {
             var names: [String] = []
             Self.collectNames(onlyScope, into: &names)
+            // A name that is there, but where --only cannot reach, is said as such (it
+            // said "no step named", and suggested another name).
+            if let place = Self.unreachablePlace(of: only, in: onlyScope, actions: workflow.actions) {
+                throw PlanError("`\(only)` is \(place), which --only cannot select",
+                                help: "--only selects a step of the workflow's steps (or of ACTION's), with its group context")
+            }
             throw PlanError("no step named `\(only)` for --only", help: Suggestion.help(for: only, in: names))
         }
         let context = Context(env: workflow.env, shell: workflow.defaults.shell?.value ?? workflow.shell?.value ?? .sh,
@@ -266,6 +272,25 @@ public struct Planner {
                     ?? (known.isEmpty ? "no step of this workflow has tags" : "the tags are " + Suggestion.list(known)))
             }
         }
+    }
+
+    /// Where a step called `name` is that `--only` cannot select: in an `undo` list below
+    /// `steps`, or among an action's steps.
+    static func unreachablePlace(of name: String, in steps: [Step], actions: [Action]) -> String? {
+        func undoOwner(_ steps: [Step]) -> String? {
+            for step in steps {
+                if let undo = step.undo, contains(name: name, in: undo) {
+                    return step.name.map { "a step of the `undo` of `\($0.value)`" } ?? "a step of an `undo`"
+                }
+                if let found = undoOwner(step.children + step.finallySteps + (step.undo ?? [])) { return found }
+            }
+            return nil
+        }
+        if let found = undoOwner(steps) { return found }
+        if let action = actions.first(where: { contains(name: name, in: $0.steps) || undoOwner($0.steps) != nil }) {
+            return "a step of action `\(action.name.value)`"
+        }
+        return nil
     }
 
     static func contains(name: String, in steps: [Step]) -> Bool {
