@@ -90,6 +90,7 @@ struct RunSession {
         // Raw output reaches the journal only through flow: captured (and passed through
         // byte for byte by RawReporter) unless nothing records it.
         runOptions.passThroughOutput = mode == .raw && options.noJournal
+        runOptions.stdoutCarriesEvents = mode == .json
         runOptions.reuse = reuse
         runOptions.reusedFrom = metadata.parentID
         runOptions.undoneRunStatus = undoneRunStatus

@@ -84,4 +84,20 @@ import Testing
             "▶ ask", "✗ ask exit 1 T", "▶ after", "✓ after T", "✓ succeeded: 1 succeeded, 1 failed in T", "",
         ], "\(box.read("err") ?? "")")
     }
+
+    /// Under `--output json` flow's stdout carries only events: an interactive step's
+    /// stdout goes to flow's stderr (its bytes broke every JSON reader of the stream).
+    @Test func underJSONAnInteractiveStepWritesToStderr() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: ask, interactive: true, shell: "echo to-out; echo to-err >&2; printf 'no newline'" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        for line in r.stdoutLines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)")
+        }
+        #expect(r.stderr.hasPrefix("to-out\nto-err\nno newline"), "\(r)")
+    }
 }

@@ -112,7 +112,7 @@ extension Executor {
             input = .null
         }
         let spec = ChildSpec(executable: executable, arguments: arguments, environment: environment, directory: directory,
-                             stdin: input, output: options.passThroughOutput || task.interactive ? .inherit : .capture)
+                             stdin: input, output: Self.outputMode(interactive: task.interactive, options: options))
 
         // Descriptors (--max-parallel and the terminal were taken before the step started:
         // `admit`).
@@ -254,6 +254,14 @@ extension Executor {
     /// Whether a shell step reads the terminal; nil for other steps. Out of line: a copy of
     /// the node's `kind` would join the frames of the async functions that ask.
     @inline(never)
+    /// How a shell step's output is wired: captured, unless the steps write to flow's own
+    /// streams (`--output raw --no-journal`) or the step is interactive (the terminal is
+    /// its own; under `--output json` on flow's stderr, as stdout carries the events).
+    static func outputMode(interactive: Bool, options: RunOptions) -> ChildOutputMode {
+        if interactive { return options.stdoutCarriesEvents ? .inheritOnStderr : .inherit }
+        return options.passThroughOutput ? .inherit : .capture
+    }
+
     static func interactive(_ node: PlanNode) -> Bool? {
         guard case .shell(let task) = node.kind else { return nil }
         return task.interactive

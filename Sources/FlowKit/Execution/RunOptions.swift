@@ -8,6 +8,9 @@ public struct RunOptions: Sendable {
     public var rollback = true
     /// Children write straight to flow's stdout/stderr (`--output raw`), uncaptured.
     public var passThroughOutput = false
+    /// Flow's stdout is the stream of events (`--output json`): an interactive step writes
+    /// its stdout to flow's stderr instead.
+    public var stdoutCarriesEvents = false
     /// The run id (also `run.id` and `FLOW_RUN_ID`).
     public var runID: String
     /// `flow resume`: results of steps that already succeeded, by plan path; such leaf steps

@@ -16,7 +16,7 @@ public struct ChildSpec: Sendable, Hashable {
     /// Where standard input comes from.
     public var stdin: ChildInput
     /// Whether standard output and error are captured or passed through.
-    /// Ignored (treated as `.inherit`) when `stdin` is `.terminal`.
+    /// `.capture` is taken as `.inherit` when `stdin` is `.terminal`.
     public var output: ChildOutputMode
 
     public init(
@@ -54,6 +54,6 @@ public struct ChildSpec: Sendable, Hashable {
         return false
     }
 
-    /// The output mode actually used: interactive children always inherit.
-    var effectiveOutput: ChildOutputMode { isInteractive ? .inherit : output }
+    /// The output mode actually used: interactive children are never captured.
+    var effectiveOutput: ChildOutputMode { isInteractive && output == .capture ? .inherit : output }
 }

@@ -68,7 +68,7 @@ extension ProcessHub {
                 var request = cflow_spawn_request(
                     path: path, argv: argv.pointers, envp: envp.pointers,
                     stdin_fd: stdinFD,
-                    stdout_fd: stdoutPipe?.write ?? -1,
+                    stdout_fd: stdoutPipe?.write ?? (spec.effectiveOutput == .inheritOnStderr ? 2 : -1),
                     stderr_fd: stderrPipe?.write ?? -1,
                     directory: directory,
                     tty_fd: terminal?.ttyFD ?? -1,
