@@ -53,14 +53,15 @@ struct ResumeCommand: Command {
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "resume")
         var content = record.content
+        // A workflow read from standard input (`flow run -`) has no file to compare with:
+        // the content recorded with the run is the workflow (and a `-` in the directory,
+        // perhaps a FIFO, is not opened).
+        let fromStdin = record.workflowPath == "-" && record.workflowPathBytes == nil
         let read = Result { () throws(FileReader.Failure) in
-            try FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
+            fromStdin ? record.content : try FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
         }
         let current = try? read.get()
-        // A workflow read from standard input (`flow run -`) has no file to compare with:
-        // the content recorded with the run is the workflow.
-        let fromStdin = record.workflowPath == "-" && record.workflowPathBytes == nil
-        if !fromStdin, current != record.content {
+        if current != record.content {
             guard force else {
                 let what: String
                 switch read {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowCommandLine
 import FlowJournal
 import FlowKit
@@ -52,6 +55,7 @@ struct RunCommand: Command {
         let planOptions = selection.planOptions(action: action)
         let workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor)
         let plan = try WorkflowInput.plan(workflow, options: planOptions)
+        if workflow.file.path == LoadedWorkflow.stdinName, file == "-" { Self.reopenStandardInputAsTerminal() }
         // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.
         let directory = PathBytes.currentDirectory() ?? Array(".".utf8)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
@@ -61,5 +65,17 @@ struct RunCommand: Command {
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.journal = journal
         await session.run()
+    }
+
+    /// The workflow was read from standard input (`flow run -`), to its end: an
+    /// `interactive` step, which gets flow's standard streams, would read nothing but EOF
+    /// there. Standard input becomes the controlling terminal, where there is one (as
+    /// `xargs -o` does for its commands); without one it stays as it is.
+    static func reopenStandardInputAsTerminal() {
+        guard isatty(0) == 0 else { return }
+        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard tty >= 0 else { return }
+        _ = dup2(tty, 0)
+        close(tty)
     }
 }

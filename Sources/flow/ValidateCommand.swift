@@ -31,6 +31,10 @@ struct ValidateCommand: Command {
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
         files = arguments.arguments("files")
+        // Standard input can be read once: a second `-` found it empty ("the workflow is empty").
+        if files.count(where: { $0 == "-" }) > 1 {
+            throw arguments.error("`-` (standard input) may be given once")
+        }
         format = try arguments.value("format", as: DiagnosticFormat.self) ?? .text
         strict = arguments.flag("strict")
         noColor = arguments.flag("no-color")

@@ -100,4 +100,28 @@ import Testing
         }
         #expect(r.stderr.hasPrefix("to-out\nto-err\nno newline"), "\(r)")
     }
+
+    /// `./generate.sh | flow run -`: the workflow took flow's standard input, to its end,
+    /// so an interactive step reads the terminal instead (it read the spent pipe: EOF, and
+    /// a prompt could never be answered).
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+    func anInteractiveStepReadsTheTerminalWhenTheWorkflowCameFromStandardInput() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: ask
+                interactive: true
+                shell: 'printf "name? "; read answer; echo "got [$answer]"'
+            """)
+        let terminal = try JobControlTests.Terminal()
+        let shell = try LiveFlow(executable: RunSandbox.childPath,
+                                 arguments: ["--job-shell", terminal.slavePath, "/bin/sh", "-c",
+                                             "cat wf.yaml | \"$0\" run - --output prefixed --no-journal", RunSandbox.flowPath],
+                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+        defer { box.killLeftovers() }
+        #expect(terminal.waitFor("name? "), "\(terminal.text)")
+        terminal.type("bob\n")
+        #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)\n\(terminal.text)")
+        #expect(terminal.waitFor("got [bob]"), "\(terminal.text)")
+    }
 }

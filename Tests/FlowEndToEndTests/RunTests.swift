@@ -981,6 +981,7 @@ import FoundationXML
             "$0" resume last --output prefixed 2>/dev/null; echo "resume $?"
             printf 'steps:\n  - shel: x\n' | "$0" validate - 2>&1 | head -1
             printf 'steps:\n  - shel: x\n' | "$0" run - 2>&1 | tail -1
+            "$0" validate - - < /dev/null 2>/dev/null; echo "twice $?"
             """#)
         #expect(result.stdout == """
             <stdin>: valid
@@ -991,6 +992,7 @@ import FoundationXML
             resume 0
             <stdin>:2:5: error: unknown key `shel` in a step [unknown-key]
             error: <stdin> is invalid (1 error); nothing was run
+            twice 2
 
             """, "\(result)")
     }

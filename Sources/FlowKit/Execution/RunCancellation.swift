@@ -28,10 +28,12 @@ public final class RunCancellation: Sendable {
         let (count, handlers) = state.withLock { s -> (Int, [@Sendable (Int32) -> Void]) in
             if s.signal == nil { s.signal = signal }
             s.count += 1
+            // Counted as pending under the lock: the run's end, which sees the signal
+            // once the lock is released, must also see its handlers pending.
+            if s.count == 1, !s.handlers.isEmpty { handling.enter() }
             return (s.count, s.count == 1 ? s.handlers : [])
         }
         if !handlers.isEmpty {
-            handling.enter()
             queue.async { [handling] in
                 for handler in handlers { handler(signal) }
                 handling.leave()
