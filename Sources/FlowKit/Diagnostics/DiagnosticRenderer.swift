@@ -135,21 +135,10 @@ public struct DiagnosticRenderer: Sendable {
         for d in diagnostics {
             var message = d.message
             if let help = d.help { message += " (\(help))" }
-            out += "::\(d.severity.rawValue) file=\(escapeProperty(d.file.path)),line=\(d.span.start.line),"
+            out += "::\(d.severity.rawValue) file=\(GitHubCommandEscaping.property(d.file.path)),line=\(d.span.start.line),"
             out += "col=\(d.span.start.column),endLine=\(d.span.end.line),endColumn=\(d.span.end.column),"
-            out += "title=\(escapeProperty("flow " + d.code.rawValue))::\(escapeData(message))\n"
+            out += "title=\(GitHubCommandEscaping.property("flow " + d.code.rawValue))::\(GitHubCommandEscaping.data(message))\n"
         }
         return out
-    }
-
-    /// GitHub's escapes for `%`, CR and LF; other control characters (a NUL would cut the
-    /// command) are escaped as in the text format.
-    private func escapeData(_ s: String) -> String {
-        ControlEscaping.escaped(s.replacing("%", with: "%25"), except: ["\r", "\n"])
-            .replacing("\r", with: "%0D").replacing("\n", with: "%0A")
-    }
-
-    private func escapeProperty(_ s: String) -> String {
-        escapeData(s).replacing(":", with: "%3A").replacing(",", with: "%2C")
     }
 }

@@ -52,7 +52,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             let body = buffers.removeValue(forKey: t.step.path) ?? []
             let failed = [.failed, .timedOut].contains(t.to)
             if github, failed {
-                annotations.append((t.step.path, "::error title=flow step \(t.step.label) failed::\(t.step.label): \(detail)\n"))
+                // Escaped: a label or reason holding `%`, a line break or `:` would end or forge the command.
+                let title = GitHubCommandEscaping.property("flow step \(t.step.label) failed")
+                annotations.append((t.step.path, "::error title=\(title)::\(GitHubCommandEscaping.data("\(t.step.label): \(detail)"))\n"))
             }
             if quiet {
                 if failed { quietBlocks.append((t.step.path, title, body)) }
@@ -87,7 +89,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         if github {
             // `::group::` is a command only at the start of a line.
             unseen.startLine(out, after: err)
-            out.append("::group::\(title)\n")
+            out.append("::group::\(GitHubCommandEscaping.data(title))\n")
             for (_, bytes) in body { bytes.withUnsafeBytes { out.append($0) } }
             out.append("::endgroup::\n")
             out.flush()
