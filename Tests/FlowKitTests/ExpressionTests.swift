@@ -378,6 +378,7 @@ import Testing
         #expect(ExpressionValue.number(0.0000001).description == "1e-7")
         #expect(ExpressionValue.number(1.25e-8).description == "1.25e-8")
         #expect(ExpressionValue.number(0.1).description == "0.1")
+        #expect(ExpressionValue.number(1.5e300).description == "1.5e+300")
         #expect(ExpressionValue.null.description == "")
         #expect(ExpressionValue.bool(true).description == "true")
         #expect(ExpressionValue.string("s").description == "s")

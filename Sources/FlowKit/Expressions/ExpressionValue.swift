@@ -29,7 +29,7 @@ public enum ExpressionValue: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `n` (not whole) as JavaScript writes it: plain decimals down to 0.000001 (`0.00001`,
-    /// not Swift's `1e-05`), an exponent below that (`1e-7`).
+    /// not Swift's `1e-05`), an exponent below that (`1e-7`) and for huge ones (`1.5e+300`).
     static func decimal(_ n: Double) -> String {
         let text = String(n)
         guard let e = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: e)...]) else { return text }
@@ -41,7 +41,7 @@ public enum ExpressionValue: Sendable, Equatable, CustomStringConvertible {
         if exponent < 0, exponent >= -6 {
             return sign + "0." + String(repeating: "0", count: -exponent - 1) + trimmed
         }
-        return sign + String(trimmed.first!) + (trimmed.count > 1 ? "." + trimmed.dropFirst() : "") + "e" + String(exponent)
+        return sign + String(trimmed.first!) + (trimmed.count > 1 ? "." + trimmed.dropFirst() : "") + (exponent > 0 ? "e+" : "e") + String(exponent)
     }
 
     /// Loose equality, as GitHub Actions users expect: strings compare case-sensitively;
