@@ -547,6 +547,8 @@ import FoundationXML
         // Repeated, the lists add up (as in Ansible); the last one did not replace the rest.
         (["--tags", "slow", "--tags", "always"], ["setup", "e2e"]),
         (["--skip-tags", "slow", "--skip-tags", "always"], ["unit", "lint"]),
+        // An empty value (`--tags "$TAGS"`, TAGS unset) is as if the option were not given.
+        (["--tags", "", "--skip-tags", " "], ["setup", "unit", "e2e", "lint"]),
     ])
     func selectionAtRunTime(_ options: [String], _ expected: [String]) throws {
         let box = try RunSandbox()
