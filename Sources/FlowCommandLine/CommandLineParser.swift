@@ -7,7 +7,8 @@ import FlowKit
 /// subcommands first; `--name value`, `--name=value`, `-x`, grouped short flags (`-fq`);
 /// `--` ends the options; a value option's value may not look like an option; `-h`/`--help`
 /// anywhere (before `--`) asks for help and `--version` for the version; the root also
-/// takes `help [SUBCOMMAND]` and `--generate-completion-script [SHELL]`.
+/// takes `help [SUBCOMMAND]` and `--generate-completion-script [SHELL]` (and, unlisted,
+/// `--complete-values`, which the completion scripts call).
 public enum CommandLineParser {
     /// What `arguments` (without the program name) ask of the tree under `root`.
     public static func parse(_ arguments: [String], root: CommandSpec) throws(UsageError) -> CommandLineRequest {
@@ -22,6 +23,9 @@ public enum CommandLineParser {
             if word == "--version", let version = root.version { return .version(version) }
             if path.count == 1, word == "--generate-completion-script" || word.hasPrefix("--generate-completion-script=") {
                 return try completionRequest(arguments, at: index, root: root)
+            }
+            if path.count == 1, word == completionValuesOption {
+                return try completionValuesRequest(Array(arguments[(index + 1)...]), root: root)
             }
             if path.count == 1, word == "help" {
                 return try helpRequest(Array(arguments[(index + 1)...]), root: root)

@@ -8,4 +8,8 @@ public enum CommandLineRequest: Sendable {
     case version(String)
     /// Print the completion script for this shell.
     case completionScript(String)
+    /// A completion script asks for the values of `CompletionKind.dynamic(query)`: the word
+    /// under the cursor so far (`current`) and what was typed before it, read as far as it
+    /// goes (`typed`: the command and whatever options and arguments it recognizes).
+    case completionValues(query: String, current: String, typed: ParsedArguments)
 }

@@ -8,4 +8,9 @@ public enum CompletionKind: Sendable, Equatable {
     case directory
     /// One of these words.
     case choices([String])
+    /// What the program itself lists when the script asks it, `PROGRAM --complete-values
+    /// NAME CURRENT WORD…` (the words typed before the cursor): values that depend on what
+    /// was typed before, such as the step names of the workflow file on the line. See
+    /// `CommandLineRequest.completionValues`.
+    case dynamic(String)
 }

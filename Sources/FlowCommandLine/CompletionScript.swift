@@ -75,6 +75,34 @@ extension CompletionScript {
                 return 0
             }
 
+            # Offers the values the program lists for the kind $1 (`--complete-values`) given
+            # the words before the cursor, in its order; bash shows no descriptions (after a tab).
+            \#(p)_values() {
+                local value word program
+                local -a typed=()
+                # The words as the program gets them: bash keeps a word's quotes and its `~`.
+                for word in "${COMP_WORDS[0]}" "${words[@]:0:${#words[@]}-1}"; do
+                    if [[ $word == \'*\' || $word == \"*\" ]]; then
+                        word=${word:1:${#word}-2}
+                    elif [[ $word == *\\* ]]; then
+                        word=${word//\\/}
+                    elif [[ $word == "~/"* ]]; then
+                        word=$HOME/${word#"~/"}
+                    fi
+                    typed+=("$word")
+                done
+                program=${typed[0]}
+                compopt -o nosort 2>/dev/null
+                while IFS= read -r value; do
+                    value=${value%%$'\t'*}
+                    [[ -n $value && $value == "$cur"* ]] || continue
+                    # A value with a space or quote goes in as one word.
+                    [[ $value == *[^[:alnum:]_.,:/@+=-]* ]] && printf -v value %q "$value"
+                    COMPREPLY+=("$value")
+                done < <("$program" \#(CommandLineParser.completionValuesOption) "$1" "$cur" "${typed[@]:1}" 2>/dev/null)
+                return 0
+            }
+
             # Makes subcommand $1 of the current command the current one, if there is one.
             \#(p)_enter() {
                 local j
@@ -252,7 +280,8 @@ extension CompletionScript {
         case .directory:
             return "\(p)_directories"
         case .choices(let choices):
-            return (["\(p)_offer"] + choices.map(bashQuote)).joined(separator: " ")
+            return (["\(p)_offer"] + choices.map(bashQuote)).joined(separator: " ")        case .dynamic(let query):
+            return "\(p)_values " + bashQuote(query)
         }
     }
 }
@@ -292,6 +321,30 @@ extension CompletionScript {
 
                 """
         }
+        if tree.usesDynamicValues {
+            script += """
+
+            # Offers the values \(name) lists for the kind $1 (`\(CommandLineParser.completionValuesOption)`) given
+            # the words before the cursor, in its order; after a tab in a line comes its description.
+            \(tree.prefix)_values() {
+                local program=$\(tree.prefix)_program line
+                local -a values displays
+                [[ $program == '~/'* ]] && program=$HOME/${program#'~/'}
+                for line in "${(@f)$("$program" \(CommandLineParser.completionValuesOption) "$1" "${(Q)PREFIX}" "${\(tree.prefix)_typed[@]}" 2>/dev/null)}"; do
+                    [[ -n $line ]] || continue
+                    values+=("${line%%$'\\t'*}")
+                    if [[ $line == *$'\\t'* ]]; then
+                        displays+=("${line%%$'\\t'*}  -- ${line#*$'\\t'}")
+                    else
+                        displays+=("$line")
+                    fi
+                done
+                (( ${#values} )) || return 1
+                compadd -l -V "$1" -d displays -a values
+            }
+
+            """
+        }
         script += """
 
             # Autoloaded from $fpath, this file is the body of \(tree.prefix): complete now. Sourced,
@@ -309,19 +362,27 @@ extension CompletionScript {
     private static func zshCommandFunction(_ node: CompletionTree.Node, tree: CompletionTree) -> String {
         let isRoot = node.path.count == 1
         let function = isRoot ? tree.prefix : node.function
-        var specs = node.options.flatMap(zshOptionSpecs)
+        var specs = node.options.flatMap { zshOptionSpecs($0, prefix: tree.prefix) }
         let header = "# \(oneLine(node.path.joined(separator: " "))): \(oneLine(node.command.abstract))"
+        // The root keeps the line before the cursor as typed for `prefix_values`:
+        // `_arguments` shifts `words` on its way to a subcommand.
+        let typed = !isRoot || !tree.usesDynamicValues ? "" : """
+                local \(tree.prefix)_program=${(Q)words[1]}
+                local -a \(tree.prefix)_typed
+                \(tree.prefix)_typed=("${(@Q)words[2,CURRENT-1]}")
+
+            """
         if node.children.isEmpty {
             let arguments = node.command.arguments
             for (index, argument) in arguments.enumerated() {
                 let kind = argument.repeats && index == arguments.count - 1
                     ? "*:" : argument.isOptional ? "::" : ":"
-                specs.append(zshQuote(kind + zshSpecEscape(argument.name) + ":" + zshAction(argument.completion)))
+                specs.append(zshQuote(kind + zshSpecEscape(argument.name) + ":" + zshAction(argument.completion, prefix: tree.prefix)))
             }
             return """
                 \(header)
                 \(function)() {
-                    local -a specs
+                \(typed)    local -a specs
                     specs=(
                 \(specs.map { "        " + $0 }.joined(separator: "\n"))
                     )
@@ -343,7 +404,7 @@ extension CompletionScript {
         return """
             \(header)
             \(function)() {
-                local curcontext=$curcontext state state_descr line
+            \(typed)    local curcontext=$curcontext state state_descr line
                 local -A opt_args
                 local -i ret=1
                 local -a specs
@@ -389,7 +450,7 @@ extension CompletionScript {
 
     /// The `_arguments` specs of one option: one per name, excluding each other (unless
     /// the option repeats); `--help` and `--version` exclude everything else.
-    private static func zshOptionSpecs(_ option: OptionSpec) -> [String] {
+    private static func zshOptionSpecs(_ option: OptionSpec, prefix: String) -> [String] {
         let optionNames = names(option)
         let exclusion: String
         if option.long == "help" || option.long == "version" {
@@ -403,7 +464,7 @@ extension CompletionScript {
         }
         let help = oneLine(option.help)
         let description = help.isEmpty ? "" : "[" + zshSpecEscape(help) + "]"
-        let value = option.valueName.map { ":" + zshSpecEscape($0) + ":" + zshAction(option.completion) } ?? ""
+        let value = option.valueName.map { ":" + zshSpecEscape($0) + ":" + zshAction(option.completion, prefix: prefix) } ?? ""
         return optionNames.map { name in
             // `--name=`: the value follows an `=` or comes as the next word; `-n+`: it follows
             // in the same word or comes as the next one, as the parser accepts.
@@ -413,7 +474,7 @@ extension CompletionScript {
     }
 
     /// The `_arguments` action for a kind of value.
-    private static func zshAction(_ kind: CompletionKind) -> String {
+    private static func zshAction(_ kind: CompletionKind, prefix: String) -> String {
         switch kind {
         case .none:
             return "_default"
@@ -426,7 +487,8 @@ extension CompletionScript {
         case .directory:
             return "_files -/"
         case .choices(let choices):
-            return "(" + choices.map { escape($0, where: { !isPlain($0) }, with: "\\") }.joined(separator: " ") + ")"
+            return "(" + choices.map { escape($0, where: { !isPlain($0) }, with: "\\") }.joined(separator: " ") + ")"        case .dynamic(let query):
+            return "{" + prefix + "_values " + bashWord(query) + "}"
         }
     }
 
@@ -468,6 +530,17 @@ extension CompletionScript {
             "# ~/.config/fish/completions/\(name).fish, or load it with",
             "# `\(name) --generate-completion-script fish | source`.",
         ]
+        if tree.usesDynamicValues {
+            lines += [
+                "",
+                "# Lists the values \(name) gives for the kind $argv[1] (`\(CommandLineParser.completionValuesOption)`) given the",
+                "# words before the cursor; after a tab in a line comes its description.",
+                "function \(tree.prefix)_values",
+                "    set -l typed (commandline -opc)",
+                "    $typed[1] \(CommandLineParser.completionValuesOption) $argv[1] (commandline -ct) $typed[2..-1] 2>/dev/null",
+                "end",
+            ]
+        }
         for node in tree.nodes {
             let isRoot = node.path.count == 1
             let children = node.children.map { tree.nodes[$0] }
@@ -488,7 +561,7 @@ extension CompletionScript {
                 }
                 line += " -l " + fishWord(option.long)
                 if !option.isFlag {
-                    line += fishValue(option.completion, required: true)
+                    line += fishValue(option.completion, required: true, prefix: tree.prefix)
                 }
                 lines.append(line + fishDescription(option.help))
             }
@@ -498,7 +571,7 @@ extension CompletionScript {
                 lines.append(prefix + " -f")
             }
             for argument in node.command.arguments {
-                let value = fishValue(argument.completion, required: false)
+                let value = fishValue(argument.completion, required: false, prefix: tree.prefix)
                 guard !value.isEmpty else { continue }
                 // File names keep fish's descriptions; the argument's help describes choices.
                 let isChoice = if case .choices = argument.completion { true } else { false }
@@ -534,7 +607,7 @@ extension CompletionScript {
 
     /// The flags and `-a` list that complete a value of this kind (`-r`: the option needs
     /// one; `-f`: no other file names; `-F`: file names).
-    private static func fishValue(_ kind: CompletionKind, required: Bool) -> String {
+    private static func fishValue(_ kind: CompletionKind, required: Bool, prefix: String) -> String {
         let r = required ? " -r" : ""
         switch kind {
         case .none:
@@ -549,7 +622,8 @@ extension CompletionScript {
         case .directory:
             return r + " -f -a " + fishQuote("(__fish_complete_directories)")
         case .choices(let choices):
-            return r + " -f -a " + fishQuote(choices.map(fishWord).joined(separator: " "))
+            return r + " -f -a " + fishQuote(choices.map(fishWord).joined(separator: " "))        case .dynamic(let query):
+            return r + " -k -f -a " + fishQuote("(" + prefix + "_values " + fishWord(query) + ")")
         }
     }
 
@@ -635,6 +709,9 @@ private struct CompletionTree {
     let prefix: String
     /// Whether the root takes `help SUBCOMMAND` (it has subcommands, none named `help`).
     let hasHelpCommand: Bool
+    /// Whether some value completes with `CompletionKind.dynamic` (the zsh and fish scripts
+    /// then define the function that asks the program).
+    private(set) var usesDynamicValues = false
     private(set) var nodes: [Node] = []
     private var usedFunctions: Set<String> = []
 
@@ -644,8 +721,13 @@ private struct CompletionTree {
         hasHelpCommand = !root.subcommands.isEmpty && root.subcommand("help") == nil
         // The walker's helpers and the help function keep their names.
         usedFunctions = [prefix, prefix + "_offer", prefix + "_files", prefix + "_directories",
-                         prefix + "_enter", prefix + "_help"]
+                         prefix + "_enter", prefix + "_help", prefix + "_values", prefix + "_program", prefix + "_typed"]
         add(root, path: [root.name])
+        usesDynamicValues = nodes.contains { node in
+            (node.options.map(\.completion) + node.command.arguments.map(\.completion)).contains {
+                if case .dynamic = $0 { true } else { false }
+            }
+        }
     }
 
     @discardableResult

@@ -65,7 +65,8 @@ struct JournalOptions {
     ]
 
     /// The `RUN_ID` argument of `show`, `logs`, `resume` and `undo`.
-    static let runArgument = ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.")
+    static let runArgument = ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.",
+                                          completion: CompletionValues.runs)
 
     init(_ arguments: ParsedArguments) {
         stateDir = arguments.value("state-dir")

@@ -13,7 +13,7 @@ struct GraphCommand: Command {
             """,
         arguments: [
             ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),
-            ArgumentSpec("action", help: "Graph only this action of the workflow.", isOptional: true),
+            ArgumentSpec("action", help: "Graph only this action of the workflow.", isOptional: true, completion: CompletionValues.actions),
         ],
         options: SelectionOptions.options + [
             .value("format", help: "Graph language: mermaid or dot.", choices: GraphExporter.Format.choices, defaultValue: "mermaid"),

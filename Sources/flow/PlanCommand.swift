@@ -14,7 +14,7 @@ struct PlanCommand: Command {
             """,
         arguments: [
             ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),
-            ArgumentSpec("action", help: "Plan only this action of the workflow.", isOptional: true),
+            ArgumentSpec("action", help: "Plan only this action of the workflow.", isOptional: true, completion: CompletionValues.actions),
         ],
         options: SelectionOptions.options + [
             .value("format", help: "Output format: text or json.", choices: Format.choices, defaultValue: "text"),

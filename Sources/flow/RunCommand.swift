@@ -24,7 +24,7 @@ struct RunCommand: Command {
             """,
         arguments: [
             ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),
-            ArgumentSpec("action", help: "Run only this action of the workflow (its params come from --with).", isOptional: true),
+            ArgumentSpec("action", help: "Run only this action of the workflow (its params come from --with).", isOptional: true, completion: CompletionValues.actions),
         ],
         options: SelectionOptions.options + [.flag("dry-run", help: "Print the execution tree and run nothing.")]
             + ExecutionOptions.options

@@ -14,9 +14,11 @@ struct SelectionOptions {
         .value("var", valueName: "key=value", help: "Override a workflow variable.", repeats: true),
         .value("with", valueName: "key=value", help: "Set a parameter of ACTION.", repeats: true),
         .value("tags", valueName: "a,b", help: "Run only steps with one of these tags (comma-separated).",
-               repeats: true),
-        .value("skip-tags", valueName: "a,b", help: "Skip steps with one of these tags.", repeats: true),
-        .value("only", valueName: "NAME", help: "Run one named step (inside its groups) and nothing else."),
+               repeats: true, completion: CompletionValues.tags),
+        .value("skip-tags", valueName: "a,b", help: "Skip steps with one of these tags.", repeats: true,
+               completion: CompletionValues.tags),
+        .value("only", valueName: "NAME", help: "Run one named step (inside its groups) and nothing else.",
+               completion: CompletionValues.steps),
     ]
 
     init(_ arguments: ParsedArguments) throws(UsageError) {

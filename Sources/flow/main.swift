@@ -17,6 +17,9 @@ do {
         Console.stdout(version + "\n")
     case .completionScript(let shell):
         Console.stdout(CompletionScript.script(for: shell, root: FlowCommand.spec) ?? "")
+    case .completionValues(let query, let current, let typed):
+        let lines = CompletionValues.lines(query, current: current, typed: typed)
+        Console.stdout(lines.map { $0 + "\n" }.joined())
     case .command(let arguments):
         try await FlowCommand.command(arguments).run()
     }

@@ -139,4 +139,36 @@ let sampleRoot = CommandSpec(
             #expect(error.subject?.label == "--limit <limit>")
         }
     }
+
+    /// What a completion script asks: the line so far is read as far as it goes, nothing in
+    /// it is an error.
+    @Test func completionValuesReadAnUnfinishedLine() throws {
+        func request(_ words: [String]) throws -> (String, String, ParsedArguments)? {
+            guard case .completionValues(let query, let current, let typed) = try CommandLineParser.parse(
+                ["--complete-values"] + words, root: sampleRoot) else { return nil }
+            return (query, current, typed)
+        }
+        let (query, current, typed) = try #require(try request(["steps", "bu", "run", "w.yaml", "--only"]))
+        #expect(query == "steps" && current == "bu")
+        #expect(typed.command.name == "run")
+        #expect(typed.argument("file") == "w.yaml")
+        // Unknown options, a missing value, a choice not allowed, a value option's value.
+        let loose = try #require(try request(["tags", "", "run", "--bogus", "--output", "xml", "-fn", "me", "w.yaml", "act",
+                                              "extra", "--limit"]))
+        #expect(loose.2.argument("file") == "w.yaml")
+        #expect(loose.2.argument("action") == "act")
+        #expect(loose.2.value("output") == "xml")
+        #expect(loose.2.value("name") == "me")
+        #expect(loose.2.flag("follow"))
+        #expect(loose.2.value("limit") == nil)
+        let equals = try #require(try request(["runs", "", "run", "--var=a=1", "--var", "b=2", "-nyou", "--", "-x.yaml"]))
+        #expect(equals.2.values("var") == ["a=1", "b=2"])
+        #expect(equals.2.value("name") == "you")
+        #expect(equals.2.argument("file") == "-x.yaml")
+        // Nothing after the program but the word: the root.
+        #expect(try request(["runs", ""])?.2.command.name == "tool")
+        #expect(try request(["steps", "", "check", "a", "b"])?.2.arguments("files") == ["a", "b"])
+        // The script always gives the kind and the word.
+        #expect(usageError(["--complete-values", "steps"]) != nil)
+    }
 }

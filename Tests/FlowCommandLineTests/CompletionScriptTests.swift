@@ -3,12 +3,13 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import Testing
 @testable import FlowCommandLine
 
 /// A small tree of its own (not flow's commands): positional arguments of every completion
-/// kind, value options with and without short names, a repeating option, a nested
-/// subcommand, and help text that zsh and fish must escape.
+/// kind, value options with and without short names, a repeating option, values the tool
+/// lists itself (`pick`), a nested subcommand, and help text that zsh and fish must escape.
 private let completionRoot = CommandSpec(
     name: "tool", abstract: "A sample tool.",
     subcommands: [
@@ -29,6 +30,16 @@ private let completionRoot = CommandSpec(
             name: "check", abstract: "Check files.",
             arguments: [ArgumentSpec("files", help: "Files to check.", repeats: true, completion: .file(extensions: ["yaml"]))],
             options: [.flag("strict", help: "Be strict.")]),
+        CommandSpec(
+            name: "pick", abstract: "Pick things the tool lists.",
+            arguments: [
+                ArgumentSpec("file", help: "The file.", completion: .file(extensions: ["yaml"])),
+                ArgumentSpec("thing", help: "A thing.", isOptional: true, completion: .dynamic("things")),
+            ],
+            options: [
+                .value("only", help: "One name.", completion: .dynamic("names")),
+                .flag("loud", help: "Say it."),
+            ]),
         CommandSpec(
             name: "group", abstract: "Group things.",
             subcommands: [
@@ -75,9 +86,9 @@ private let completionRoot = CommandSpec(
     @Test func bashCompletesSubcommands() throws {
         let bash = try BashCompletion()
         defer { bash.remove() }
-        #expect(bash.complete("tool", "") == ["check", "group", "help", "run"])
+        #expect(bash.complete("tool", "") == ["check", "group", "help", "pick", "run"])
         #expect(bash.complete("tool", "r") == ["run"])
-        #expect(bash.complete("tool", "help", "") == ["check", "group", "run"])
+        #expect(bash.complete("tool", "help", "") == ["check", "group", "pick", "run"])
         #expect(bash.complete("tool", "help", "g") == ["group"])
         #expect(bash.complete("tool", "group", "") == ["list"])
         #expect(bash.complete("tool", "group", "list", "") == ["a", "b"])
@@ -144,6 +155,25 @@ private let completionRoot = CommandSpec(
         #expect(bash.complete("tool", "run", "a.yaml", "build", "").contains("--output"))
     }
 
+    @Test func bashAsksTheToolForDynamicValues() throws {
+        let bash = try BashCompletion()
+        defer { bash.remove() }
+        #expect(bash.complete("tool", "pick", "a.yaml", "--only", "") == ["alpha", "beta", #"with\ space"#])
+        // The tool gets the kind, the word so far and the words before it, after the program.
+        #expect(bash.lastToolArguments() == ["--complete-values", "names", "", "pick", "a.yaml", "--only"])
+        #expect(bash.complete("tool", "pick", "a.yaml", "--only", "b") == ["beta"])
+        #expect(bash.lastToolArguments() == ["--complete-values", "names", "b", "pick", "a.yaml", "--only"])
+        #expect(bash.complete("tool", "pick", "--loud", "a.yaml", "") == ["one", "two"])
+        #expect(bash.complete("tool", "pick", "--only", "=", "a") == ["alpha"])
+        #expect(bash.complete("tool", "pick", "--only=a") == ["--only=alpha"])
+        // Quotes and a `~` as typed are taken off before the tool sees the words.
+        #expect(bash.complete("tool", "pick", "'a.yaml'", "") == ["one", "two"])
+        #expect(bash.lastToolArguments() == ["--complete-values", "things", "", "pick", "a.yaml"])
+        #expect(bash.complete("tool", "pick", "~/x.yaml", "") == ["one", "two"])
+        #expect(bash.lastToolArguments()?.last?.hasSuffix("/x.yaml") == true)
+        #expect(bash.lastToolArguments()?.last?.hasPrefix("~") == false)
+    }
+
     // MARK: zsh
 
     @Test func zshScriptHasKeyLines() throws {
@@ -163,6 +193,20 @@ private let completionRoot = CommandSpec(
         #expect(script.contains(#"'*:files:_files -g "*.yaml"'"#))
         #expect(script.contains("\n_tool_cmd_group_list() {\n"))
         #expect(script.contains("    compdef _tool tool\n"))
+    }
+
+    @Test func zshScriptAsksTheToolForDynamicValues() throws {
+        let script = try #require(CompletionScript.script(for: "zsh", root: completionRoot))
+        #expect(script.contains("'--only=[One name.]:only:{_tool_values names}'"))
+        #expect(script.contains("'::thing:{_tool_values things}'"))
+        // The root keeps the words as typed before `_arguments` shifts them.
+        #expect(script.contains("\n_tool() {\n    local _tool_program=${(Q)words[1]}\n"))
+        #expect(script.contains(#""$program" --complete-values "$1" "${(Q)PREFIX}" "${_tool_typed[@]}" 2>/dev/null"#))
+        // Without dynamic values, none of this is written.
+        let plain = CommandSpec(name: "tool", abstract: "A tool.", subcommands: [CommandSpec(name: "go", abstract: "Go.")])
+        let plainScript = try #require(CompletionScript.script(for: "zsh", root: plain))
+        #expect(!plainScript.contains("_values"))
+        #expect(!plainScript.contains("_typed"))
     }
 
     @Test(.enabled(if: commandExists("zsh"))) func zshScriptPassesSyntaxCheck() throws {
@@ -210,9 +254,21 @@ private let completionRoot = CommandSpec(
             return run("fish --no-config -c \(quoted(command)) 2>&1").output
                 .split(separator: "\n").map { String($0.split(separator: "\t")[0]) }.sorted()
         }
-        #expect(complete("tool ") == ["check", "group", "help", "run"])
+        #expect(complete("tool ") == ["check", "group", "help", "pick", "run"])
         #expect(complete("tool run --output ") == ["auto", "json"])
         #expect(complete("tool group list ") == ["a", "b"])
+        // Values the tool lists, with its descriptions; quotes as typed are taken off.
+        let bin = directory.path + "/bin"
+        mkdir(bin, 0o755)
+        writeFakeTool(to: bin + "/tool")
+        func completeWithTool(_ line: String) -> [String] {
+            let command = "set -gx PATH \(quoted(bin)) $PATH; source \(quoted(path)); complete -C \(quoted(line))"
+            return run("fish --no-config -c \(quoted(command)) 2>&1").output.split(separator: "\n").map(String.init).sorted()
+        }
+        #expect(completeWithTool("tool pick a.yaml --only ") == ["alpha\tThe first", "beta\tOne name.", "with space\tOne name."])
+        #expect(completeWithTool("tool pick 'a.yaml' --only b") == ["beta\tOne name."])
+        let arguments = String(decoding: FileManager.default.contents(atPath: bin + "/../arguments") ?? Data(), as: UTF8.self)
+        #expect(arguments == "--complete-values\nnames\nb\npick\na.yaml\n--only\n")
     }
 }
 
@@ -235,6 +291,14 @@ private struct BashCompletion {
             write("", to: files + "/" + name)
         }
         write(try #require(CompletionScript.script(for: "bash", root: completionRoot)), to: script)
+        mkdir(directory.path + "/bin", 0o755)
+        writeFakeTool(to: directory.path + "/bin/tool")
+    }
+
+    /// What the fake `tool` was last called with, one argument a line.
+    func lastToolArguments() -> [String]? {
+        guard let data = FileManager.default.contents(atPath: directory.path + "/arguments") else { return nil }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
     /// What `_tool` offers for `words`, the last one being under the cursor, sorted.
@@ -242,6 +306,7 @@ private struct BashCompletion {
         let driver = """
             source \(quoted(script)) || exit 1
             cd \(quoted(files)) || exit 1
+            PATH=\(quoted(directory.path + "/bin")):$PATH
             COMP_WORDS=(\(words.map(quoted).joined(separator: " ")))
             COMP_CWORD=\(words.count - 1)
             _tool
@@ -287,6 +352,20 @@ private func run(_ command: String) -> (status: Int32, output: String) {
     }
     let status = pclose(pipe)
     return ((status >> 8) & 0xff, String(decoding: output, as: UTF8.self))
+}
+
+/// A `tool` program for `--complete-values`: it keeps its arguments in `../arguments` and
+/// lists `names` (one with a description, one with a space) and `things`.
+private func writeFakeTool(to path: String) {
+    write(#"""
+        #!/bin/sh
+        printf '%s\n' "$@" > "$(dirname "$0")/../arguments"
+        case $2 in
+        names) printf 'alpha\tThe first\nbeta\nwith space\n' ;;
+        things) printf 'one\ntwo\n' ;;
+        esac
+        """#, to: path)
+    chmod(path, 0o755)
 }
 
 private func write(_ text: String, to path: String) {

@@ -57,10 +57,9 @@ public struct Planner {
             vars[index].1 = value
         }
         statics.vars = Dictionary(vars, uniquingKeysWith: { $1 })
-        let onlyScope = options.action.flatMap { actionTable.action(named: $0)?.steps } ?? (workflow.steps + workflow.finally)
+        let onlyScope = SelectionNames.onlyScope(workflow, action: options.action)
         if let only = options.only, !Self.contains(name: only, in: onlyScope) {
-            var names: [String] = []
-            Self.collectNames(onlyScope, into: &names)
+            let names = SelectionNames.onlyNames(workflow, action: options.action)
             // A name that is there, but where --only cannot reach, is said as such (it
             // said "no step named", and suggested another name).
             if let place = Self.unreachablePlace(of: only, in: onlyScope, actions: workflow.actions) {
@@ -296,14 +295,6 @@ public struct Planner {
     static func contains(name: String, in steps: [Step]) -> Bool {
         steps.contains { step in
             step.name?.value == name || contains(name: name, in: step.children) || contains(name: name, in: step.finallySteps)
-        }
-    }
-
-    static func collectNames(_ steps: [Step], into names: inout [String]) {
-        for step in steps {
-            if let name = step.name { names.append(name.value) }
-            collectNames(step.children, into: &names)
-            collectNames(step.finallySteps, into: &names)
         }
     }
 }

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shell completion of what only the workflow or the journal knows: `--only` step names,
+/// `--tags` tags, ACTION names and run ids, through `flow --complete-values` and through
+/// the generated bash and fish scripts calling the real binary.
+@Suite struct CompletionTests {
+    static let workflow = """
+        name: site
+        actions:
+          publish:
+            description: Publish the site
+            steps:
+              - name: upload
+                shell: "true"
+                tags: [remote]
+          notify:
+            steps:
+              - print: done
+                tags: [chat]
+        steps:
+          - name: build
+            description: |
+              Build the pages
+              (second line)
+            shell: "true"
+            tags: [local, fast]
+            undo:
+              - name: unbuild
+                shell: "true"
+                tags: [cleanup]
+          - name: checks
+            concurrent:
+              - name: lint
+                shell: "true"
+                tags: [fast]
+              - name: links
+                shell: "true"
+            finally:
+              - name: report
+                print: checked
+          - use: publish
+        finally:
+          - name: tidy
+            print: tidy
+
+        """
+
+    /// `lines` of `flow --complete-values QUERY CURRENT WORDS…` (it must say nothing on stderr
+    /// and exit 0, whatever it finds).
+    static func values(_ box: RunSandbox, _ query: String, _ current: String, _ words: [String],
+                       sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+        let r = try box.run(["--complete-values", query, current] + words, timeout: 20, sourceLocation: sourceLocation)
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r)", sourceLocation: sourceLocation)
+        return r.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func stepNamesTagsAndActionsComeFromTheFileOnTheLine() throws {
+        let box = try RunSandbox()
+        try box.write("site.yaml", Self.workflow)
+        // `--only` names: the workflow's steps, groups and finally steps, not undo steps or
+        // an action's; a description's first line after a tab.
+        #expect(try Self.values(box, "steps", "", ["run", "site.yaml", "--only"]) == [
+            "build\tBuild the pages", "checks", "lint", "links", "report", "tidy",
+        ])
+        #expect(try Self.values(box, "steps", "l", ["plan", "--dry-run", "site.yaml"]).count == 6,
+                "the shell filters by the word; flow lists all")
+        // With ACTION, its steps.
+        #expect(try Self.values(box, "steps", "", ["run", "site.yaml", "publish", "--only"]) == ["upload"])
+        // Tags: of undo steps and of the actions `use` runs too, once each; after a comma, the
+        // list so far is kept and its tags are not offered again.
+        #expect(try Self.values(box, "tags", "", ["run", "site.yaml", "--tags"]) == ["local", "fast", "cleanup", "remote"])
+        #expect(try Self.values(box, "tags", "fast,", ["graph", "site.yaml", "--skip-tags"])
+                == ["fast,local", "fast,cleanup", "fast,remote"])
+        #expect(try Self.values(box, "tags", "", ["run", "site.yaml", "notify", "--tags"]) == ["chat"])
+        #expect(try Self.values(box, "actions", "", ["run", "site.yaml"]) == ["publish\tPublish the site", "notify"])
+        // Every name listed is one `--only` takes.
+        for line in try Self.values(box, "steps", "", ["run", "site.yaml", "--only"]) {
+            let name = String(line.split(separator: "\t")[0])
+            #expect(try box.run(["plan", "site.yaml", "--only", name]).status == 0, "\(name)")
+        }
+    }
+
+    @Test func nothingIsListedWhenThereIsNothingToRead() throws {
+        let box = try RunSandbox()
+        // No file yet, a missing one, standard input.
+        #expect(try Self.values(box, "steps", "", ["run", "--only"]).isEmpty)
+        #expect(try Self.values(box, "steps", "", ["run", "gone.yaml", "--only"]).isEmpty)
+        #expect(try Self.values(box, "tags", "", ["run", "-", "--tags"]).isEmpty)
+        // A FIFO would block the shell until something wrote to it: not opened.
+        #expect(mkfifo(box.path("pipe.yaml"), 0o600) == 0)
+        #expect(try Self.values(box, "steps", "", ["run", "pipe.yaml", "--only"]).isEmpty)
+        // An invalid workflow still has its names.
+        try box.write("bad.yaml", "steps:\n  - name: first\n    shell: \"true\"\n    colour: red\n")
+        #expect(try Self.values(box, "steps", "", ["run", "bad.yaml", "--only"]) == ["first"])
+        // No journal: nothing, and none is made.
+        #expect(try Self.values(box, "runs", "", ["show"]).isEmpty)
+        #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.path("elsewhere")]).isEmpty)
+        #expect(!box.exists("state") && !box.exists("elsewhere"))
+        // A kind flow does not know: nothing.
+        #expect(try Self.values(box, "colours", "", ["run"]).isEmpty)
+    }
+
+    @Test func runIDsComeFromTheJournalNewestFirst() throws {
+        let box = try RunSandbox()
+        try box.write("site.yaml", Self.workflow)
+        try box.write("fails.yaml", "name: breaks\nsteps:\n  - shell: exit 3\n")
+        #expect(try box.run(["run", "site.yaml", "--output", "prefixed"]).status == 0)
+        #expect(try box.run(["run", "fails.yaml", "--output", "prefixed"]).status == 1)
+        let ids = try box.run(["runs", "--json"]).stdout
+        let runs = try #require(try JSONSerialization.jsonObject(with: Data(ids.utf8)) as? [[String: Any]])
+        let newest = try #require(runs.first?["id"] as? String)
+        let older = try #require(runs.last?["id"] as? String)
+        let lines = try Self.values(box, "runs", "", ["resume"])
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.first == "last\tthe newest run (\(newest))")
+        #expect(lines.dropFirst().first?.hasPrefix("\(newest)\tfailed · breaks · ") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("\(older)\tsucceeded · site · ") == true, "\(lines)")
+        // `--state-dir` on the line is the journal asked.
+        #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.state.path]).count == 3)
+        #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.path("other")]).isEmpty)
+    }
+
+    @Test func bashCompletesThroughTheBinary() throws {
+        let box = try RunSandbox()
+        try box.write("site.yaml", Self.workflow)
+        #expect(try box.run(["run", "site.yaml", "--output", "prefixed"]).status == 0)
+        let script = try box.run(["--generate-completion-script", "bash"]).stdout
+        try box.write("flow.bash", script)
+        func complete(_ words: String...) throws -> [String] {
+            let driver = """
+                source flow.bash || exit 1
+                COMP_WORDS=(flow "$@"); COMP_CWORD=$#
+                _flow
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let output = try Self.shell("/bin/bash", ["--norc", "--noprofile", "-c", driver, "bash"] + words, box)
+            return output.split(separator: "\n").map(String.init)
+        }
+        #expect(try complete("run", "site.yaml", "--only", "") == ["build", "checks", "lint", "links", "report", "tidy"])
+        #expect(try complete("run", "site.yaml", "--only", "li") == ["lint", "links"])
+        #expect(try complete("run", "site.yaml", "--only=ch") == ["--only=checks"])
+        #expect(try complete("plan", "'site.yaml'", "--tags", "fast,") == ["fast,local", "fast,cleanup", "fast,remote"])
+        #expect(try complete("run", "site.yaml", "p") == ["publish"])
+        let runs = try complete("show", "")
+        #expect(runs.count == 2 && runs.first == "last", "\(runs)")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish")))
+    func fishCompletesThroughTheBinaryWithDescriptions() throws {
+        let box = try RunSandbox()
+        try box.write("site.yaml", Self.workflow)
+        let script = try box.run(["--generate-completion-script", "fish"]).stdout
+        try box.write("flow.fish", script)
+        func complete(_ line: String) throws -> [String] {
+            let output = try Self.shell("/usr/bin/fish", ["--no-config", "-c", "source flow.fish; complete -C $argv[1]", line], box)
+            return output.split(separator: "\n").map(String.init)
+        }
+        #expect(try complete("flow run site.yaml ").contains("publish\tPublish the site"))
+        #expect(try complete("flow run site.yaml --only b") == ["build\tBuild the pages"])
+        #expect(try complete("flow plan site.yaml --skip-tags fast,r") == ["fast,remote\tSkip steps with one of these tags."])
+    }
+
+    /// Standard output of `shell arguments…` in the sandbox, with flow first on PATH.
+    static func shell(_ shell: String, _ arguments: [String], _ box: RunSandbox) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = arguments
+        process.currentDirectoryURL = box.root
+        var environment = box.environment
+        environment["PATH"] = FlowBinary.url.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "")
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: output, as: UTF8.self)
+    }
+}
