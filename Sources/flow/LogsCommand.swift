@@ -14,6 +14,11 @@ struct LogsCommand: Command {
             STEP is a step's name, its label as output shows it (`shell@2.1`) or its path \
             (`2.1`; see `flow show`); a group's STEP includes the steps inside it. With \
             --follow, keeps printing while the run is live.
+
+            Examples:
+              flow logs last              # the newest run's output
+              flow logs last unit-tests   # one step's
+              flow logs 6b0729 -f         # a live run's, as it comes
             """,
         arguments: [
             JournalOptions.runArgument,

@@ -11,6 +11,10 @@ struct PlanCommand: Command {
             resolved), and options. Steps that --tags, --skip-tags or --only leave out are \
             marked "○ … (skipped: not selected)". The last line counts the steps and gives \
             the shortest wall time their delays imply.
+
+            Examples:
+              flow plan build.yaml --tags lint,unit
+              flow plan build.yaml --format json | jq .summary
             """,
         arguments: [
             ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),

@@ -21,6 +21,13 @@ struct RunCommand: Command {
             continue_on_error); 1 when a step failed; 2 when the workflow is invalid, the \
             command line is wrong, fewer than 64 files are left to open (ulimit -n) or $TMPDIR is unusable (nothing ran); 130 after SIGINT; 143 after SIGTERM; 129 \
             after SIGHUP (the terminal went away; ignored under nohup).
+
+            Examples:
+              flow run build.yaml
+              flow run build.yaml --only test --var target=prod
+              flow run build.yaml --tags lint,unit --output grouped
+              flow run deploy.yaml release --with env=staging     # the action `release`
+              flow resume last                                     # after a failure
             """,
         arguments: [
             ArgumentSpec("file", help: "The workflow file (- reads standard input).", completion: .file(extensions: ["yaml", "yml"])),
