@@ -7,7 +7,7 @@ import FlowKit
 
 /// The values `flow --complete-values` lists for the completion scripts, one per line, a
 /// tab before a description: the names `--only` takes and the tags `--tags` takes, from
-/// the workflow file on the line; its actions; the recorded runs. Whatever goes wrong
+/// the workflow file on the line; its actions; the recorded runs and a run's steps. Whatever goes wrong
 /// (no file yet, an invalid workflow, no journal) lists nothing: a completion says nothing
 /// on stderr, and changes nothing (the journal is read only, never made).
 enum CompletionValues {
@@ -16,6 +16,7 @@ enum CompletionValues {
     static let tags = CompletionKind.dynamic("tags")
     static let actions = CompletionKind.dynamic("actions")
     static let runs = CompletionKind.dynamic("runs")
+    static let runSteps = CompletionKind.dynamic("run-steps")
 
     /// Runs listed at most, newest first: enough to pick from, and bounded for a journal of
     /// thousands.
@@ -43,6 +44,9 @@ enum CompletionValues {
             return workflow.actions.map { line($0.name.value, $0.description?.value) }
         case "runs":
             return runs(stateDir: Journal.stateDir(option: typed.value("state-dir")))
+        case "run-steps":
+            guard let reference = typed.argument("run-id") else { return [] }
+            return runSteps(reference, stateDir: Journal.stateDir(option: typed.value("state-dir")))
         default:
             return []
         }
@@ -73,6 +77,17 @@ enum CompletionValues {
             lines.append(line(run.id, "\(run.state) · \(workflow) · \(JournalInput.localTime(run.startedAt))"))
         }
         return lines
+    }
+
+    /// The steps of run `reference` as `flow logs` takes them (their labels: the name, else
+    /// `kind@path`), in the run's order: `LABEL\tstate · summary` (the summary when it is not the
+    /// label: an unnamed step's command or message).
+    private static func runSteps(_ reference: String, stateDir: String) -> [String] {
+        guard let journal = try? Journal.open(stateDir: stateDir, create: false, readOnly: true),
+              let id = try? journal.resolve(reference), let steps = try? journal.steps(id) else { return [] }
+        return steps.map { step in
+            line(step.label, step.summary == step.label ? step.state : "\(step.state) · \(step.summary)")
+        }
     }
 
     /// Names with the step's `description`, where one is written.

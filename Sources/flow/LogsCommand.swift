@@ -22,7 +22,8 @@ struct LogsCommand: Command {
             """,
         arguments: [
             JournalOptions.runArgument,
-            ArgumentSpec("step", help: "Only this step (name, label such as shell@2.1, or path).", isOptional: true),
+            ArgumentSpec("step", help: "Only this step (name, label such as shell@2.1, or path).", isOptional: true,
+                         completion: CompletionValues.runSteps),
         ],
         options: JournalOptions.options + [.flag("follow", short: "f", help: "Keep printing new lines while the run is live.")]
     )

@@ -119,6 +119,15 @@ import Glibc
         #expect(lines.first == "last\tthe newest run (\(newest))")
         #expect(lines.dropFirst().first?.hasPrefix("\(newest)\tfailed · breaks · ") == true, "\(lines)")
         #expect(lines.last?.hasPrefix("\(older)\tsucceeded · site · ") == true, "\(lines)")
+        // A run's steps for `flow logs RUN STEP`: labels as logs takes them, in the run's order.
+        #expect(try Self.values(box, "run-steps", "", ["logs", newest]) == ["shell@1\tfailed · exit 3"])
+        let steps = try Self.values(box, "run-steps", "", ["logs", older])
+        #expect(steps.prefix(3) == ["build\tsucceeded", "unbuild\tpending", "checks\tsucceeded"], "\(steps)")
+        for step in steps {
+            let label = String(step.split(separator: "\t")[0])
+            #expect(try box.run(["logs", older, label]).status == 0, "\(label)")
+        }
+        #expect(try Self.values(box, "run-steps", "", ["logs", "nosuchrun"]).isEmpty)
         // `--state-dir` on the line is the journal asked.
         #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.state.path]).count == 3)
         #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.path("other")]).isEmpty)
@@ -147,6 +156,7 @@ import Glibc
         #expect(try complete("run", "site.yaml", "p") == ["publish"])
         let runs = try complete("show", "")
         #expect(runs.count == 2 && runs.first == "last", "\(runs)")
+        #expect(try complete("logs", "last", "li") == ["lint", "links"])
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish")))
