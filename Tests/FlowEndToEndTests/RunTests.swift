@@ -342,6 +342,30 @@ import FoundationXML
         #expect(box.lines("log").isEmpty)
     }
 
+    /// Without fail-fast, the siblings `max_parallel` holds back still start after one
+    /// failed (they were skipped, "an earlier step failed", as in a sequential group), and
+    /// the group fails once they are done.
+    @Test func failFastFalseStartsSiblingsHeldBackByMaxParallel() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: pair
+                max_parallel: 1
+                fail_fast: false
+                concurrent:
+                  - { name: breaker, shell: exit 1 }
+                  - { name: w1, shell: echo w1 >> log }
+                  - { name: w2, shell: echo w2 >> log }
+                  - { name: w3, shell: echo w3 >> log }
+              - { name: after, shell: echo after >> log }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["w1", "w2", "w3"], "\(r)")
+        #expect(r.finalState(of: "pair") == "failed", "\(r)")
+        #expect(r.finalState(of: "after") == "skipped", "\(r)")
+    }
+
     @Test func finallyRunsAfterAFailure() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

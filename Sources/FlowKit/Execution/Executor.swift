@@ -192,7 +192,7 @@ public final class Executor: Sendable {
                         if tripped.isSet {
                             return (index, self.skip(node, frame: frame, isUndo: isUndo, reason: "a sibling failed (fail_fast)"))
                         }
-                        let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope), env: env,
+                        let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope, isBranch: true), env: env,
                                                        mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo)
                         if failFast, [.failed, .timedOut].contains(state), !node.continueOnError { tripped.set() }
                         return (index, state)
