@@ -176,6 +176,29 @@ import FoundationXML
         #expect(r.stderrLines.contains { $0.hasPrefix("✗ bad exit 7") }, "\(r)")
     }
 
+    /// A command without shell syntax is exec'd directly, with the result the shell would
+    /// give: a script without a `#!` line runs (the shell runs it itself; the exec failed
+    /// with "exec format error"), and a file that cannot be executed exits 126, as in a
+    /// shell (it was 127, "not found"'s status).
+    @Test func aDirectCommandTheKernelRefusesRunsAsTheShellWouldRunIt() throws {
+        let box = try RunSandbox()
+        try box.write("plain.sh", "echo plain ran >> log\n")
+        try box.write("noexec.sh", "#!/bin/sh\necho noexec ran >> log\n")
+        chmod(box.path("plain.sh"), 0o755)
+        chmod(box.path("noexec.sh"), 0o644)
+        try box.write("wf.yaml", """
+            steps:
+              - { name: plain, shell: ./plain.sh }
+              - { name: noexec, shell: ./noexec.sh, continue_on_error: true }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["plain ran"], "\(r)")
+        #expect(r.finalState(of: "plain") == "succeeded", "\(r)")
+        let failed = r.jsonEvents.last { $0["name"] as? String == "noexec" && $0["to"] as? String == "failed" }
+        #expect(failed?["exit_code"] as? Int == 126, "\(r)")
+    }
+
     // MARK: groups
 
     static let sequentialWorkflow = """

@@ -85,14 +85,17 @@ extension Executor {
 
         var arguments: [String]
         var executable: String
+        let shellExecutable = task.program.spec.contains("/") ? task.program.spec
+            : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
+        var direct = false
         if exprEnv.isEmpty, let argv = task.directArgv,
            let resolved = ExecutableLookup.resolve(argv[0], searchPath: environment["PATH"]) {
             // No shell syntax: exec the program directly, as make and go-task do.
             executable = resolved
             arguments = Array(argv.dropFirst())
+            direct = true
         } else {
-            executable = task.program.spec.contains("/") ? task.program.spec
-                : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
+            executable = shellExecutable
             arguments = Self.shellArguments(task.program, command: command)
         }
         var directory: String?
@@ -111,7 +114,7 @@ extension Executor {
         } else {
             input = .null
         }
-        let spec = ChildSpec(executable: executable, arguments: arguments, environment: environment, directory: directory,
+        var spec = ChildSpec(executable: executable, arguments: arguments, environment: environment, directory: directory,
                              stdin: input, output: Self.outputMode(interactive: task.interactive, options: options))
 
         // Descriptors (--max-parallel and the terminal were taken before the step started:
@@ -136,6 +139,17 @@ extension Executor {
                 break
             } catch {
                 spawnLimiter.release()
+                if direct, case .failed = error {
+                    // The direct exec was refused (a script without a `#!` line: ENOEXEC; a
+                    // file without execute permission or a directory: EACCES). The shell the
+                    // command would otherwise run in decides, as execvp and make do: it runs
+                    // such a script itself, and reports the others with its status 126, so
+                    // skipping the shell changes no result.
+                    direct = false
+                    spec.executable = shellExecutable
+                    spec.arguments = Self.shellArguments(task.program, command: command)
+                    continue
+                }
                 if error.isRetryable, !Self.shortageOutlasted(&shortageSince, childrenRunning: hub.activeChildren > 0) {
                     // Out of descriptors or processes: wait for another step to finish, then retry.
                     do { try await Task.sleep(for: .milliseconds(20)) } catch {
