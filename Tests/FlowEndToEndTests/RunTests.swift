@@ -199,6 +199,21 @@ import FoundationXML
         #expect(failed?["exit_code"] as? Int == 126, "\(r)")
     }
 
+    /// A shell the step cannot find is named as the workflow names it (`shell: ksh`), not
+    /// by the `/bin/ksh` flow tried last.
+    @Test(.enabled(if: access("/bin/ksh", F_OK) != 0, "needs a machine without /bin/ksh"))
+    func aMissingShellIsNamedAsWritten() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            shell: ksh
+            steps:
+              - { name: k, shell: echo "$0" | cat, env: { PATH: /nonexistent } }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("k | flow: shell `ksh` not found (not in the step's PATH, nor /bin/ksh)"), "\(r)")
+    }
+
     // MARK: groups
 
     static let sequentialWorkflow = """

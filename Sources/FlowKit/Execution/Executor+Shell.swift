@@ -157,9 +157,14 @@ extension Executor {
                     }
                     continue
                 }
-                let reason = error.isRetryable
+                var reason = error.isRetryable
                     ? "\(error.description) (still after \(Self.shortageLimit.components.seconds) s, with no other step running to free any)"
                     : error.description
+                if !direct, case .executableNotFound = error, !task.program.spec.contains("/") {
+                    // Name the shell as the workflow does (`shell: ksh`), not the `/bin/ksh`
+                    // tried last when the step's PATH had none.
+                    reason = "shell `\(task.program.spec)` not found (not in the step's PATH, nor \(shellExecutable))"
+                }
                 bus.line(ref, .stderr, "flow: \(reason)")
                 return AttemptResult(state: .failed, exitCode: 127, reason: reason)
             }
