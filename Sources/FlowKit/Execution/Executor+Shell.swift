@@ -99,7 +99,17 @@ extension Executor {
             arguments = Self.shellArguments(task.program, command: command)
         }
         var directory: String?
-        if let dir = task.dir { directory = context.render(dir) }
+        if let dir = task.dir {
+            directory = context.render(dir)
+            if directory == "" {
+                // An empty `dir` written as such is a validation error; one an expression
+                // came to is found only now. Name it (the spawn said "working directory ``
+                // does not exist"). The same values would come again: no retry.
+                let problem = "`dir: \(dir.raw)` came to the empty string, which names no directory"
+                bus.line(instance.ref, .stderr, "flow: \(problem)")
+                return AttemptResult(state: .failed, reason: problem, isFinal: true)
+            }
+        }
         if let problem = Self.unpassable(environment, directory: directory, command: task.command) {
             // Found before the spawn, which would cut the value at the NUL without a word,
             // or fail with only "argument list too long". Certain to fail again: no retry.
