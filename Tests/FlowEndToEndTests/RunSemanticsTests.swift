@@ -87,6 +87,27 @@ import Glibc
         #expect(box.lines("log").isEmpty)
     }
 
+    /// In a rollback, the undo steps' status functions see the failure being rolled back, as
+    /// the top-level `finally` does and as `run.status` says (`success()` was true there and
+    /// `failure()` false); without an `if` they still run.
+    @Test func undoStepsSeeTheFailureTheyRollBack() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - { name: u1, if: failure(), shell: echo failure >> log }
+                  - { name: u2, if: success(), shell: echo success >> log }
+                  - { name: u3, shell: "echo plain ${{ run.status }} >> log" }
+              - { name: boom, shell: exit 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["failure", "plain failed"], "\(r)")
+        #expect(r.finalState(of: "a") == "undone", "\(r)")
+    }
+
     /// Thousands of expressions in one command: each is its own variable, and every name
     /// still reaches the process with its value (setting them was quadratic).
     @Test func aCommandWithThousandsOfExpressions() throws {

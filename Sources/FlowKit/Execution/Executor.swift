@@ -561,7 +561,11 @@ public final class Executor: Sendable {
             let instance = completion.instance
             instance.transition(to: .undoing)
             runState.reinstate(completion)
-            let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: FailureScope(parent: nil),
+            // The undo steps see the failure the rollback is for, as the top-level `finally`
+            // does (`failure()` true, `success()` false, agreeing with `run.status`); their
+            // implied `success()` looks only at the undo list's own steps, so they run.
+            let scope = FailureScope(parent: nil, inheritsFailure: status == .failed)
+            let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: scope,
                                       env: env, mode: .undo, status: status, isUndo: true)
             if state == .succeeded {
                 instance.transition(to: .undone)
