@@ -67,6 +67,47 @@ import Glibc
         #expect(r.stderr.contains("✗ big the value of") && r.stderr.contains("✗ cut the value of"), "\(r)")
     }
 
+    /// A `dir` whose expressions come to the empty string fails the step, naming the `dir`
+    /// as written (the spawn said "working directory `` does not exist"), and is not
+    /// retried: the same values would come again.
+    @Test func aDirThatComesToTheEmptyStringIsNamed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: { sub: "" }
+            steps:
+              - name: build
+                shell: echo ran >> log
+                dir: "${{ vars.sub }}"
+                retry: 2
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("build | flow: `dir: ${{ vars.sub }}` came to the empty string, which names no directory"), "\(r)")
+        #expect(!r.stderr.contains("retrying"), "\(r)")
+        #expect(box.lines("log").isEmpty)
+    }
+
+    /// In a rollback, the undo steps' status functions see the failure being rolled back, as
+    /// the top-level `finally` does and as `run.status` says (`success()` was true there and
+    /// `failure()` false); without an `if` they still run.
+    @Test func undoStepsSeeTheFailureTheyRollBack() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - { name: u1, if: failure(), shell: echo failure >> log }
+                  - { name: u2, if: success(), shell: echo success >> log }
+                  - { name: u3, shell: "echo plain ${{ run.status }} >> log" }
+              - { name: boom, shell: exit 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["failure", "plain failed"], "\(r)")
+        #expect(r.finalState(of: "a") == "undone", "\(r)")
+    }
+
     /// Thousands of expressions in one command: each is its own variable, and every name
     /// still reaches the process with its value (setting them was quadratic).
     @Test func aCommandWithThousandsOfExpressions() throws {

@@ -176,6 +176,44 @@ import FoundationXML
         #expect(r.stderrLines.contains { $0.hasPrefix("✗ bad exit 7") }, "\(r)")
     }
 
+    /// A command without shell syntax is exec'd directly, with the result the shell would
+    /// give: a script without a `#!` line runs (the shell runs it itself; the exec failed
+    /// with "exec format error"), and a file that cannot be executed exits 126, as in a
+    /// shell (it was 127, "not found"'s status).
+    @Test func aDirectCommandTheKernelRefusesRunsAsTheShellWouldRunIt() throws {
+        let box = try RunSandbox()
+        try box.write("plain.sh", "echo plain ran >> log\n")
+        try box.write("noexec.sh", "#!/bin/sh\necho noexec ran >> log\n")
+        chmod(box.path("plain.sh"), 0o755)
+        chmod(box.path("noexec.sh"), 0o644)
+        try box.write("wf.yaml", """
+            steps:
+              - { name: plain, shell: ./plain.sh }
+              - { name: noexec, shell: ./noexec.sh, continue_on_error: true }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["plain ran"], "\(r)")
+        #expect(r.finalState(of: "plain") == "succeeded", "\(r)")
+        let failed = r.jsonEvents.last { $0["name"] as? String == "noexec" && $0["to"] as? String == "failed" }
+        #expect(failed?["exit_code"] as? Int == 126, "\(r)")
+    }
+
+    /// A shell the step cannot find is named as the workflow names it (`shell: ksh`), not
+    /// by the `/bin/ksh` flow tried last.
+    @Test(.enabled(if: access("/bin/ksh", F_OK) != 0, "needs a machine without /bin/ksh"))
+    func aMissingShellIsNamedAsWritten() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            shell: ksh
+            steps:
+              - { name: k, shell: echo "$0" | cat, env: { PATH: /nonexistent } }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("k | flow: shell `ksh` not found (not in the step's PATH, nor /bin/ksh)"), "\(r)")
+    }
+
     // MARK: groups
 
     static let sequentialWorkflow = """
@@ -340,6 +378,30 @@ import FoundationXML
         #expect(r.status == 1, "\(r)")
         #expect(r.finalState(of: "waiting") == "skipped", "\(r)")
         #expect(box.lines("log").isEmpty)
+    }
+
+    /// Without fail-fast, the siblings `max_parallel` holds back still start after one
+    /// failed (they were skipped, "an earlier step failed", as in a sequential group), and
+    /// the group fails once they are done.
+    @Test func failFastFalseStartsSiblingsHeldBackByMaxParallel() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: pair
+                max_parallel: 1
+                fail_fast: false
+                concurrent:
+                  - { name: breaker, shell: exit 1 }
+                  - { name: w1, shell: echo w1 >> log }
+                  - { name: w2, shell: echo w2 >> log }
+                  - { name: w3, shell: echo w3 >> log }
+              - { name: after, shell: echo after >> log }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["w1", "w2", "w3"], "\(r)")
+        #expect(r.finalState(of: "pair") == "failed", "\(r)")
+        #expect(r.finalState(of: "after") == "skipped", "\(r)")
     }
 
     @Test func finallyRunsAfterAFailure() throws {

@@ -85,18 +85,31 @@ extension Executor {
 
         var arguments: [String]
         var executable: String
+        let shellExecutable = task.program.spec.contains("/") ? task.program.spec
+            : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
+        var direct = false
         if exprEnv.isEmpty, let argv = task.directArgv,
            let resolved = ExecutableLookup.resolve(argv[0], searchPath: environment["PATH"]) {
             // No shell syntax: exec the program directly, as make and go-task do.
             executable = resolved
             arguments = Array(argv.dropFirst())
+            direct = true
         } else {
-            executable = task.program.spec.contains("/") ? task.program.spec
-                : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
+            executable = shellExecutable
             arguments = Self.shellArguments(task.program, command: command)
         }
         var directory: String?
-        if let dir = task.dir { directory = context.render(dir) }
+        if let dir = task.dir {
+            directory = context.render(dir)
+            if directory == "" {
+                // An empty `dir` written as such is a validation error; one an expression
+                // came to is found only now. Name it (the spawn said "working directory ``
+                // does not exist"). The same values would come again: no retry.
+                let problem = "`dir: \(dir.raw)` came to the empty string, which names no directory"
+                bus.line(instance.ref, .stderr, "flow: \(problem)")
+                return AttemptResult(state: .failed, reason: problem, isFinal: true)
+            }
+        }
         if let problem = Self.unpassable(environment, directory: directory, command: task.command) {
             // Found before the spawn, which would cut the value at the NUL without a word,
             // or fail with only "argument list too long". Certain to fail again: no retry.
@@ -111,7 +124,7 @@ extension Executor {
         } else {
             input = .null
         }
-        let spec = ChildSpec(executable: executable, arguments: arguments, environment: environment, directory: directory,
+        var spec = ChildSpec(executable: executable, arguments: arguments, environment: environment, directory: directory,
                              stdin: input, output: Self.outputMode(interactive: task.interactive, options: options))
 
         // Descriptors (--max-parallel and the terminal were taken before the step started:
@@ -136,6 +149,17 @@ extension Executor {
                 break
             } catch {
                 spawnLimiter.release()
+                if direct, case .failed = error {
+                    // The direct exec was refused (a script without a `#!` line: ENOEXEC; a
+                    // file without execute permission or a directory: EACCES). The shell the
+                    // command would otherwise run in decides, as execvp and make do: it runs
+                    // such a script itself, and reports the others with its status 126, so
+                    // skipping the shell changes no result.
+                    direct = false
+                    spec.executable = shellExecutable
+                    spec.arguments = Self.shellArguments(task.program, command: command)
+                    continue
+                }
                 if error.isRetryable, !Self.shortageOutlasted(&shortageSince, childrenRunning: hub.activeChildren > 0) {
                     // Out of descriptors or processes: wait for another step to finish, then retry.
                     do { try await Task.sleep(for: .milliseconds(20)) } catch {
@@ -143,9 +167,14 @@ extension Executor {
                     }
                     continue
                 }
-                let reason = error.isRetryable
+                var reason = error.isRetryable
                     ? "\(error.description) (still after \(Self.shortageLimit.components.seconds) s, with no other step running to free any)"
                     : error.description
+                if !direct, case .executableNotFound = error, !task.program.spec.contains("/") {
+                    // Name the shell as the workflow does (`shell: ksh`), not the `/bin/ksh`
+                    // tried last when the step's PATH had none.
+                    reason = "shell `\(task.program.spec)` not found (not in the step's PATH, nor \(shellExecutable))"
+                }
                 bus.line(ref, .stderr, "flow: \(reason)")
                 return AttemptResult(state: .failed, exitCode: 127, reason: reason)
             }

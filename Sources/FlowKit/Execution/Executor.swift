@@ -192,7 +192,7 @@ public final class Executor: Sendable {
                         if tripped.isSet {
                             return (index, self.skip(node, frame: frame, isUndo: isUndo, reason: "a sibling failed (fail_fast)"))
                         }
-                        let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope), env: env,
+                        let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope, isBranch: true), env: env,
                                                        mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo)
                         if failFast, [.failed, .timedOut].contains(state), !node.continueOnError { tripped.set() }
                         return (index, state)
@@ -561,7 +561,11 @@ public final class Executor: Sendable {
             let instance = completion.instance
             instance.transition(to: .undoing)
             runState.reinstate(completion)
-            let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: FailureScope(parent: nil),
+            // The undo steps see the failure the rollback is for, as the top-level `finally`
+            // does (`failure()` true, `success()` false, agreeing with `run.status`); their
+            // implied `success()` looks only at the undo list's own steps, so they run.
+            let scope = FailureScope(parent: nil, inheritsFailure: status == .failed)
+            let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: scope,
                                       env: env, mode: .undo, status: status, isUndo: true)
             if state == .succeeded {
                 instance.transition(to: .undone)
