@@ -1197,6 +1197,39 @@ import FoundationXML
         #expect(grouped.stderrLines.contains { $0.hasPrefix("── ⏱ g (timed out after 200ms") }, "\(grouped)")
     }
 
+    /// The summary of a run a group's timeout failed counts that group as timed out: it
+    /// counted only the group's steps (cancelled), so a failed run named no failure. A retry
+    /// of the group that succeeds takes the count back.
+    @Test func aGroupsTimeoutIsCountedInTheSummary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                timeout: 200ms
+                sequential:
+                  - { name: long, delay: 5s }
+              - print: next
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 timed_out, 1 cancelled, 1 skipped in ") == true, "\(r)")
+        let json = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(json.stdout.contains(#""timed_out":1"#) || json.stdout.contains(#""timed_out": 1"#), "\(json)")
+
+        // Timed out once, then done: no timed-out step is left to count.
+        try box.write("retried.yaml", """
+            steps:
+              - name: g
+                timeout: 1s
+                retry: 1
+                sequential:
+                  - shell: 'if [ -e mark ]; then exit 0; fi; touch mark; sleep 30'
+            """)
+        let retried = try box.run(["run", "retried.yaml", "--output", "prefixed"])
+        #expect(retried.status == 0, "\(retried)")
+        #expect(retried.stderrLines.last?.hasPrefix("✓ succeeded: 1 succeeded in ") == true, "\(retried)")
+    }
+
     @Test func summaryAndFailedOutputAtTheEnd() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.mixedWorkflow)

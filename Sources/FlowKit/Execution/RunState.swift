@@ -21,7 +21,8 @@ final class RunState: Sendable {
         /// it (a superseded instance's undo does not recount), by plan node (undo steps
         /// aside: the summary counts the workflow's steps, and an undo shows as `undone`).
         /// Keyed by the node's identity, not its path: hashing a path string per step
-        /// cost more than the rest of the record.
+        /// cost more than the rest of the record. A group has an entry only while its
+        /// latest attempt ended timed out (or failed before a step ran: `countOwnFailure`).
         var leafStates: [ObjectIdentifier: (state: StepState, instance: ObjectIdentifier)] = [:]
         var status = RunStatus.running
     }
@@ -41,6 +42,16 @@ final class RunState: Sendable {
             if let name = instance.node.name { s.results[Self.key(instance.node.scope, name)] = result }
             if instance.ref.isLeaf, !instance.ref.isUndo {
                 s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance))
+            } else if !instance.ref.isUndo {
+                // A group's timeout counts as a step that timed out: its steps show only as
+                // cancelled, and a failed run's summary would name no failure. A later attempt
+                // of the group that ends otherwise takes the count back.
+                let node = ObjectIdentifier(instance.node)
+                if result.state == .timedOut {
+                    s.leafStates[node] = (.timedOut, ObjectIdentifier(instance))
+                } else if s.leafStates[node]?.state == .timedOut {
+                    s.leafStates[node] = nil
+                }
             }
             if result.state == .succeeded, !instance.node.undo.isEmpty {
                 s.completed.append(Completion(instance: instance, result: result))
@@ -77,7 +88,8 @@ final class RunState: Sendable {
     /// Steps with `undo` that succeeded, latest first.
     var rollbackOrder: [Completion] { state.withLock { $0.completed.reversed() } }
 
-    /// How many workflow steps ended in each state.
+    /// How many workflow steps ended in each state (and groups that timed out, each as one
+    /// step `timed_out`; see `record`).
     var counts: [StepState: Int] {
         state.withLock { s in s.leafStates.values.reduce(into: [:]) { $0[$1.state, default: 0] += 1 } }
     }
