@@ -55,6 +55,9 @@ public struct StepRecord: Sendable {
     public var endedAt: Double?
     public var completedSeq: Int?
     public var outputs: [String: String] = [:]
+    /// Which run `completedSeq` counts in: 0 this one; 1 the run it resumed, for a step it
+    /// did not reach or reused from there; 2 the run before that… (see `Journal.carriedSteps`).
+    public var generation = 0
 
     /// What the live output calls the step (`PlanNode.label`): its name, or `KIND@PATH`.
     /// Derived from the stored name, kind and path, so journals written before it read alike.
