@@ -832,6 +832,27 @@ import Glibc
         }
     }
 
+    /// A live run is `running` to a user who may read the journal but not write it (another
+    /// user's): its lock was tested through a file opened for writing, which that user
+    /// cannot open, and every live run read as `interrupted`. (Root is not stopped by
+    /// permissions: it reads as `nobody` here.)
+    @Test func aLiveRunIsRunningToAUserWhoCannotWriteTheJournal() throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - name: hang\n    shell: $CHILD --stderr ready --sleep 60\n")
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("hang | ready"), "\(flow.stderr)")
+        chmod(box.root.path, 0o755)
+        let script = "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\""
+        let runs = try FlowBinary.run(["runs", "--json", "--state-dir", box.state.path], in: box.root, shellScript: script)
+        #expect(runs.status == 0 && runs.stdout.contains("\"state\": \"running\""), "\(runs)")
+        let show = try FlowBinary.run(["show", "last", "--state-dir", box.state.path], in: box.root, shellScript: script)
+        #expect(show.status == 0 && show.stdout.contains(" · running\n"), "\(show)")
+        flow.signal(SIGTERM)
+        #expect(flow.waitExit(timeout: 20) == 128 + SIGTERM)
+    }
+
     /// Another user's state dir that this user may not look into is said to be that, not
     /// "no journal yet". (Root is not stopped by permissions: it reads as `nobody` here.)
     @Test func aStateDirThatCannotBeReadIsNamed() throws {
