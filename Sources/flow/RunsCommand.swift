@@ -69,7 +69,7 @@ struct RunsCommand: Command {
             let duration = run.endedAt.map { formatElapsed($0 - run.startedAt) } ?? "-"
             var workflow = ControlEscaping.escaped(run.workflowName)
             if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
-            rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, JournalInput.counts(run.counts)])
+            rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, run.countsSummary])
         }
         let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {

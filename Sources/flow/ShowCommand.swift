@@ -66,7 +66,7 @@ struct ShowCommand: Command {
             if !step.outputs.isEmpty { facts.append("outputs " + step.outputs.keys.sorted().joined(separator: ",")) }
             Console.stdout(line + "  [" + facts.joined(separator: " · ") + "]\n")
         }
-        Console.stdout("steps: \(JournalInput.counts(record.counts))\n")
+        Console.stdout("steps: \(record.countsSummary)\n")
     }
 
     /// What an unnamed step does (its command, message, duration or action), without the

@@ -209,4 +209,25 @@ import Testing
         let one = try box.run(["logs", "last", "2.1"])
         #expect(one.status == 0 && one.stdout == "in-act\n", "\(one)")
     }
+
+    /// Every step state is in the counts of `runs` and `show`, as in their `--json`: a step
+    /// flow was killed while undoing was left out (`1 failed` for two steps).
+    @Test func countsShowEveryState() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: deployed
+                shell: "true"
+                undo:
+                  shell: kill -KILL $PPID
+              - shell: exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 128 + SIGKILL)
+        let json = try JournalEndToEndTests.runs(box)
+        #expect(json.first?["counts"] as? [String: Int] == ["failed": 1, "undoing": 1], "\(json)")
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdoutLines.last?.hasSuffix("  1 failed, 1 undoing") == true, "\(runs)")
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 failed, 1 undoing", "\(show)")
+    }
 }
