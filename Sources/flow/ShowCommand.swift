@@ -27,10 +27,10 @@ struct ShowCommand: Command {
         let id = record.id
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         if json {
-            let value = JSONValue.object([
-                ("id", .string(record.id)), ("kind", .string(record.kind)), ("state", .string(record.state)),
-                ("workflow", .string(record.workflowName)), ("file", .string(record.workflowPath)),
-                ("exit_status", record.exitStatus.map(JSONValue.int) ?? .null),
+            // What `runs --json` says of the run (the text's start, duration, parent and
+            // counts were missing), then where it ran and its steps.
+            let value = JSONValue.object(RunsCommand.members(record) + [
+                ("host", .string(record.host)), ("pid", .int(record.pid)),
                 ("steps", .array(steps.map { step in
                     .object([
                         ("path", .string(step.path)), ("name", step.name.map(JSONValue.string) ?? .null),

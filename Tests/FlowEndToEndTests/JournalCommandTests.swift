@@ -230,4 +230,39 @@ import Testing
         let show = try box.run(["show", "last"])
         #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 failed, 1 undoing", "\(show)")
     }
+
+    /// `show --json` says of the run what `runs --json` says (its start, end, duration,
+    /// parent and counts, which the text shows and the JSON lacked), then its steps.
+    @Test func showJSONHasTheRunAsRunsJSONHasIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - name: a\n    shell: \"true\"\n  - name: b\n    shell: test -f ok\n")
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        try box.write("ok", "")
+        #expect(try box.run(["resume", "last", "--output", "prefixed"]).status == 0)
+        let runs = try JournalEndToEndTests.runs(box)
+        let show = try JournalEndToEndTests.show(box)
+        #expect(show["parent_id"] as? String == runs.last?["id"] as? String, "\(show)")
+        for key in ["id", "kind", "state", "workflow", "file", "started_at", "ended_at", "duration_seconds", "exit_status",
+                    "parent_id"] {
+            #expect(show[key].map { "\($0)" } == runs.first?[key].map { "\($0)" }, "\(key): \(show) vs \(runs)")
+        }
+        #expect(show["counts"] as? [String: Int] == ["succeeded": 2], "\(show)")
+        #expect((show["steps"] as? [[String: Any]])?.count == 2, "\(show)")
+    }
+
+    /// `runs --prune N --json` prints JSON (it printed `pruned 1 run`), and `--limit`, which
+    /// pruning ignored, is refused with it.
+    @Test func pruneAnswersJSONAndRefusesLimit() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
+        for _ in 0..<2 { #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0) }
+        let limited = try box.run(["runs", "--prune", "0", "--limit", "1"])
+        #expect(limited.status == 2 && limited.stderr.contains("--limit"), "\(limited)")
+        #expect(try JournalEndToEndTests.runs(box).count == 2, "nothing was pruned")
+        let pruned = try box.run(["runs", "--prune", "1", "--json"])
+        #expect(pruned.status == 0, "\(pruned)")
+        let object = try JSONSerialization.jsonObject(with: Data(pruned.stdout.utf8)) as? [String: Any]
+        #expect(object?["pruned"] as? Int == 1, "\(pruned)")
+        #expect(try JournalEndToEndTests.runs(box).count == 1)
+    }
 }
