@@ -65,6 +65,8 @@ public struct StepRecord: Sendable {
     public var startedAt: Double?
     public var endedAt: Double?
     public var completedSeq: Int?
+    /// The signal that ended its latest attempt (its `exitCode` is then the shell's 128 + it).
+    public var signal: Int?
     public var outputs: [String: String] = [:]
     /// Which run `completedSeq` counts in: 0 this one; 1 the run it resumed, for a step it
     /// did not reach or reused from there; 2 the run before that… (see `Journal.carriedSteps`).

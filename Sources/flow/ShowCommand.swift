@@ -37,6 +37,7 @@ struct ShowCommand: Command {
                         ("label", .string(step.label)),
                         ("kind", .string(step.kind)), ("state", .string(step.state)), ("attempts", .int(step.attempts)),
                         ("exit_code", step.exitCode.map(JSONValue.int) ?? .null),
+                        ("signal", step.signal.map(JSONValue.int) ?? .null),
                         ("duration_seconds", Self.duration(step).map(JSONValue.double) ?? .null),
                         ("outputs", .object(step.outputs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
                     ])
@@ -61,7 +62,13 @@ struct ShowCommand: Command {
             line += ControlEscaping.escaped(step.label + (Self.detail(step).map { ": " + $0 } ?? ""))
             var facts = [step.state]
             if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
-            if let code = step.exitCode, step.kind == "shell" { facts.append("exit \(code)") }
+            // As the live output says it: a step that failed killed by a signal did not exit
+            // 128 + it (one flow stopped, timed out or cancelled, is said to be that).
+            if let signal = step.signal, step.state == "failed" {
+                facts.append("signal \(signal)")
+            } else if let code = step.exitCode, step.kind == "shell" {
+                facts.append("exit \(code)")
+            }
             if let duration = Self.duration(step) { facts.append(formatElapsed(duration)) }
             if !step.outputs.isEmpty { facts.append("outputs " + step.outputs.keys.sorted().joined(separator: ",")) }
             Console.stdout(line + "  [" + facts.joined(separator: " · ") + "]\n")

@@ -265,4 +265,27 @@ import Testing
         #expect(object?["pruned"] as? Int == 1, "\(pruned)")
         #expect(try JournalEndToEndTests.runs(box).count == 1)
     }
+
+    /// A step killed by a signal is shown as the live output showed it, `signal 15`, not as
+    /// `exit 143` (the shell's number for it), and `--json` has the signal: in a run that
+    /// ended, and in one that was killed (read from its transitions).
+    @Test(arguments: [false, true])
+    func aSignalledStepIsShownWithItsSignal(_ killed: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: termed
+                continue_on_error: true
+                shell: kill -TERM $$
+              - shell: \(killed ? "kill -KILL $PPID" : "echo done")
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == (killed ? 128 + SIGKILL : 0), "\(run)")
+        if !killed { #expect(run.stderr.contains("✗ termed signal 15"), "\(run)") }
+        let show = try box.run(["show", "last"])
+        #expect(show.stdoutLines.contains { $0.hasPrefix("✗ termed  [failed · signal 15 · ") }, "\(show)")
+        let steps = try Self.steps(box)
+        #expect(steps["1"]?["signal"] as? Int == 15 && steps["1"]?["exit_code"] as? Int == 143, "\(steps)")
+        #expect(steps["2"]?["signal"] is NSNull, "\(steps)")
+    }
 }
