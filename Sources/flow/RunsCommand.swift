@@ -36,7 +36,7 @@ struct RunsCommand: Command {
         pruneOlderThan = arguments.value("prune-older-than")
         // `--limit 0` would list nothing and then say "no runs recorded": a wrong answer, not an empty one.
         if let limit, limit < 1 { throw arguments.error("--limit must be 1 or more (got \(limit))") }
-        if let prune, prune < 0 { throw arguments.error("--prune takes 0 or more") }
+        if let prune, prune < 0 { throw arguments.error("--prune must be 0 or more (got \(prune))") }
         // Both list runs, which pruning does not (it said "pruned 1 run" in reply to --json).
         if limit != nil, prune != nil || pruneOlderThan != nil {
             throw arguments.error("--limit lists runs; it does not go with --prune or --prune-older-than")

@@ -251,11 +251,13 @@ import Testing
     }
 
     /// `runs --prune N --json` prints JSON (it printed `pruned 1 run`), and `--limit`, which
-    /// pruning ignored, is refused with it.
+    /// pruning ignored, is refused with it; a negative KEEP is named in its refusal.
     @Test func pruneAnswersJSONAndRefusesLimit() throws {
         let box = try RunSandbox()
         try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
         for _ in 0..<2 { #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0) }
+        let negative = try box.run(["runs", "--prune=-3"])
+        #expect(negative.status == 2 && negative.stderr.hasPrefix("Error: --prune must be 0 or more (got -3)\n"), "\(negative)")
         let limited = try box.run(["runs", "--prune", "0", "--limit", "1"])
         #expect(limited.status == 2 && limited.stderr.contains("--limit"), "\(limited)")
         #expect(try JournalEndToEndTests.runs(box).count == 2, "nothing was pruned")
