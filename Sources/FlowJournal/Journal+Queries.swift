@@ -98,9 +98,13 @@ extension Journal {
         // misses, the database read that follows has.
         let uncommitted = RunLock.records(stateDir: stateDir, runID: runID)
         return try read { db in
+            // The signal that ended the step's latest attempt is that attempt's (`steps` has none).
             let rows = try db.rows("""
-                SELECT path, position, depth, name, kind, label, state, attempts, exit_code, started_at, ended_at, completed_seq
-                FROM steps WHERE run_id = ? ORDER BY position
+                SELECT s.path AS path, s.position AS position, s.depth AS depth, s.name AS name, s.kind AS kind,
+                       s.label AS label, s.state AS state, s.attempts AS attempts, s.exit_code AS exit_code,
+                       s.started_at AS started_at, s.ended_at AS ended_at, s.completed_seq AS completed_seq, a.signal AS signal
+                FROM steps s LEFT JOIN attempts a ON a.run_id = s.run_id AND a.path = s.path AND a.number = s.attempts
+                WHERE s.run_id = ? ORDER BY s.position
                 """, [runID])
             var outputs: [String: [String: String]] = [:]
             for row in try db.rows("SELECT path, key, value FROM outputs WHERE run_id = ?", [runID]) {
@@ -111,7 +115,8 @@ extension Journal {
                 return StepRecord(path: path, position: row["position"] ?? 0, depth: row["depth"] ?? 0, name: row["name"],
                                   kind: row["kind"] ?? "", summary: row["label"] ?? "", state: row["state"] ?? "",
                                   attempts: row["attempts"] ?? 0, exitCode: row["exit_code"], startedAt: row["started_at"],
-                                  endedAt: row["ended_at"], completedSeq: row["completed_seq"], outputs: outputs[path] ?? [:])
+                                  endedAt: row["ended_at"], completedSeq: row["completed_seq"], signal: row["signal"],
+                                  outputs: outputs[path] ?? [:])
             }
             let state: String? = try db.value("SELECT state FROM runs WHERE id = ?", [runID])
             guard state == "running" else { return records }
@@ -139,6 +144,7 @@ extension Journal {
                 records[i].state = entry.state
                 records[i].attempts = entry.attempts
                 records[i].exitCode = entry.exitCode
+                records[i].signal = entry.signal
                 records[i].startedAt = entry.startedAt
                 records[i].endedAt = entry.endedAt
                 records[i].completedSeq = entry.completedSeq

@@ -58,7 +58,10 @@ public final class RunLock: @unchecked Sendable {
 
     /// Whether some live process holds the lock of `runID`.
     public static func isHeld(stateDir: String, runID: String) -> Bool {
-        let fd = open(path(stateDir: stateDir, runID: runID), O_RDWR | O_CLOEXEC)
+        // Read-only: `flock` does not care how the file was opened, and a user who may read
+        // the journal but not write it (another user's runs) cannot open it for writing;
+        // every live run then read as `interrupted` to them, and `logs --follow` stopped at once.
+        let fd = open(path(stateDir: stateDir, runID: runID), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         if flock(fd, LOCK_EX | LOCK_NB) == 0 {

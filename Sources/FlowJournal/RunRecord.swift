@@ -34,6 +34,17 @@ public struct RunRecord: Sendable {
     /// The run's directory as bytes: what enters it.
     public var cwdName: [UInt8] { cwdBytes ?? Array(cwd.utf8) }
 
+    /// The counts as the history shows them: `5 succeeded, 1 failed`, `-` when there are none.
+    /// Every state is shown, in the order of a step's life; one this flow does not know (a
+    /// newer flow's) comes last rather than not at all.
+    public var countsSummary: String {
+        let order = ["succeeded", "failed", "timed_out", "cancelled", "skipped", "pending", "running", "retrying",
+                     "undoing", "undone", "undo_failed"]
+        let rest = counts.keys.filter { !order.contains($0) }.sorted()
+        let parts = (order + rest).compactMap { state in counts[state].flatMap { $0 > 0 ? "\($0) \(state)" : nil } }
+        return parts.isEmpty ? "-" : parts.joined(separator: ", ")
+    }
+
     /// Still running, or its process died before the run's last transaction.
     var isUnfinished: Bool { state == "running" || state == "interrupted" }
 }
@@ -54,7 +65,12 @@ public struct StepRecord: Sendable {
     public var startedAt: Double?
     public var endedAt: Double?
     public var completedSeq: Int?
+    /// The signal that ended its latest attempt (its `exitCode` is then the shell's 128 + it).
+    public var signal: Int?
     public var outputs: [String: String] = [:]
+    /// Which run `completedSeq` counts in: 0 this one; 1 the run it resumed, for a step it
+    /// did not reach or reused from there; 2 the run before that… (see `Journal.carriedSteps`).
+    public var generation = 0
 
     /// What the live output calls the step (`PlanNode.label`): its name, or `KIND@PATH`.
     /// Derived from the stored name, kind and path, so journals written before it read alike.

@@ -14,6 +14,8 @@ struct StepLedger {
         var state: String
         var attempts = 0
         var exitCode: Int?
+        /// The signal that ended the latest attempt.
+        var signal: Int?
         var startedAt: Double?
         var endedAt: Double?
         /// Order of reaching `succeeded` in the run (what `undo` reverses).
@@ -63,6 +65,7 @@ struct StepLedger {
             attemptStarts[path] = time
         case .succeeded, .failed, .timedOut, .cancelled:
             entry.exitCode = exitCode
+            entry.signal = signal
             entry.endedAt = time
             if to == StepState.succeeded.rawValue {
                 completed += 1

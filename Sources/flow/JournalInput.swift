@@ -122,13 +122,6 @@ enum JournalInput {
         return state == "interrupted" ? "⚡" : "·"
     }
 
-    /// `5 succeeded, 1 failed`.
-    static func counts(_ counts: [String: Int]) -> String {
-        let order = ["succeeded", "failed", "timed_out", "cancelled", "skipped", "pending", "running", "undone", "undo_failed"]
-        let parts = order.compactMap { state in counts[state].flatMap { $0 > 0 ? "\($0) \(state)" : nil } }
-        return parts.isEmpty ? "-" : parts.joined(separator: ", ")
-    }
-
     /// Loads and plans the workflow content a run recorded (or the current file).
     static func plan(content: [UInt8], path: String, args: RunArguments, noColor: Bool) throws -> (Workflow, Plan) {
         let options = args.planOptions

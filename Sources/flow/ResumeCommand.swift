@@ -81,7 +81,8 @@ struct ResumeCommand: Command {
             }
         }
         let (_, plan) = try JournalInput.plan(content: content, path: record.workflowPath, args: record.args, noColor: execution.noColor)
-        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        // A resume reads with the steps it never got to as the run it resumed left them.
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }
         var reuse = JournalInput.succeededResults(steps, leavesOnly: true)
         // A step a `flow undo` of this run reversed (or tried to) runs again, as one the
         // run rolled back itself does: its effect is gone, or in doubt.

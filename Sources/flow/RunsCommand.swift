@@ -17,7 +17,7 @@ struct RunsCommand: Command {
         options: JournalOptions.options + [
             .value("limit", help: "Show at most this many runs."),
             .flag("json", help: "Print the runs as JSON."),
-            .value("prune", valueName: "keep", help: "Delete all but the newest KEEP runs."),
+            .value("prune", valueName: "keep", help: "Delete all but the newest KEEP runs (with --json, print {\"pruned\": N})."),
             .value("prune-older-than", valueName: "age", help: "Delete runs older than this (e.g. 12h, 7d)."),
         ]
     )
@@ -36,7 +36,11 @@ struct RunsCommand: Command {
         pruneOlderThan = arguments.value("prune-older-than")
         // `--limit 0` would list nothing and then say "no runs recorded": a wrong answer, not an empty one.
         if let limit, limit < 1 { throw arguments.error("--limit must be 1 or more (got \(limit))") }
-        if let prune, prune < 0 { throw arguments.error("--prune takes 0 or more") }
+        if let prune, prune < 0 { throw arguments.error("--prune must be 0 or more (got \(prune))") }
+        // Both list runs, which pruning does not (it said "pruned 1 run" in reply to --json).
+        if limit != nil, prune != nil || pruneOlderThan != nil {
+            throw arguments.error("--limit lists runs; it does not go with --prune or --prune-older-than")
+        }
         if let age = pruneOlderThan, Self.age(age) == nil {
             throw arguments.error("invalid age `\(age)` for --prune-older-than (e.g. 12h, 7d)")
         }
@@ -51,7 +55,11 @@ struct RunsCommand: Command {
                 before = Timestamp.now().unix - (Self.age(age) ?? 0)
             }
             let removed = try JournalInput.attempt { () throws(JournalError) in try journal.prune(keep: prune, before: before) }
-            Console.stdout("pruned \(removed) run\(removed == 1 ? "" : "s")\n")
+            if json {
+                Console.stdout(JSONValue.object([("pruned", .int(removed))]).rendered(pretty: true) + "\n")
+            } else {
+                Console.stdout("pruned \(removed) run\(removed == 1 ? "" : "s")\n")
+            }
             return
         }
         let runs = try JournalInput.attempt { () throws(JournalError) in try journal.runs(limit: limit) }
@@ -69,7 +77,7 @@ struct RunsCommand: Command {
             let duration = run.endedAt.map { formatElapsed($0 - run.startedAt) } ?? "-"
             var workflow = ControlEscaping.escaped(run.workflowName)
             if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
-            rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, JournalInput.counts(run.counts)])
+            rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, run.countsSummary])
         }
         let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
@@ -81,7 +89,10 @@ struct RunsCommand: Command {
         }
     }
 
-    static func json(_ run: RunRecord) -> JSONValue {
+    static func json(_ run: RunRecord) -> JSONValue { .object(members(run)) }
+
+    /// A run's members in `runs --json`, which `show --json` has too.
+    static func members(_ run: RunRecord) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [
             ("id", .string(run.id)), ("kind", .string(run.kind)), ("state", .string(run.state)),
             ("workflow", .string(run.workflowName)), ("file", .string(run.workflowPath)),
@@ -93,7 +104,7 @@ struct RunsCommand: Command {
         members.append(("parent_id", run.parentID.map(JSONValue.string) ?? .null))
         let counts: [(String, JSONValue)] = run.counts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
         members.append(("counts", .object(counts)))
-        return .object(members)
+        return members
     }
 
     /// `30s`, `12h`, `7d` → seconds.

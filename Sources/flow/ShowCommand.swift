@@ -27,16 +27,17 @@ struct ShowCommand: Command {
         let id = record.id
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         if json {
-            let value = JSONValue.object([
-                ("id", .string(record.id)), ("kind", .string(record.kind)), ("state", .string(record.state)),
-                ("workflow", .string(record.workflowName)), ("file", .string(record.workflowPath)),
-                ("exit_status", record.exitStatus.map(JSONValue.int) ?? .null),
+            // What `runs --json` says of the run (the text's start, duration, parent and
+            // counts were missing), then where it ran and its steps.
+            let value = JSONValue.object(RunsCommand.members(record) + [
+                ("host", .string(record.host)), ("pid", .int(record.pid)),
                 ("steps", .array(steps.map { step in
                     .object([
                         ("path", .string(step.path)), ("name", step.name.map(JSONValue.string) ?? .null),
                         ("label", .string(step.label)),
                         ("kind", .string(step.kind)), ("state", .string(step.state)), ("attempts", .int(step.attempts)),
                         ("exit_code", step.exitCode.map(JSONValue.int) ?? .null),
+                        ("signal", step.signal.map(JSONValue.int) ?? .null),
                         ("duration_seconds", Self.duration(step).map(JSONValue.double) ?? .null),
                         ("outputs", .object(step.outputs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
                     ])
@@ -61,12 +62,18 @@ struct ShowCommand: Command {
             line += ControlEscaping.escaped(step.label + (Self.detail(step).map { ": " + $0 } ?? ""))
             var facts = [step.state]
             if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
-            if let code = step.exitCode, step.kind == "shell" { facts.append("exit \(code)") }
+            // As the live output says it: a step that failed killed by a signal did not exit
+            // 128 + it (one flow stopped, timed out or cancelled, is said to be that).
+            if let signal = step.signal, step.state == "failed" {
+                facts.append("signal \(signal)")
+            } else if let code = step.exitCode, step.kind == "shell" {
+                facts.append("exit \(code)")
+            }
             if let duration = Self.duration(step) { facts.append(formatElapsed(duration)) }
             if !step.outputs.isEmpty { facts.append("outputs " + step.outputs.keys.sorted().joined(separator: ",")) }
             Console.stdout(line + "  [" + facts.joined(separator: " · ") + "]\n")
         }
-        Console.stdout("steps: \(JournalInput.counts(record.counts))\n")
+        Console.stdout("steps: \(record.countsSummary)\n")
     }
 
     /// What an unnamed step does (its command, message, duration or action), without the

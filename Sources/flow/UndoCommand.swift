@@ -49,12 +49,14 @@ struct UndoCommand: Command {
         try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")
         let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowPath, args: record.args,
                                               noColor: execution.noColor)
-        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        // A resume reads with the steps it never got to as the run it resumed left them.
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }
         let seeds = JournalInput.succeededResults(steps, leavesOnly: false)
         // The steps to reverse: those that succeeded, and those whose rollback in the run
         // failed or was cut short (`undo_failed`, `undoing`): their undo is tried again.
         let order = steps.filter { ["succeeded", "undo_failed", "undoing"].contains($0.state) && $0.completedSeq != nil }
-            .sorted { $0.completedSeq! < $1.completedSeq! }
+            // Steps carried on from an earlier run completed before any of this run's.
+            .sorted { ($1.generation, $0.completedSeq!) < ($0.generation, $1.completedSeq!) }
             .map { (path: $0.path, result: StepResult(state: .succeeded, exitCode: $0.exitCode.map(Int32.init), outputs: $0.outputs)) }
         let undoable = order.filter { step in plan.steps.contains { $0.path == step.path && !$0.undo.isEmpty } }
         guard !undoable.isEmpty else {

@@ -209,4 +209,85 @@ import Testing
         let one = try box.run(["logs", "last", "2.1"])
         #expect(one.status == 0 && one.stdout == "in-act\n", "\(one)")
     }
+
+    /// Every step state is in the counts of `runs` and `show`, as in their `--json`: a step
+    /// flow was killed while undoing was left out (`1 failed` for two steps).
+    @Test func countsShowEveryState() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: deployed
+                shell: "true"
+                undo:
+                  shell: kill -KILL $PPID
+              - shell: exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 128 + SIGKILL)
+        let json = try JournalEndToEndTests.runs(box)
+        #expect(json.first?["counts"] as? [String: Int] == ["failed": 1, "undoing": 1], "\(json)")
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdoutLines.last?.hasSuffix("  1 failed, 1 undoing") == true, "\(runs)")
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 failed, 1 undoing", "\(show)")
+    }
+
+    /// `show --json` says of the run what `runs --json` says (its start, end, duration,
+    /// parent and counts, which the text shows and the JSON lacked), then its steps.
+    @Test func showJSONHasTheRunAsRunsJSONHasIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - name: a\n    shell: \"true\"\n  - name: b\n    shell: test -f ok\n")
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        try box.write("ok", "")
+        #expect(try box.run(["resume", "last", "--output", "prefixed"]).status == 0)
+        let runs = try JournalEndToEndTests.runs(box)
+        let show = try JournalEndToEndTests.show(box)
+        #expect(show["parent_id"] as? String == runs.last?["id"] as? String, "\(show)")
+        for key in ["id", "kind", "state", "workflow", "file", "started_at", "ended_at", "duration_seconds", "exit_status",
+                    "parent_id"] {
+            #expect(show[key].map { "\($0)" } == runs.first?[key].map { "\($0)" }, "\(key): \(show) vs \(runs)")
+        }
+        #expect(show["counts"] as? [String: Int] == ["succeeded": 2], "\(show)")
+        #expect((show["steps"] as? [[String: Any]])?.count == 2, "\(show)")
+    }
+
+    /// `runs --prune N --json` prints JSON (it printed `pruned 1 run`), and `--limit`, which
+    /// pruning ignored, is refused with it; a negative KEEP is named in its refusal.
+    @Test func pruneAnswersJSONAndRefusesLimit() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
+        for _ in 0..<2 { #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0) }
+        let negative = try box.run(["runs", "--prune=-3"])
+        #expect(negative.status == 2 && negative.stderr.hasPrefix("Error: --prune must be 0 or more (got -3)\n"), "\(negative)")
+        let limited = try box.run(["runs", "--prune", "0", "--limit", "1"])
+        #expect(limited.status == 2 && limited.stderr.contains("--limit"), "\(limited)")
+        #expect(try JournalEndToEndTests.runs(box).count == 2, "nothing was pruned")
+        let pruned = try box.run(["runs", "--prune", "1", "--json"])
+        #expect(pruned.status == 0, "\(pruned)")
+        let object = try JSONSerialization.jsonObject(with: Data(pruned.stdout.utf8)) as? [String: Any]
+        #expect(object?["pruned"] as? Int == 1, "\(pruned)")
+        #expect(try JournalEndToEndTests.runs(box).count == 1)
+    }
+
+    /// A step killed by a signal is shown as the live output showed it, `signal 15`, not as
+    /// `exit 143` (the shell's number for it), and `--json` has the signal: in a run that
+    /// ended, and in one that was killed (read from its transitions).
+    @Test(arguments: [false, true])
+    func aSignalledStepIsShownWithItsSignal(_ killed: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: termed
+                continue_on_error: true
+                shell: kill -TERM $$
+              - shell: \(killed ? "kill -KILL $PPID" : "echo done")
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == (killed ? 128 + SIGKILL : 0), "\(run)")
+        if !killed { #expect(run.stderr.contains("✗ termed signal 15"), "\(run)") }
+        let show = try box.run(["show", "last"])
+        #expect(show.stdoutLines.contains { $0.hasPrefix("✗ termed  [failed · signal 15 · ") }, "\(show)")
+        let steps = try Self.steps(box)
+        #expect(steps["1"]?["signal"] as? Int == 15 && steps["1"]?["exit_code"] as? Int == 143, "\(steps)")
+        #expect(steps["2"]?["signal"] is NSNull, "\(steps)")
+    }
 }

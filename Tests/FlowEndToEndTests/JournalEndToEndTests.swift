@@ -555,6 +555,57 @@ import Glibc
         #expect(box.lines("log").count == 8, "the shared steps were undone once")
     }
 
+    /// A run whose `deploy` succeeded after a step that failed (`continue_on_error`), and
+    /// whose resume is killed before it gets to `deploy` again (`kill` makes `lint` kill flow).
+    static let carriedOn = """
+        name: carried
+        steps:
+          - name: a
+            shell: echo a >> log; echo "id=A1" >> "$FLOW_OUTPUT"
+            undo:
+              shell: echo "undo-a ${{ steps.a.outputs.id }}" >> log
+          - name: lint
+            continue_on_error: true
+            shell: test -f fixed || { test -f kill || exit 1; kill -KILL $PPID; }
+          - name: deploy
+            shell: echo deploy >> log; echo "id=D1" >> "$FLOW_OUTPUT"
+            undo:
+              shell: echo "undo-deploy ${{ steps.deploy.outputs.id }}" >> log
+          - name: check
+            shell: test -f fixed
+        """
+
+    /// A resume killed before it got to a step the resumed run had done leaves that step
+    /// done: resuming the resume does not run it again, and undoing the resume reverses it
+    /// (with its outputs, in the order the steps ran). The killed resume's own record has
+    /// it `pending`, and the old run may no longer be resumed or undone: `deploy` ran twice,
+    /// and `flow undo` of the killed resume left it deployed.
+    @Test func aStepAKilledResumeNeverReachedStaysDone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.carriedOn)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback", "--output", "prefixed"]).status == 1)
+        try box.write("kill", "")
+        #expect(try box.run(["resume", "last", "--output", "prefixed"]).status == 128 + SIGKILL)
+        #expect(box.lines("log") == ["a", "deploy"])
+        try box.write("fixed", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderr.contains("2 steps already succeeded"), "\(resumed)")
+        #expect(box.lines("log") == ["a", "deploy"], "deploy is not run again")
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0)
+        #expect(box.lines("log") == ["a", "deploy", "undo-deploy D1", "undo-a A1"])
+
+        // `flow undo` of the killed resume itself.
+        let other = try RunSandbox()
+        try other.write("wf.yaml", Self.carriedOn)
+        #expect(try other.run(["run", "wf.yaml", "--no-rollback", "--output", "prefixed"]).status == 1)
+        try other.write("kill", "")
+        #expect(try other.run(["resume", "last", "--output", "prefixed"]).status == 128 + SIGKILL)
+        let undo = try other.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(other.lines("log") == ["a", "deploy", "undo-deploy D1", "undo-a A1"], "deploy undone, after a as it ran")
+    }
+
     /// `resume` reuses a step that succeeded whatever its `if` says now: an `if: failure()`
     /// step that ran is not skipped because the failure is gone (it was, yet counted as
     /// reused, and its `undo` dropped out of the rollback).
@@ -779,6 +830,27 @@ import Glibc
             #expect(!(undo.stdout + undo.stderr).contains("UNDO-RAN"), "\(undo)")
             #expect(undo.stderr.contains("nothing was undone"), "\(undo)")
         }
+    }
+
+    /// A live run is `running` to a user who may read the journal but not write it (another
+    /// user's): its lock was tested through a file opened for writing, which that user
+    /// cannot open, and every live run read as `interrupted`. (Root is not stopped by
+    /// permissions: it reads as `nobody` here.)
+    @Test func aLiveRunIsRunningToAUserWhoCannotWriteTheJournal() throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - name: hang\n    shell: $CHILD --stderr ready --sleep 60\n")
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("hang | ready"), "\(flow.stderr)")
+        chmod(box.root.path, 0o755)
+        let script = "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\""
+        let runs = try FlowBinary.run(["runs", "--json", "--state-dir", box.state.path], in: box.root, shellScript: script)
+        #expect(runs.status == 0 && runs.stdout.contains("\"state\": \"running\""), "\(runs)")
+        let show = try FlowBinary.run(["show", "last", "--state-dir", box.state.path], in: box.root, shellScript: script)
+        #expect(show.status == 0 && show.stdout.contains(" · running\n"), "\(show)")
+        flow.signal(SIGTERM)
+        #expect(flow.waitExit(timeout: 20) == 128 + SIGTERM)
     }
 
     /// Another user's state dir that this user may not look into is said to be that, not

@@ -1,0 +1,83 @@
+/// A run's steps as its history stands, for `resume` and `undo`.
+extension Journal {
+    /// The steps of `run` with what the run it resumed left of the steps it never reached.
+    ///
+    /// A `resume` holds the succeeded steps of the run it carries on as its own, but only
+    /// those it got to: one killed or cancelled before reaching a step has it `pending` (or
+    /// `skipped`, cancelled) although the earlier run had it `succeeded`, and once a run is
+    /// resumed it is resumed and undone only through its resume. Read alone, the resume's
+    /// record made `flow resume` run that step again and `flow undo` leave it as it was. So
+    /// such a step takes its state, outputs and completion from the earlier run, itself read
+    /// this way, where a `flow undo` of that run reversed it (or tried to) is as that undo
+    /// left it. (The resume reused every succeeded step it reached: a reached step is never
+    /// `pending`, nor `skipped` but when not selected, which the earlier run's was not either.)
+    ///
+    /// A step carried on, and a leaf the resume reused, keep the completion of the run that
+    /// ran them: `generation` 1 (the run resumed), 2 (the one before)…, which completed
+    /// before every step of a later one. Undos of `run` itself are not applied: `resume`
+    /// and `undo` weigh those themselves.
+    public func carriedSteps(_ run: RunRecord) throws(JournalError) -> [StepRecord] {
+        try carriedSteps(id: run.id, kind: run.kind, parentID: run.parentID, visited: [])
+    }
+
+    private func carriedSteps(id: String, kind: String, parentID: String?, visited: Set<String>) throws(JournalError)
+        -> [StepRecord]
+    {
+        var steps = try steps(id)
+        // `visited` only guards against a damaged journal whose parents loop.
+        guard kind == "resume", let parentID, !visited.contains(parentID),
+              let parent = try parentRow(parentID) else { return steps }
+        var earlier = try carriedSteps(id: parentID, kind: parent.kind, parentID: parent.parentID, visited: visited.union([id]))
+        try applyUndos(of: parentID, to: &earlier)
+        let byPath = Dictionary(earlier.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        for i in steps.indices {
+            guard let before = byPath[steps[i].path] else { continue }
+            if Self.unreached.contains(steps[i].state) {
+                guard !Self.unreached.contains(before.state) else { continue }
+                steps[i].state = before.state
+                steps[i].attempts = before.attempts
+                steps[i].exitCode = before.exitCode
+                steps[i].startedAt = before.startedAt
+                steps[i].endedAt = before.endedAt
+                steps[i].completedSeq = before.completedSeq
+                steps[i].outputs = before.outputs
+                steps[i].generation = before.generation + 1
+            } else if before.state == "succeeded", Self.leaves.contains(steps[i].kind), before.completedSeq != nil,
+                      ["succeeded", "undo_failed", "undoing"].contains(steps[i].state) {
+                // A leaf the earlier run had succeeded was reused, not run: it completed
+                // when the earlier run ran it, before this run's own steps (and the order
+                // `flow undo` reverses is that of the runs' steps, not of the reuse).
+                steps[i].completedSeq = before.completedSeq
+                steps[i].generation = before.generation + 1
+            }
+        }
+        return steps
+    }
+
+    /// The kinds of step a resume reuses (groups run again around them).
+    private static let leaves: Set<String> = ["print", "delay", "shell"]
+
+    /// States of a step a resume did not get to.
+    private static let unreached: Set<String> = ["pending", "skipped"]
+
+    /// The kind and parent of run `id`, or nil if it was pruned.
+    private func parentRow(_ id: String) throws(JournalError) -> (kind: String, parentID: String?)? {
+        let row: SQLiteRow? = try read { db in try db.rows("SELECT kind, parent_id FROM runs WHERE id = ?", [id]).first }
+        return row.map { ($0["kind"] ?? "", $0["parent_id"]) }
+    }
+
+    /// Marks the steps of run `id` that its `flow undo`s reached with the state they left
+    /// (`undone` wins over `undo_failed` and `undoing`, as in `flow undo`'s own count).
+    private func applyUndos(of id: String, to steps: inout [StepRecord]) throws(JournalError) {
+        let undos: [String] = try read { db in
+            try db.values("SELECT id FROM runs WHERE parent_id = ? AND kind = 'undo' ORDER BY started_at, rowid", [id])
+        }
+        var reached: [String: String] = [:]
+        for undo in undos {
+            for step in try self.steps(undo) where ["undone", "undo_failed", "undoing"].contains(step.state) {
+                if reached[step.path] != "undone" { reached[step.path] = step.state }
+            }
+        }
+        for i in steps.indices { if let state = reached[steps[i].path] { steps[i].state = state } }
+    }
+}
