@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import FlowJournal
+import FlowKit
 
 /// A run's lock file as its intent log: the line format, reading a live run through it, and
 /// folding a dead run's file into the database.
@@ -95,5 +96,27 @@ import Testing
         lock.clear()
         #expect(RunLock.records(stateDir: dir, runID: "r2").isEmpty)
         lock.release(stateDir: dir, runID: "r2")
+    }
+
+    /// A second run that drew a live run's id does not wait for that run's lock (its
+    /// journal would hang until the other run ended): it gets none, at once.
+    @Test func aRunIDInUseIsNotTakenAgain() throws {
+        let dir = JournalStorageTests.stateDir()
+        _ = try Journal.open(stateDir: dir, create: true)
+        let first = try #require(RunLock(stateDir: dir, runID: "r3"))
+        #expect(RunLock(stateDir: dir, runID: "r3") == nil)
+        first.release(stateDir: dir, runID: "r3")
+        #expect(RunLock(stateDir: dir, runID: "r3") != nil, "once released, the file is gone")
+    }
+
+    /// Run ids: the second in hex, then 32 random bits; sortable by time, distinct.
+    @Test func runIDsHaveThirtyTwoRandomBits() {
+        let ids = (0..<1000).map { _ in ProcessEnvironment.newRunID() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(10) {
+            let parts = id.split(separator: "-")
+            #expect(parts.count == 2 && parts[0].count == 8 && parts[1].count == 8, "\(id)")
+            #expect(id.allSatisfy { $0 == "-" || $0.isHexDigit }, "\(id)")
+        }
     }
 }

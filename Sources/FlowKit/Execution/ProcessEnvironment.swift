@@ -43,14 +43,17 @@ public enum ProcessEnvironment {
         undecodable.withLock { $0 }
     }
 
-    /// A short, unique run id: time-ordered hex and random bits (`6a3f0c2e-9b1d`).
+    /// A short, unique run id: the second it was drawn, in hex (ids sort by time), and 32
+    /// random bits (`6a3f0c2e-9b1d40c7`). With 16 (`6a3f0c2e-9b1d`, the ids of journals
+    /// written before), two runs started in the same second drew the same id once in 65,536
+    /// pairs, and the second one was not recorded; now once in 4 billion.
     public static func newRunID() -> String {
         let seconds = UInt32(truncatingIfNeeded: Int(Timestamp.now().unix))
-        let random = UInt16.random(in: 0...UInt16.max)
+        let random = UInt32.random(in: 0...UInt32.max)
         func hex<T: BinaryInteger>(_ v: T, _ width: Int) -> String {
             let s = String(v, radix: 16)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
-        return hex(seconds, 8) + "-" + hex(random, 4)
+        return hex(seconds, 8) + "-" + hex(random, 8)
     }
 }
