@@ -42,7 +42,9 @@ struct RunsCommand: Command {
             throw arguments.error("--limit lists runs; it does not go with --prune or --prune-older-than")
         }
         if let age = pruneOlderThan, Self.age(age) == nil {
-            throw arguments.error("invalid age `\(age)` for --prune-older-than (e.g. 12h, 7d)")
+            // Say the bound too: `99999999d` is well formed, only too long.
+            let days = Int(Duration.maximum.seconds / 86_400)
+            throw arguments.error("invalid age `\(age)` for --prune-older-than (a duration such as 12h or 7d, at most \(days)d)")
         }
     }
 

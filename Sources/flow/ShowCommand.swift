@@ -60,6 +60,12 @@ struct ShowCommand: Command {
             line += step.path.contains("u") ? "undo " : ""
             // An unnamed step's command or message is the file's text: escaped too.
             line += ControlEscaping.escaped(step.label + (Self.detail(step).map { ": " + $0 } ?? ""))
+            // An undo runs no group, only undo steps inside them: its groups stay `pending`,
+            // which as a state would say they were left to run. They are the tree's frame.
+            if record.kind == "undo", step.state == "pending", !["print", "delay", "shell"].contains(step.kind) {
+                Console.stdout(line + "\n")
+                continue
+            }
             var facts = [step.state]
             if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
             // As the live output says it: a step that failed killed by a signal did not exit

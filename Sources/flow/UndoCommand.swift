@@ -40,7 +40,9 @@ struct UndoCommand: Command {
             throw ExitCode(2)
         }
         if record.kind == "undo" {
-            Console.stderr("error: run \(id) is itself an undo\n")
+            // Say which run it undid: that is the run the user has in mind.
+            Console.stderr("error: run \(id) is itself an undo (of run \(record.parentID ?? "?")); an undo is not undone\n")
+            Console.stderr("help: to do the undone steps again, run the workflow again\n")
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)

@@ -290,4 +290,38 @@ import Testing
         #expect(steps["1"]?["signal"] as? Int == 15 && steps["1"]?["exit_code"] as? Int == 143, "\(steps)")
         #expect(steps["2"]?["signal"] is NSNull, "\(steps)")
     }
+
+    /// An undo run: `show` draws its groups as the tree's frame (it runs none: `[pending]`
+    /// said they were left to run), and `undo` of it names the run it undid.
+    @Test func anUndoRunShowsItsGroupsAsAFrameAndIsNotUndone() throws {
+        let box = try RunSandbox()
+        try box.write("u.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - name: a
+                    shell: "true"
+                    undo:
+                      shell: "true"
+                  - name: b
+                    shell: "true"
+            """)
+        #expect(try box.run(["run", "u.yaml", "--output", "prefixed"]).status == 0)
+        let runs = try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8)) as? [[String: Any]]
+        let original = try #require(runs?.first?["id"] as? String)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0)
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0, "\(show)")
+        let lines = show.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("· g"), "\(show)")
+        #expect(!show.stdout.contains("[pending]"), "\(show)")
+        #expect(lines.contains { $0.hasPrefix("  ↺ a  [undone") }, "\(show)")
+        let again = try box.run(["undo", "last"])
+        #expect(again.status == 2, "\(again)")
+        #expect(again.stderr.contains("is itself an undo (of run \(original)); an undo is not undone"), "\(again)")
+
+        let age = try box.run(["runs", "--prune-older-than", "99999999d"])
+        #expect(age.status == 2 && age.stderr.contains("at most 41666d"), "\(age)")
+        #expect(try box.run(["runs", "--prune-older-than", "41666d"]).status == 0)
+    }
 }
