@@ -143,6 +143,24 @@ import Testing
             """)
     }
 
+    @Test func dollarBeforeAnExpression() {
+        // `$${{ … }}` is `$${FLOW_EXPR_n}`: the shell reads `$$` (its pid) and then the text
+        // `{FLOW_EXPR_n}`, so the value never appears (an error). After `\$` (a literal `$`)
+        // and after `$$` (the pid, whose second `$` is spent) the expression expands; in a
+        // comment nothing expands at all.
+        expectDiagnostics("""
+            vars: {x: "1"}
+            steps:
+              - shell: echo "cost $⟦single-quoted-expression⟧${{ vars.x }}" $⟦single-quoted-expression⟧${{ vars.x }}
+              - shell: echo "cost \\$${{ vars.x }}" $$${{ vars.x }} # $${{ vars.x }}
+              - shell: echo "$(echo $⟦single-quoted-expression⟧${{ vars.x }})" `echo $⟦single-quoted-expression⟧${{ vars.x }}`
+              - shell: |
+                  cat <<EOF
+                  $⟦single-quoted-expression⟧${{ vars.x }} \\$${{ vars.x }}
+                  EOF
+            """)
+    }
+
     @Test func expressionInDoubleQuotesInsideSingleQuotedYAML() throws {
         // YAML single quotes are not shell quotes: the command is `echo "${{ … }}"`.
         _ = try valid("""

@@ -93,6 +93,19 @@ struct ShellQuoting {
         return escaped && (state == .normal || state == .double)
     }
 
+    /// A `$` right before this position would start an expansion (unescaped, not the second
+    /// `$` of `$$`, where quoting lets it expand): the `${FLOW_EXPR_n}` an expression becomes
+    /// would then read as `$$` (the pid) and the text `{FLOW_EXPR_n}`, not as the value.
+    var dollarBeforeExpression: Bool {
+        if undecided || delimiter != nil { return false }
+        if let body {
+            if let command = bodyCommand.first { return command.dollarBeforeExpression }
+            return !body.quoted && !bodyEscaped && previous == "$" && !bodyPreviousEscaped && !previousDollarSpent
+        }
+        guard state == .normal || state == .double, !escaped, !backtickBackslash else { return false }
+        return previous == "$" && !previousEscaped && !previousDollarSpent
+    }
+
     /// Inside the body of a here-document with a quoted delimiter.
     var inQuotedHereDocument: Bool { body?.quoted == true }
 

@@ -192,6 +192,12 @@ extension Validator {
                     bag.error(.singleQuotedExpression,
                               "an expression right after a backslash in a shell command is never expanded",
                               at: span, help: "the backslash makes its `$` literal: remove it")
+                } else if quoting.dollarBeforeExpression {
+                    // `$${{ … }}` becomes `$${FLOW_EXPR_n}`: the pid, then `{FLOW_EXPR_n}`
+                    // as text, while `flow plan` (text substitution) would show `$value`.
+                    bag.error(.singleQuotedExpression,
+                              "an expression right after `$` in a shell command is never expanded",
+                              at: span, help: "`$${FLOW_EXPR_n}` reads as `$$` (the shell's pid); for a literal `$` before the value write `\\$${{ … }}`")
                 } else if let document = quoting.body, document.quoted {
                     bag.error(.singleQuotedExpression,
                               "an expression in a here-document with a quoted delimiter is never expanded",
