@@ -507,6 +507,22 @@ import Testing
             with: {p: "${{ vars.target }}"}
         """
 
+    /// A `with` value whose expression does not parse gets its syntax error only: its raw
+    /// text (`${{ 1 + 1 }}`) is not a value to check against `allowed`.
+    @Test func aMalformedWithValueIsNotCheckedAgainstAllowed() {
+        expectDiagnostics("""
+            actions:
+              count:
+                params:
+                  n: {allowed: ["1", "2"]}
+                steps:
+                  - print: "${{ params.n }}"
+            steps:
+              - use: count
+                with: {n: "${{ 1 ⟦expression-syntax⟧+ 1 }}"}
+            """)
+    }
+
     /// A `with` value built only from default vars is known to `validate`: checked against
     /// `allowed` as a literal is, with notes at the defaults. Values that need an output,
     /// a param or the environment are left to the run.

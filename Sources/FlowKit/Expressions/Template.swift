@@ -12,6 +12,9 @@ public struct Template: Sendable {
     public var span: SourceSpan
     /// The text as written (after YAML unquoting).
     public var raw: String
+    /// Some `${{ … }}` in it did not parse (reported as it was parsed): its text stands in
+    /// its place, so checks of the template's value (`allowed`) must not judge that text.
+    public var hasSyntaxErrors = false
 
     public init(parts: [Part], span: SourceSpan, raw: String) {
         self.parts = parts
@@ -74,7 +77,9 @@ public struct Template: Sendable {
             i += 1
         }
         if n > literalStart { parts.append(.text(String(scalars: scalars[literalStart...]))) }
-        return (Template(parts: parts, span: span, raw: text), failures)
+        var template = Template(parts: parts, span: span, raw: text)
+        template.hasSyntaxErrors = !failures.isEmpty
+        return (template, failures)
     }
 
     /// The offset of the `}}` that closes an expression whose text starts at `start` (just
