@@ -308,6 +308,9 @@ import Testing
         ("'x' == 0", false), ("null == ''", true), ("'' == null", true), ("null == 0", false), ("null == false", false),
         ("true == 'true'", true), ("false == 'False'", false), ("true == 1", false), ("1 != 2", true), ("null != null", false),
         ("1.5 == 1.50", true),
+        // Identical means the same scalars: precomposed `é` is not `e` + a combining accent,
+        // though Swift's `==` calls them equal (canonical equivalence).
+        ("'\u{E9}' == 'e\u{301}'", false), ("'\u{E9}' != 'e\u{301}'", true), ("'\u{E9}' == '\u{E9}'", true),
     ])
     func looseEquality(text: String, expected: Bool) throws {
         #expect(try Self.evaluate(text) == .bool(expected))

@@ -48,7 +48,10 @@ public enum ExpressionValue: Sendable, Equatable, CustomStringConvertible {
     /// a number and a string compare as numbers when the string is numeric; `null` equals `''`.
     public func looselyEquals(_ other: ExpressionValue) -> Bool {
         switch (self, other) {
-        case (.string(let a), .string(let b)): return a == b
+        // Scalar by scalar: Swift's `==` treats canonically equivalent strings as equal
+        // (`é` precomposed and `e` + combining accent), which are different text to the
+        // shell, to a file name and to `[ "$a" = "$b" ]`. "Identical" means the same scalars.
+        case (.string(let a), .string(let b)): return a.unicodeScalars.elementsEqual(b.unicodeScalars)
         case (.number(let a), .number(let b)): return a == b
         case (.bool(let a), .bool(let b)): return a == b
         case (.null, .null): return true
