@@ -13,34 +13,58 @@ public struct DiagnosticRenderer: Sendable {
     // MARK: Text
 
     public func text(_ diagnostics: [Diagnostic]) -> String {
+        var lines = LineCache()
         var out = ""
-        for diagnostic in diagnostics { out += text(diagnostic) }
+        for diagnostic in diagnostics { out += text(diagnostic, lines: &lines) }
         return out
     }
 
     /// Text from the workflow (key names, values, the file name) goes into messages as it
     /// is; control characters in it are escaped here, so none reaches the terminal raw.
     public func text(_ d: Diagnostic) -> String {
+        var lines = LineCache()
+        return text(d, lines: &lines)
+    }
+
+    /// The scalars of the source line shown last. Diagnostics come in file order, and a
+    /// generated file may hold thousands on one long line: decoding the line again for
+    /// each made them cost their number times its length (10,000 on one line: 6 s).
+    struct LineCache {
+        private var file: ObjectIdentifier?
+        private var line = 0
+        private var scalars: [Unicode.Scalar] = []
+
+        mutating func scalars(of source: SourceFile, line: Int) -> [Unicode.Scalar] {
+            if file != ObjectIdentifier(source) || self.line != line {
+                file = ObjectIdentifier(source)
+                self.line = line
+                scalars = Array(source.lineText(line).unicodeScalars)
+            }
+            return scalars
+        }
+    }
+
+    private func text(_ d: Diagnostic, lines: inout LineCache) -> String {
         var out = ""
         let label = d.severity == .error ? paint("error", "1;31") : paint("warning", "1;33")
         let path = ControlEscaping.escaped(d.file.path)
         out += paint("\(path):\(d.span.start.line):\(d.span.start.column):", "1")
         out += " \(label): \(paint(ControlEscaping.escaped(d.message), "1")) [\(d.code.rawValue)]\n"
         out += excerpt(file: d.file, span: d.span, label: d.help.map { ControlEscaping.escaped($0) },
-                       caretColor: d.severity == .error ? "1;31" : "1;33")
+                       caretColor: d.severity == .error ? "1;31" : "1;33", lines: &lines)
         for note in d.notes {
             out += paint("\(path):\(note.span.start.line):\(note.span.start.column):", "1")
             out += " \(paint("note", "1;36")): \(ControlEscaping.escaped(note.message))\n"
-            out += excerpt(file: d.file, span: note.span, label: nil, caretColor: "1;36")
+            out += excerpt(file: d.file, span: note.span, label: nil, caretColor: "1;36", lines: &lines)
         }
         return out
     }
 
     /// The gutter, source line and caret run under the span's first line.
-    func excerpt(file: SourceFile, span: SourceSpan, label: String?, caretColor: String) -> String {
+    func excerpt(file: SourceFile, span: SourceSpan, label: String?, caretColor: String, lines: inout LineCache) -> String {
         let lineNumber = span.start.line
         guard !file.bytes.isEmpty, lineNumber >= 1, lineNumber <= max(file.lineCount, 1) else { return "" }
-        var scalars = Array(file.lineText(lineNumber).unicodeScalars)
+        var scalars = lines.scalars(of: file, line: lineNumber)
         var startColumn = max(span.start.column - 1, 0)
         var endColumn = span.end.line == span.start.line ? span.end.column - 1 : scalars.count
         endColumn = max(endColumn, startColumn + 1)

@@ -42,6 +42,18 @@ benchmark("plan text 10k steps") {
     consume(PlanPrinter(plan: plan).text())
 }
 
+/// 2,000 unknown references on one line (a generated file): 2,000 diagnostics to render,
+/// each with an excerpt of that 50 KB line. Rendering decoded the line once per diagnostic
+/// (quadratic) until 2026-11-26.
+let longLine = SourceFile(path: "long.yaml", text: "steps:\n  - shell: echo \""
+    + (0..<2_000).map { "${{ vars.nope\($0) }}" }.joined(separator: " ") + "\"\n")
+let longLineDiagnostics = LoadedWorkflow.load(longLine).diagnostics
+precondition(longLineDiagnostics.count >= 2_000, "the long line must give a diagnostic per reference")
+
+benchmark("render 2k diagnostics on one line") {
+    consume(DiagnosticRenderer().text(longLineDiagnostics))
+}
+
 benchmark("expression parse+evaluate") {
     struct Context: ExpressionEvaluator.Context {
         func value(of path: [String]) -> ExpressionValue? { .string("v") }
