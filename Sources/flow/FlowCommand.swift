@@ -21,9 +21,9 @@ enum FlowCommand {
 
             Examples:
               flow validate workflows/*.yaml
-              flow plan workflows/build.yaml --var target=prod
-              flow run workflows/build.yaml --dry-run
-              flow graph workflows/build.yaml --format dot | dot -Tsvg > build.svg
+              flow plan workflows/ci-build.yaml --var version=2.0.0
+              flow run workflows/ci-build.yaml --dry-run
+              flow graph workflows/ci-build.yaml --format dot | dot -Tsvg > ci-build.svg
             """,
         subcommands: commands.map { $0.spec },
         version: FlowVersion.string

@@ -55,6 +55,27 @@ import Testing
         #expect(short.stdout == result.stdout)
     }
 
+    /// The examples of `flow --help` name the repository's `workflows/`, so run from the
+    /// repository they must work (up to a pipe into another program): they once named a
+    /// `workflows/build.yaml` that does not exist.
+    @Test func topLevelHelpExamplesWorkInTheRepository() throws {
+        let help = try FlowBinary.run(["--help"], in: FlowBinary.packageRoot)
+        let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "Examples:") else {
+            Issue.record("no Examples: in flow --help")
+            return
+        }
+        let examples = lines[(start + 1)...].prefix { $0.hasPrefix("  flow ") }
+        #expect(examples.count >= 3, "\(help.stdout)")
+        for example in examples {
+            // `flow …` up to a pipe, through the shell (for the globs), with this binary.
+            let command = example.split(separator: "|", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces)
+            let script = "\"$0\"" + command.dropFirst("flow".count) + " >/dev/null"
+            let result = try FlowBinary.run([], in: FlowBinary.packageRoot, shellScript: script)
+            #expect(result.status == 0, "`\(command)` exited \(result.status): \(result.stderr)")
+        }
+    }
+
     @Test func helpSubcommand() throws {
         let result = try FlowBinary.run(["help", "plan"], in: FlowBinary.packageRoot)
         #expect(result.status == 0)
