@@ -280,7 +280,8 @@ extension CompletionScript {
         case .directory:
             return "\(p)_directories"
         case .choices(let choices):
-            return (["\(p)_offer"] + choices.map(bashQuote)).joined(separator: " ")        case .dynamic(let query):
+            return (["\(p)_offer"] + choices.map(bashQuote)).joined(separator: " ")
+        case .dynamic(let query):
             return "\(p)_values " + bashQuote(query)
         }
     }
@@ -487,7 +488,8 @@ extension CompletionScript {
         case .directory:
             return "_files -/"
         case .choices(let choices):
-            return "(" + choices.map { escape($0, where: { !isPlain($0) }, with: "\\") }.joined(separator: " ") + ")"        case .dynamic(let query):
+            return "(" + choices.map { escape($0, where: { !isPlain($0) }, with: "\\") }.joined(separator: " ") + ")"
+        case .dynamic(let query):
             return "{" + prefix + "_values " + bashWord(query) + "}"
         }
     }
@@ -622,7 +624,8 @@ extension CompletionScript {
         case .directory:
             return r + " -f -a " + fishQuote("(__fish_complete_directories)")
         case .choices(let choices):
-            return r + " -f -a " + fishQuote(choices.map(fishWord).joined(separator: " "))        case .dynamic(let query):
+            return r + " -f -a " + fishQuote(choices.map(fishWord).joined(separator: " "))
+        case .dynamic(let query):
             return r + " -k -f -a " + fishQuote("(" + prefix + "_values " + fishWord(query) + ")")
         }
     }
