@@ -1,3 +1,4 @@
+import CFlowSQLite
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -131,6 +132,31 @@ import Glibc
         // `--state-dir` on the line is the journal asked.
         #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.state.path]).count == 3)
         #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.path("other")]).isEmpty)
+    }
+
+    @Test func theJournalIsReadWithoutWaitingForItsLockOrChangingIt() throws {
+        let box = try RunSandbox()
+        try box.write("site.yaml", Self.workflow)
+        #expect(try box.run(["run", "site.yaml", "--output", "prefixed"]).status == 0)
+        let id = try #require(try Self.values(box, "runs", "", ["show"]).last?.split(separator: "\t").first.map(String.init))
+        // A lock file of a run that has ended: a `flow` that opens the journal to work on it
+        // folds such files in and removes them; a completion leaves the journal as it is.
+        try box.write("state/locks/\(id).lock", "")
+        #expect(try Self.values(box, "runs", "", ["show"]).count == 2)
+        #expect(box.exists("state/locks/\(id).lock"))
+        // Another process holds the journal's write lock (a `flow` writing, a sqlite3 shell in
+        // a transaction). A reader does not need it: the runs come at once, not after the
+        // 10 s a writer waits for it (after which the TAB listed nothing).
+        var db: OpaquePointer?
+        #expect(sqlite3_open(box.state.appendingPathComponent("journal.sqlite").path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET state = state", nil, nil, nil) == SQLITE_OK)
+        let started = ContinuousClock.now
+        let lines = try Self.values(box, "runs", "", ["logs"])
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(lines.count == 2, "\(lines)")
+        #expect(try Self.values(box, "run-steps", "", ["logs", id]).first == "build\tsucceeded")
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
     }
 
     @Test func bashCompletesThroughTheBinary() throws {
