@@ -183,6 +183,18 @@ import Glibc
         let runs = try complete("show", "")
         #expect(runs.count == 2 && runs.first == "last", "\(runs)")
         #expect(try complete("logs", "last", "li") == ["lint", "links"])
+        // The words as the shell will pass them (bash gives them as typed): quoted in part,
+        // with `~` or `$HOME`; the word under the cursor too.
+        try box.write("my site.yaml", Self.workflow)
+        #expect(try complete("run", "'my site'.yaml", "--only", "b") == ["build"])
+        #expect(try complete("run", "\"my site.yaml\"", "--only", "b") == ["build"])
+        #expect(try complete("run", "~/site.yaml", "--only", "b") == ["build"])
+        #expect(try complete("run", "\"$HOME\"/site.yaml", "--only", "b") == ["build"])
+        #expect(try complete("run", "${HOME}/my\\ site.yaml", "--only", "b") == ["build"])
+        #expect(try complete("plan", "site.yaml", "--tags", "'lo") == ["local"])
+        // A command substitution is not run.
+        #expect(try complete("run", "$(touch ran)site.yaml", "--only", "b").isEmpty)
+        #expect(!box.exists("ran"))
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish")))
@@ -198,6 +210,11 @@ import Glibc
         #expect(try complete("flow run site.yaml ").contains("publish\tPublish the site"))
         #expect(try complete("flow run site.yaml --only b") == ["build\tBuild the pages"])
         #expect(try complete("flow plan site.yaml --skip-tags fast,r") == ["fast,remote\tSkip steps with one of these tags."])
+        // `~` is the home directory; `--tags=a,` offers the others, not `a` again.
+        #expect(try complete("flow run ~/site.yaml --only b") == ["build\tBuild the pages"])
+        let tags = try complete("flow run site.yaml --tags=fast,")
+        #expect(tags.map { $0.split(separator: "\t")[0] } == ["--tags=fast,local", "--tags=fast,cleanup", "--tags=fast,remote"],
+                "\(tags)")
     }
 
     /// Standard output of `shell arguments…` in the sandbox, with flow first on PATH.
