@@ -75,31 +75,60 @@ extension CompletionScript {
                 return 0
             }
 
+            # Sets REPLY to word $1 as the shell will pass it: bash gives the words before the
+            # cursor as typed, with their quotes, backslashes, `~` and `$NAME` (only read, never
+            # run: a `$(…)` stays as it is).
+            \#(p)_dequote() {
+                local word=$1 out= quote= c i name re='^(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))'
+                if [[ $word == "~" || $word == "~/"* ]]; then
+                    out=$HOME
+                    word=${word:1}
+                fi
+                for (( i = 0; i < ${#word}; i++ )); do
+                    c=${word:i:1}
+                    if [[ $quote == "'" ]]; then
+                        if [[ $c == "'" ]]; then quote=; else out+=$c; fi
+                    elif [[ $c == '\' ]]; then
+                        i=$((i + 1))
+                        c=${word:i:1}
+                        # Inside double quotes a backslash quotes only $ ` " and itself.
+                        if [[ -n $quote && $c != [\$\`\"\\] ]]; then out+='\'; fi
+                        out+=$c
+                    elif [[ $c == '"' ]]; then
+                        if [[ -n $quote ]]; then quote=; else quote='"'; fi
+                    elif [[ $c == "'" && -z $quote ]]; then
+                        quote="'"
+                    elif [[ $c == '$' && ${word:i+1} =~ $re ]]; then
+                        name=${BASH_REMATCH[2]}${BASH_REMATCH[3]}
+                        out+=${!name-}
+                        i=$((i + ${#BASH_REMATCH[0]}))
+                    else
+                        out+=$c
+                    fi
+                done
+                REPLY=$out
+            }
+
             # Offers the values the program lists for the kind $1 (`--complete-values`) given
             # the words before the cursor, in its order; bash shows no descriptions (after a tab).
             \#(p)_values() {
-                local value word program
+                local value word program current REPLY
                 local -a typed=()
-                # The words as the program gets them: bash keeps a word's quotes and its `~`.
                 for word in "${COMP_WORDS[0]}" "${words[@]:0:${#words[@]}-1}"; do
-                    if [[ $word == \'*\' || $word == \"*\" ]]; then
-                        word=${word:1:${#word}-2}
-                    elif [[ $word == *\\* ]]; then
-                        word=${word//\\/}
-                    elif [[ $word == "~/"* ]]; then
-                        word=$HOME/${word#"~/"}
-                    fi
-                    typed+=("$word")
+                    \#(p)_dequote "$word"
+                    typed+=("$REPLY")
                 done
                 program=${typed[0]}
+                \#(p)_dequote "$cur"
+                current=$REPLY
                 compopt -o nosort 2>/dev/null
                 while IFS= read -r value; do
                     value=${value%%$'\t'*}
-                    [[ -n $value && $value == "$cur"* ]] || continue
+                    [[ -n $value && $value == "$current"* ]] || continue
                     # A value with a space or quote goes in as one word.
                     [[ $value == *[^[:alnum:]_.,:/@+=-]* ]] && printf -v value %q "$value"
                     COMPREPLY+=("$value")
-                done < <("$program" \#(CommandLineParser.completionValuesOption) "$1" "$cur" "${typed[@]:1}" 2>/dev/null)
+                done < <("$program" \#(CommandLineParser.completionValuesOption) "$1" "$current" "${typed[@]:1}" 2>/dev/null)
                 return 0
             }
 
@@ -280,7 +309,8 @@ extension CompletionScript {
         case .directory:
             return "\(p)_directories"
         case .choices(let choices):
-            return (["\(p)_offer"] + choices.map(bashQuote)).joined(separator: " ")        case .dynamic(let query):
+            return (["\(p)_offer"] + choices.map(bashQuote)).joined(separator: " ")
+        case .dynamic(let query):
             return "\(p)_values " + bashQuote(query)
         }
     }
@@ -367,9 +397,16 @@ extension CompletionScript {
         // The root keeps the line before the cursor as typed for `prefix_values`:
         // `_arguments` shifts `words` on its way to a subcommand.
         let typed = !isRoot || !tree.usesDynamicValues ? "" : """
-                local \(tree.prefix)_program=${(Q)words[1]}
+                local \(tree.prefix)_program=${(Q)words[1]} \(tree.prefix)_word
                 local -a \(tree.prefix)_typed
-                \(tree.prefix)_typed=("${(@Q)words[2,CURRENT-1]}")
+                # As the shell will pass them: unquoted, and a leading `~` the home directory.
+                for \(tree.prefix)_word in "${(@)words[2,CURRENT-1]}"; do
+                    if [[ $\(tree.prefix)_word == '~' || $\(tree.prefix)_word == '~/'* ]]; then
+                        \(tree.prefix)_typed+=("$HOME${(Q)${\(tree.prefix)_word#?}}")
+                    else
+                        \(tree.prefix)_typed+=("${(Q)\(tree.prefix)_word}")
+                    fi
+                done
 
             """
         if node.children.isEmpty {
@@ -487,7 +524,8 @@ extension CompletionScript {
         case .directory:
             return "_files -/"
         case .choices(let choices):
-            return "(" + choices.map { escape($0, where: { !isPlain($0) }, with: "\\") }.joined(separator: " ") + ")"        case .dynamic(let query):
+            return "(" + choices.map { escape($0, where: { !isPlain($0) }, with: "\\") }.joined(separator: " ") + ")"
+        case .dynamic(let query):
             return "{" + prefix + "_values " + bashWord(query) + "}"
         }
     }
@@ -536,8 +574,15 @@ extension CompletionScript {
                 "# Lists the values \(name) gives for the kind $argv[1] (`\(CommandLineParser.completionValuesOption)`) given the",
                 "# words before the cursor; after a tab in a line comes its description.",
                 "function \(tree.prefix)_values",
-                "    set -l typed (commandline -opc)",
-                "    $typed[1] \(CommandLineParser.completionValuesOption) $argv[1] (commandline -ct) $typed[2..-1] 2>/dev/null",
+                "    set -l typed",
+                "    # As the program will get them: fish gives the words unquoted, with their `~`.",
+                "    for word in (commandline -opc)",
+                "        string match -q -- '~' $word; or string match -q -- '~/*' $word; and set word $HOME(string sub -s 2 -- $word)",
+                "        set -a typed $word",
+                "    end",
+                "    # The value alone: fish completes `--tags=a,` as `a,` and puts the `--tags=` back.",
+                "    set -l current (commandline -ct | string replace -r -- '^--[^=]*=' '')",
+                "    $typed[1] \(CommandLineParser.completionValuesOption) $argv[1] \"$current\" $typed[2..-1] 2>/dev/null",
                 "end",
             ]
         }
@@ -622,7 +667,8 @@ extension CompletionScript {
         case .directory:
             return r + " -f -a " + fishQuote("(__fish_complete_directories)")
         case .choices(let choices):
-            return r + " -f -a " + fishQuote(choices.map(fishWord).joined(separator: " "))        case .dynamic(let query):
+            return r + " -f -a " + fishQuote(choices.map(fishWord).joined(separator: " "))
+        case .dynamic(let query):
             return r + " -k -f -a " + fishQuote("(" + prefix + "_values " + fishWord(query) + ")")
         }
     }
@@ -721,7 +767,7 @@ private struct CompletionTree {
         hasHelpCommand = !root.subcommands.isEmpty && root.subcommand("help") == nil
         // The walker's helpers and the help function keep their names.
         usedFunctions = [prefix, prefix + "_offer", prefix + "_files", prefix + "_directories",
-                         prefix + "_enter", prefix + "_help", prefix + "_values", prefix + "_program", prefix + "_typed"]
+                         prefix + "_enter", prefix + "_help", prefix + "_values", prefix + "_dequote", prefix + "_program", prefix + "_typed", prefix + "_word"]
         add(root, path: [root.name])
         usesDynamicValues = nodes.contains { node in
             (node.options.map(\.completion) + node.command.arguments.map(\.completion)).contains {

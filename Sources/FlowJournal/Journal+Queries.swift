@@ -54,9 +54,11 @@ extension Journal {
             return try db.rows(sql)
         }
         var records = rows.map { runRecord($0) }
+        // The steps the run's summary counts (`RunState.counts`): the leaves, and a group
+        // its own timeout ended, once (its steps are only `cancelled`). Undo steps aside.
         let counts: [SQLiteRow] = try read { db in
             try db.rows("""
-                SELECT run_id, state, COUNT(*) AS n FROM steps WHERE kind IN ('print', 'delay', 'shell')
+                SELECT run_id, state, COUNT(*) AS n FROM steps WHERE (kind IN ('print', 'delay', 'shell') OR state = 'timed_out')
                 AND path NOT LIKE '%u%' GROUP BY run_id, state
                 """)
         }
@@ -68,7 +70,8 @@ extension Journal {
             if records[i].isUnfinished {
                 // Its `steps` rows were never brought up to date: count from its transitions.
                 var counts: [String: Int] = [:]
-                for step in try steps(records[i].id) where ["print", "delay", "shell"].contains(step.kind) && !step.path.contains("u") {
+                for step in try steps(records[i].id)
+                where (["print", "delay", "shell"].contains(step.kind) || step.state == "timed_out") && !step.path.contains("u") {
                     counts[step.state, default: 0] += 1
                 }
                 records[i].counts = counts

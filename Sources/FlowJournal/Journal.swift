@@ -126,6 +126,31 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
+    /// The journal of `stateDir` for a quick look that must neither wait nor write (shell
+    /// completion): nil when there is none, or it cannot be read at once.
+    ///
+    /// `open` takes the write lock (`BEGIN IMMEDIATE`, to make the tables of a new journal),
+    /// may migrate, and folds dead runs' lock files in (`recover`): while another `flow`
+    /// held the lock, a TAB waited out the 10 s busy timeout and then listed nothing. A
+    /// read-only connection in WAL mode reads beside a writer; a dead run it did not fold
+    /// in reads as `interrupted` all the same (`runRecord`).
+    public static func peek(stateDir: String) -> Journal? {
+        _ = configured
+        let path = stateDir + "/journal.sqlite"
+        guard Glibc.access(path, R_OK) == 0 else { return nil }
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(readOnlyPath: path, busyTimeout: 200)
+        } catch {
+            // No `-shm` to use or make (a directory this user cannot write): the file alone,
+            // when that is the whole journal.
+            return try? openReadOnly(stateDir: stateDir, path: path, error: error)
+        }
+        guard let hasNameBytes: Int = try? connection.value(
+            "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") else { return nil }
+        return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: hasNameBytes > 0)
+    }
+
     /// A journal in a directory this user cannot write (another user's state dir, a
     /// read-only mount, a copy): SQLite opens a WAL database only if it can use or make
     /// the `-shm` file beside it. Without one, the database file alone is read, as

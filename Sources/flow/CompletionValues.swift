@@ -9,7 +9,7 @@ import FlowKit
 /// tab before a description: the names `--only` takes and the tags `--tags` takes, from
 /// the workflow file on the line; its actions; the recorded runs and a run's steps. Whatever goes wrong
 /// (no file yet, an invalid workflow, no journal) lists nothing: a completion says nothing
-/// on stderr, and changes nothing (the journal is read only, never made).
+/// on stderr, and changes nothing (the journal is read only, never made; see `Journal.peek`).
 enum CompletionValues {
     /// The kinds `CompletionKind.dynamic` names in flow's commands.
     static let steps = CompletionKind.dynamic("steps")
@@ -68,7 +68,7 @@ enum CompletionValues {
 
     /// The journal's runs, newest first, after `last`: `ID\tstate · workflow · started`.
     private static func runs(stateDir: String) -> [String] {
-        guard let journal = try? Journal.open(stateDir: stateDir, create: false, readOnly: true),
+        guard let journal = Journal.peek(stateDir: stateDir),
               let runs = try? journal.runs(limit: runLimit), !runs.isEmpty else { return [] }
         var lines = [line("last", "the newest run (\(runs[0].id))")]
         for run in runs {
@@ -83,7 +83,7 @@ enum CompletionValues {
     /// `kind@path`), in the run's order: `LABEL\tstate · summary` (the summary when it is not the
     /// label: an unnamed step's command or message).
     private static func runSteps(_ reference: String, stateDir: String) -> [String] {
-        guard let journal = try? Journal.open(stateDir: stateDir, create: false, readOnly: true),
+        guard let journal = Journal.peek(stateDir: stateDir),
               let id = try? journal.resolve(reference), let steps = try? journal.steps(id) else { return [] }
         return steps.map { step in
             line(step.label, step.summary == step.label ? step.state : "\(step.state) · \(step.summary)")

@@ -200,7 +200,9 @@ private let completionRoot = CommandSpec(
         #expect(script.contains("'--only=[One name.]:only:{_tool_values names}'"))
         #expect(script.contains("'::thing:{_tool_values things}'"))
         // The root keeps the words as typed before `_arguments` shifts them.
-        #expect(script.contains("\n_tool() {\n    local _tool_program=${(Q)words[1]}\n"))
+        #expect(script.contains("\n_tool() {\n    local _tool_program=${(Q)words[1]} _tool_word\n"))
+        // Unquoted, and a leading `~` is the home directory (zsh gives the words as typed).
+        #expect(script.contains(#"_tool_typed+=("$HOME${(Q)${_tool_word#?}}")"#))
         #expect(script.contains(#""$program" --complete-values "$1" "${(Q)PREFIX}" "${_tool_typed[@]}" 2>/dev/null"#))
         // Without dynamic values, none of this is written.
         let plain = CommandSpec(name: "tool", abstract: "A tool.", subcommands: [CommandSpec(name: "go", abstract: "Go.")])

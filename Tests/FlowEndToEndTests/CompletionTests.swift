@@ -1,3 +1,4 @@
+import CFlowSQLite
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -133,6 +134,31 @@ import Glibc
         #expect(try Self.values(box, "runs", "", ["show", "--state-dir", box.path("other")]).isEmpty)
     }
 
+    @Test func theJournalIsReadWithoutWaitingForItsLockOrChangingIt() throws {
+        let box = try RunSandbox()
+        try box.write("site.yaml", Self.workflow)
+        #expect(try box.run(["run", "site.yaml", "--output", "prefixed"]).status == 0)
+        let id = try #require(try Self.values(box, "runs", "", ["show"]).last?.split(separator: "\t").first.map(String.init))
+        // A lock file of a run that has ended: a `flow` that opens the journal to work on it
+        // folds such files in and removes them; a completion leaves the journal as it is.
+        try box.write("state/locks/\(id).lock", "")
+        #expect(try Self.values(box, "runs", "", ["show"]).count == 2)
+        #expect(box.exists("state/locks/\(id).lock"))
+        // Another process holds the journal's write lock (a `flow` writing, a sqlite3 shell in
+        // a transaction). A reader does not need it: the runs come at once, not after the
+        // 10 s a writer waits for it (after which the TAB listed nothing).
+        var db: OpaquePointer?
+        #expect(sqlite3_open(box.state.appendingPathComponent("journal.sqlite").path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET state = state", nil, nil, nil) == SQLITE_OK)
+        let started = ContinuousClock.now
+        let lines = try Self.values(box, "runs", "", ["logs"])
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(lines.count == 2, "\(lines)")
+        #expect(try Self.values(box, "run-steps", "", ["logs", id]).first == "build\tsucceeded")
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+    }
+
     @Test func bashCompletesThroughTheBinary() throws {
         let box = try RunSandbox()
         try box.write("site.yaml", Self.workflow)
@@ -157,6 +183,18 @@ import Glibc
         let runs = try complete("show", "")
         #expect(runs.count == 2 && runs.first == "last", "\(runs)")
         #expect(try complete("logs", "last", "li") == ["lint", "links"])
+        // The words as the shell will pass them (bash gives them as typed): quoted in part,
+        // with `~` or `$HOME`; the word under the cursor too.
+        try box.write("my site.yaml", Self.workflow)
+        #expect(try complete("run", "'my site'.yaml", "--only", "b") == ["build"])
+        #expect(try complete("run", "\"my site.yaml\"", "--only", "b") == ["build"])
+        #expect(try complete("run", "~/site.yaml", "--only", "b") == ["build"])
+        #expect(try complete("run", "\"$HOME\"/site.yaml", "--only", "b") == ["build"])
+        #expect(try complete("run", "${HOME}/my\\ site.yaml", "--only", "b") == ["build"])
+        #expect(try complete("plan", "site.yaml", "--tags", "'lo") == ["local"])
+        // A command substitution is not run.
+        #expect(try complete("run", "$(touch ran)site.yaml", "--only", "b").isEmpty)
+        #expect(!box.exists("ran"))
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish")))
@@ -172,6 +210,11 @@ import Glibc
         #expect(try complete("flow run site.yaml ").contains("publish\tPublish the site"))
         #expect(try complete("flow run site.yaml --only b") == ["build\tBuild the pages"])
         #expect(try complete("flow plan site.yaml --skip-tags fast,r") == ["fast,remote\tSkip steps with one of these tags."])
+        // `~` is the home directory; `--tags=a,` offers the others, not `a` again.
+        #expect(try complete("flow run ~/site.yaml --only b") == ["build\tBuild the pages"])
+        let tags = try complete("flow run site.yaml --tags=fast,")
+        #expect(tags.map { $0.split(separator: "\t")[0] } == ["--tags=fast,local", "--tags=fast,cleanup", "--tags=fast,remote"],
+                "\(tags)")
     }
 
     /// Standard output of `shell arguments…` in the sandbox, with flow first on PATH.

@@ -231,6 +231,32 @@ import Testing
         #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 failed, 1 undoing", "\(show)")
     }
 
+    /// A group that its own timeout ended counts once as `timed_out` in the history, as in
+    /// the run's summary (the history named no failure of the failed run: its steps are
+    /// only `cancelled` and `skipped`).
+    @Test func aGroupsTimeoutCountsInTheHistoryAsInTheSummary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: bounded
+                timeout: 200ms
+                continue_on_error: true
+                sequential:
+                  - shell: sleep 30
+                  - print: after
+              - name: inner
+                sequential:
+                  - shell: sleep 30
+                    timeout: 200ms
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1 && run.stderr.contains("failed: 0 succeeded, 2 timed_out, 1 cancelled, 1 skipped"), "\(run)")
+        let json = try JournalEndToEndTests.runs(box)
+        #expect(json.first?["counts"] as? [String: Int] == ["timed_out": 2, "cancelled": 1, "skipped": 1], "\(json)")
+        let show = try box.run(["show", "last"])
+        #expect(show.stdoutLines.last == "steps: 2 timed_out, 1 cancelled, 1 skipped", "\(show)")
+    }
+
     /// `show --json` says of the run what `runs --json` says (its start, end, duration,
     /// parent and counts, which the text shows and the JSON lacked), then its steps.
     @Test func showJSONHasTheRunAsRunsJSONHasIt() throws {

@@ -20,6 +20,12 @@ final class SQLiteConnection {
                       busyTimeout: busyTimeout)
     }
 
+    /// Opens the existing database at `path` read-only (its `-wal` and `-shm` are used as
+    /// by any reader); waits at most `busyTimeout` milliseconds for a lock.
+    convenience init(readOnlyPath path: String, busyTimeout: Int32) throws(SQLiteError) {
+        try self.init(filename: path, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, busyTimeout: busyTimeout)
+    }
+
     /// Opens the database at `path` read-only and as immutable: SQLite takes no locks and
     /// reads no WAL, so nothing is created beside the file. Right only for a database whose
     /// WAL is absent or empty (see `Journal.openReadOnly`).
