@@ -64,10 +64,12 @@ public final class RunLock: @unchecked Sendable {
         // Read-only: `flock` does not care how the file was opened, and a user who may read
         // the journal but not write it (another user's runs) cannot open it for writing;
         // every live run then read as `interrupted` to them, and `logs --follow` stopped at once.
+        // A shared lock is enough to tell (the run holds its lock exclusively), and where
+        // `flock` is emulated with POSIX locks (NFS) an exclusive one needs write access.
         let fd = open(path(stateDir: stateDir, runID: runID), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        if flock(fd, LOCK_EX | LOCK_NB) == 0 {
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
             flock(fd, LOCK_UN)
             return false
         }
