@@ -54,14 +54,30 @@ extension Journal {
             return try db.rows(sql)
         }
         var records = rows.map { runRecord($0) }
+        try fillCounts(&records, onlyThese: limit != nil)
+        return records
+    }
+
+    /// Sets the step counts of `records`. With `onlyThese`, the query reads only their
+    /// steps: `flow show` and a TAB asked for one run or a page of them, and counting every
+    /// run's steps made them as slow as the whole journal is large.
+    private func fillCounts(_ records: inout [RunRecord], onlyThese: Bool) throws(JournalError) {
+        guard !records.isEmpty else { return }
         // The steps the run's summary counts (`RunState.counts`): the leaves, and a group
         // its own timeout ended, once (its steps are only `cancelled`). Undo steps aside.
-        let counts: [SQLiteRow] = try read { db in
-            try db.rows("""
-                SELECT run_id, state, COUNT(*) AS n FROM steps WHERE (kind IN ('print', 'delay', 'shell') OR state = 'timed_out')
-                AND path NOT LIKE '%u%' GROUP BY run_id, state
-                """)
+        var sql = """
+            SELECT run_id, state, COUNT(*) AS n FROM steps WHERE (kind IN ('print', 'delay', 'shell') OR state = 'timed_out')
+            AND path NOT LIKE '%u%'
+            """
+        var ids: [any SQLiteBindable] = []
+        if onlyThese {
+            let finished = records.filter { !$0.isUnfinished }.map(\.id)
+            sql += " AND run_id IN (" + finished.map { _ in "?" }.joined(separator: ", ") + ")"
+            ids = finished
         }
+        sql += " GROUP BY run_id, state"
+        let query = sql, arguments = ids
+        let counts: [SQLiteRow] = onlyThese && arguments.isEmpty ? [] : try read { db in try db.rows(query, arguments) }
         var byRun: [String: [String: Int]] = [:]
         for row in counts {
             byRun[row["run_id"] ?? "", default: [:]][row["state"] ?? ""] = row["n"]
@@ -79,7 +95,6 @@ extension Journal {
                 records[i].counts = byRun[records[i].id] ?? [:]
             }
         }
-        return records
     }
 
     /// One run, with its stored workflow content.
@@ -88,9 +103,9 @@ extension Journal {
             try db.rows("SELECT \(runColumns), content FROM runs WHERE id = ?", [id]).first
         }
         guard let row = found else { throw JournalError("no run `\(id)`") }
-        var record = runRecord(row, content: row["content"] ?? [])
-        if let summary = try runs(limit: nil).first(where: { $0.id == id }) { record.counts = summary.counts }
-        return record
+        var records = [runRecord(row, content: row["content"] ?? [])]
+        try fillCounts(&records, onlyThese: true)
+        return records[0]
     }
 
     /// A run's steps in plan order, with their state (see `StepLedger` for a run that never
