@@ -52,9 +52,15 @@ enum CompletionValues {
         }
     }
 
+    /// The largest workflow file a TAB reads: 8 MiB is some 170,000 steps, read in under a
+    /// second (release build); a larger one (the loader takes up to 64 MiB) would hold the
+    /// shell longer than a completion may.
+    static let fileLimit = 8 << 20
+
     /// The workflow of the line's FILE argument, when it is a regular file that parses (a
-    /// FIFO or a device would block the shell; standard input is the terminal's). Its
-    /// diagnostics do not matter here: an invalid workflow still has its names.
+    /// FIFO or a device would block the shell; standard input is the terminal's) and is not
+    /// larger than `fileLimit`. Its diagnostics do not matter here: an invalid workflow
+    /// still has its names.
     private static func workflow(_ typed: ParsedArguments) -> Workflow? {
         guard let path = typed.argument("file"), path != "-" else { return nil }
         let bytes = RawArguments.bytes(of: path) ?? Array(path.utf8)
@@ -62,7 +68,7 @@ enum CompletionValues {
         let isRegular = (bytes + [0]).withUnsafeBufferPointer { name in
             name.baseAddress!.withMemoryRebound(to: CChar.self, capacity: name.count) { stat($0, &info) == 0 }
         } && (info.st_mode & S_IFMT) == S_IFREG
-        guard isRegular else { return nil }
+        guard isRegular, info.st_size <= Self.fileLimit else { return nil }
         return LoadedWorkflow.load(path: path, pathBytes: bytes).workflow
     }
 

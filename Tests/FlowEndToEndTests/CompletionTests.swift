@@ -94,6 +94,9 @@ import Glibc
         // A FIFO would block the shell until something wrote to it: not opened.
         #expect(mkfifo(box.path("pipe.yaml"), 0o600) == 0)
         #expect(try Self.values(box, "steps", "", ["run", "pipe.yaml", "--only"]).isEmpty)
+        // A file larger than a TAB may take to read (8 MiB): not read.
+        try box.write("huge.yaml", "steps:\n  - name: first\n    shell: \"true\"\n" + String(repeating: "#", count: 9 << 20) + "\n")
+        #expect(try Self.values(box, "steps", "", ["run", "huge.yaml", "--only"]).isEmpty)
         // An invalid workflow still has its names.
         try box.write("bad.yaml", "steps:\n  - name: first\n    shell: \"true\"\n    colour: red\n")
         #expect(try Self.values(box, "steps", "", ["run", "bad.yaml", "--only"]) == ["first"])
