@@ -30,6 +30,33 @@ public struct RunArguments: Sendable, Equatable {
         return options
     }
 
+    /// The arguments as they were given after the file on `flow run`'s command line
+    /// (`release --with version=1.2.3 --var target=prod`), each word quoted for a POSIX
+    /// shell when it needs it; empty when there were none. What `flow show` says a run was
+    /// run with: its vars, params and selection change what ran.
+    public var commandLine: String {
+        var words: [String] = []
+        if let action { words.append(action) }
+        for pair in vars where pair.count == 2 { words += ["--var", pair[0] + "=" + pair[1]] }
+        for pair in with where pair.count == 2 { words += ["--with", pair[0] + "=" + pair[1]] }
+        if !tags.isEmpty { words += ["--tags", tags.joined(separator: ",")] }
+        if !skipTags.isEmpty { words += ["--skip-tags", skipTags.joined(separator: ",")] }
+        if let only { words += ["--only", only] }
+        return words.map(Self.shellQuoted).joined(separator: " ")
+    }
+
+    /// `word` as a POSIX shell reads it back: as it is when it holds only characters no
+    /// shell treats specially, else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./:=@,+%".unicodeScalars.contains(scalar)
+        }
+        if plain { return word }
+        var quoted = "'"
+        for character in word { quoted += character == "'" ? #"'\''"# : String(character) }
+        return quoted + "'"
+    }
+
     /// The arguments as a JSON object with sorted keys; absent choices are left out.
     var json: String {
         func strings(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }

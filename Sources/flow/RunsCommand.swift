@@ -78,6 +78,7 @@ struct RunsCommand: Command {
         for run in runs {
             let duration = run.endedAt.map { formatElapsed($0 - run.startedAt) } ?? "-"
             var workflow = ControlEscaping.escaped(run.workflowName)
+            if let action = run.args.action { workflow += " · action " + ControlEscaping.escaped(action) }
             if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
             rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, run.countsSummary])
         }
@@ -97,7 +98,8 @@ struct RunsCommand: Command {
     static func members(_ run: RunRecord) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [
             ("id", .string(run.id)), ("kind", .string(run.kind)), ("state", .string(run.state)),
-            ("workflow", .string(run.workflowName)), ("file", .string(run.workflowPath)),
+            ("workflow", .string(run.workflowName)), ("action", run.args.action.map(JSONValue.string) ?? .null),
+            ("file", .string(run.workflowPath)),
             ("started_at", .string(Timestamp(unix: run.startedAt).iso8601)),
         ]
         members.append(("ended_at", run.endedAt.map { .string(Timestamp(unix: $0).iso8601) } ?? .null))

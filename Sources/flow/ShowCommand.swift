@@ -48,13 +48,18 @@ struct ShowCommand: Command {
         }
         // Names from the file (its name, its workflow name) are shown with control
         // characters escaped: a terminal must not act on them.
-        var header = "run \(record.id) · \(ControlEscaping.escaped(record.workflowName)) (\(ControlEscaping.escaped(record.workflowPath))) · \(record.state)"
+        // `cproj · action release (flow.yaml)`, as `flow plan` heads an action's plan.
+        let action = record.args.action.map { " · action \(ControlEscaping.escaped($0))" } ?? ""
+        var header = "run \(record.id) · \(ControlEscaping.escaped(record.workflowName))\(action) (\(ControlEscaping.escaped(record.workflowPath))) · \(record.state)"
         if let exit = record.exitStatus { header += " (exit \(exit))" }
         if let ended = record.endedAt { header += " · \(formatElapsed(ended - record.startedAt))" }
         Console.stdout(header + "\n")
         var second = "started \(JournalInput.localTime(record.startedAt)) on \(record.host) (pid \(record.pid))"
         if record.kind != "run", let parent = record.parentID { second += " · \(record.kind) of \(parent)" }
         Console.stdout(second + "\n")
+        // What it was run with: its vars, params and selection decided what ran.
+        let arguments = record.args.commandLine
+        if !arguments.isEmpty { Console.stdout("arguments: \(ControlEscaping.escaped(arguments))\n") }
         for step in steps {
             var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
             line += step.path.contains("u") ? "undo " : ""

@@ -276,6 +276,39 @@ import Testing
         #expect((show["steps"] as? [[String: Any]])?.count == 2, "\(show)")
     }
 
+    /// `runs` and `show` say which action a run ran and `show` what it was run with (its
+    /// vars, params, selection): an action's runs read as the workflow's, and a run with
+    /// `--var target=prod` as one with the defaults.
+    @Test func runsAndShowSayTheActionAndArguments() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: proj
+            vars: { target: dev }
+            steps:
+              - shell: echo "${{ vars.target }}"
+            actions:
+              release:
+                params: { version: {} }
+                steps:
+                  - shell: echo "${{ params.version }}"
+            """)
+        #expect(try box.run(["run", "wf.yaml", "release", "--with", "version=1.2 rc", "--var", "target=prod"]).status == 0)
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["action"] as? String == "release", "\(runs)")
+        let show = try JournalEndToEndTests.show(box)
+        #expect(show["action"] as? String == "release", "\(show)")
+        let text = try box.run(["show", "last"])
+        let id = try #require(runs.first?["id"] as? String)
+        #expect(text.stdoutLines.first?.hasPrefix("run \(id) · proj · action release (wf.yaml) · succeeded") == true, "\(text)")
+        #expect(text.stdoutLines.contains("arguments: release --var target=prod --with 'version=1.2 rc'"), "\(text)")
+        let listed = try box.run(["runs"])
+        #expect(listed.stdoutLines.contains { $0.hasPrefix(id) && $0.contains("proj · action release") }, "\(listed)")
+        // A run of the workflow itself, without arguments, has no action and no such line.
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        #expect(try JournalEndToEndTests.runs(box).first?["action"] is NSNull)
+        #expect(!(try box.run(["show", "last"])).stdoutLines.contains { $0.hasPrefix("arguments:") })
+    }
+
     /// `runs --prune N --json` prints JSON (it printed `pruned 1 run`), and `--limit`, which
     /// pruning ignored, is refused with it; a negative KEEP is named in its refusal.
     @Test func pruneAnswersJSONAndRefusesLimit() throws {

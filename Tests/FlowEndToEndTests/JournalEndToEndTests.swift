@@ -631,6 +631,27 @@ import Glibc
         #expect(box.lines("log") == ["notified", "unnotified"], "its undo is in the rollback")
     }
 
+    /// `--output grouped` says where a step `resume` or `undo` took from the earlier run
+    /// comes from, as `prefixed` does: its block header showed `(0.0s)`, as if it had run.
+    @Test func groupedOutputSaysAStepWasReused() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: "true" }
+              - { name: b, shell: test -f ok }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last", "--output", "grouped"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderrLines.contains("── ✓ a (reused from run \(runID)) ──"), "\(resumed)")
+        let resumeID = try #require(try Self.runs(box).first?["id"] as? String)
+        let undone = try box.run(["undo", "last", "--output", "grouped"])
+        #expect(undone.status == 0, "\(undone)")
+        #expect(undone.stderrLines.contains("── ✓ a (reused from run \(resumeID)) ──"), "\(undone)")
+    }
+
     @Test func fourConcurrentRunsOnOneStateDir() throws {
         let box = try RunSandbox()
         var flows: [LiveFlow] = []

@@ -17,6 +17,21 @@ import Testing
         #expect(Suggestion.closest(to: name, in: StepKind.keywords) == nil)
     }
 
+    /// Another runner's key names a real flow key, and is not a flow key itself (which
+    /// would never reach the table).
+    @Test func foreignKeysNameFlowKeys() {
+        let stepKeys = Set(StepKind.keywords + StepKind.commonOptions + StepKind.groupOptions + StepKind.kindOptions.values.flatMap { $0 })
+        for (foreign, flow) in ForeignKey.stepKeys {
+            #expect(stepKeys.contains(flow), "`\(foreign)` → `\(flow)`, which is no step key")
+            #expect(!stepKeys.contains(foreign), "`\(foreign)` is a step key of flow's own")
+        }
+        for (foreign, flow) in ForeignKey.workflowKeys {
+            #expect(WorkflowParser.topLevelKeys.contains(flow), "`\(foreign)` → `\(flow)`, which is no top-level key")
+            #expect(!WorkflowParser.topLevelKeys.contains(foreign))
+        }
+        #expect(ForeignKey.isKind("run") && !ForeignKey.isKind("cwd"))
+    }
+
     /// Help lines list at most ten names, then say how many more there are.
     @Test func listsAreCapped() {
         #expect(Suggestion.list(["a", "b"]) == "`a`, `b`")

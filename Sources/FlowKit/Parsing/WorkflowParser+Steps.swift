@@ -82,14 +82,14 @@ extension WorkflowParser {
         for (key, _) in pairs {
             let keyNode = document[key]
             if keyNode.kind == .scalar, !StepKind.isKeyword(keyNode.value), !Self.isKnownStepOption(keyNode.value),
-               Suggestion.closest(to: keyNode.value, in: StepKind.keywords) != nil {
+               Suggestion.closest(to: keyNode.value, in: StepKind.keywords) != nil || ForeignKey.isKind(keyNode.value) {
                 unknownLooksLikeKind = true
             }
         }
         guard let kindKey else {
             for (key, _) in pairs {
                 guard let name = keyName(key), !Self.isKnownStepOption(name.value) else { continue }
-                unknownKey(name, in: "a step", candidates: StepKind.keywords + StepKind.commonOptions)
+                unknownKey(name, in: "a step", candidates: StepKind.keywords + StepKind.commonOptions, foreign: .step)
             }
             if !unknownLooksLikeKind {
                 bag.error(.missingKind, "this step has no kind", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
@@ -208,7 +208,8 @@ extension WorkflowParser {
                               at: name.span, help: help)
                 } else {
                     unknownKey(name, in: "a `\(kindName)` step",
-                               candidates: StepKind.commonOptions + kindOptions + (isGroup ? StepKind.groupOptions : []))
+                               candidates: StepKind.commonOptions + kindOptions + (isGroup ? StepKind.groupOptions : []),
+                               foreign: .step)
                 }
             }
         }

@@ -209,10 +209,12 @@ extension WorkflowParser {
         bag.merges.removeSubrange(mark...)
     }
 
-    /// Reports an unknown key with a "did you mean" help.
-    mutating func unknownKey(_ name: Located<String>, in place: String, candidates: [String]) {
-        bag.error(.unknownKey, "unknown key `\(name.value)` in \(place)", at: name.span,
-                  help: Suggestion.help(for: name.value, in: candidates))
+    /// Reports an unknown key with a "did you mean" help: a close spelling, else flow's
+    /// name for another tool's key (`run` → `shell`) when `foreign` says where to look.
+    mutating func unknownKey(_ name: Located<String>, in place: String, candidates: [String],
+                             foreign: ForeignKey.Place? = nil) {
+        let help = Suggestion.help(for: name.value, in: candidates) ?? foreign.flatMap { ForeignKey.help(for: name.value, in: $0) }
+        bag.error(.unknownKey, "unknown key `\(name.value)` in \(place)", at: name.span, help: help)
     }
 
     /// `retry: 3` or `retry: {limit, delay, backoff, max_delay, exit_codes}`.

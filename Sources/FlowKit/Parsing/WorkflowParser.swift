@@ -94,7 +94,7 @@ public struct WorkflowParser {
                 workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span)
             case "finally": workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
             default:
-                unknownKey(name, in: "the workflow", candidates: Self.topLevelKeys)
+                unknownKey(name, in: "the workflow", candidates: Self.topLevelKeys, foreign: .workflow)
             }
         }
         if !sawSteps {

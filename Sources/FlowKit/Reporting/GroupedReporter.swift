@@ -47,7 +47,10 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             }
             // A group's own time-out gets a (bodiless) block too: nothing else would say it.
             guard t.step.isLeaf || t.to == .timedOut, t.to.isFinal, t.to != .skipped else { return }
-            let detail = ReporterStyle.detail(t)
+            // A step `flow resume` or `flow undo` took from the earlier run did not run now:
+            // say where it comes from, as `prefixed` does, not a time that reads as a run.
+            let reused = t.to == .succeeded && t.reason?.hasPrefix("reused") == true
+            let detail = reused ? t.reason! : ReporterStyle.detail(t)
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             let body = buffers.removeValue(forKey: t.step.path) ?? []
             let failed = [.failed, .timedOut].contains(t.to)

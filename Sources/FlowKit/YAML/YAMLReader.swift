@@ -434,13 +434,76 @@ extension YAMLReader {
             var message = "invalid YAML: \(problem)"
             if let context { message += " \(context)" }
             var help: String?
-            if problem.contains("mapping values are not allowed") {
+            var length = 1
+            let indent = Self.indentation(lineBytes)
+            let above = Self.indentationAbove(location.line, in: file)
+            if problem.contains("mapping values are not allowed"),
+               let key = Self.keyBeforeColon(lineBytes, column: location.column), let above, indent > above {
+                // `key: value` indented deeper than the line above: YAML reads the line as more
+                // of that line's plain value, and only stumbles at the colon. The libyaml
+                // message (and the quoting hint) would send the user after the wrong thing.
+                location.column = indent + 1
+                length = key.count
+                help = "`\(key)` is indented \(Self.spaces(indent)), the line above \(above): YAML reads it as more of "
+                    + "that line's value; start the keys of one mapping in the same column"
+            } else if problem.contains("mapping values are not allowed") {
                 help = "quote the value if it contains `: `"
+            } else if problem.hasPrefix("did not find expected"), let above, indent != above, location.column == indent + 1 {
+                // A line that lines up with no enclosing mapping or list (libyaml says only
+                // what token it missed).
+                help = "this line is indented \(Self.spaces(indent)), the line above \(above): the keys of one mapping, "
+                    + "and the items of one list, start in the same column"
             } else if problem.contains("found character that cannot start any token"), location.column - 1 < lineBytes.count,
                       lineBytes[lineBytes.startIndex + location.column - 1] == UInt8(ascii: "`") {
                 help = "quote values that start with a backtick"
             }
-            bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: 1), help: help)
+            bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: length), help: help)
+        }
+
+        /// `1 space`, `4 spaces`.
+        static func spaces(_ count: Int) -> String {
+            count == 1 ? "1 space" : "\(count) spaces"
+        }
+
+        /// How many spaces a line starts with.
+        static func indentation(_ line: ArraySlice<UInt8>) -> Int {
+            line.prefix { $0 == UInt8(ascii: " ") }.count
+        }
+
+        /// The indentation of the nearest line above `line` that holds more than spaces and
+        /// a comment (counting a list item's `- ` as indentation: its keys start after it),
+        /// or nil at the top of the file.
+        static func indentationAbove(_ line: Int, in file: SourceFile) -> Int? {
+            var number = line - 1
+            while number >= 1 {
+                let bytes = file.lineBytes(number)
+                var indent = indentation(bytes)
+                let rest = bytes.dropFirst(indent)
+                if let first = rest.first, first != UInt8(ascii: "#"), first != UInt8(ascii: "\r") {
+                    // `  - name: a`: the keys of that item's mapping start after the `- `.
+                    var items = rest[...]
+                    while items.starts(with: [UInt8(ascii: "-"), UInt8(ascii: " ")]) {
+                        let spaces = indentation(items.dropFirst())
+                        indent += 1 + spaces
+                        items = items.dropFirst(1 + spaces)
+                    }
+                    return indent
+                }
+                number -= 1
+            }
+            return nil
+        }
+
+        /// The key a line starts with when the colon at `column` ends it: the line's text
+        /// from its indentation to that colon, a plain word without spaces (`timeout`).
+        static func keyBeforeColon(_ line: ArraySlice<UInt8>, column: Int) -> String? {
+            let start = line.startIndex + indentation(line)
+            let colon = line.startIndex + column - 1
+            guard colon > start, colon < line.endIndex, line[colon] == UInt8(ascii: ":") else { return nil }
+            let key = line[start..<colon]
+            let plain = key.allSatisfy { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "#") }
+            guard plain, key.first != UInt8(ascii: "-") else { return nil }
+            return String(decoding: key, as: UTF8.self)
         }
 
         /// The column index of a tab in the line's leading whitespace, if any.

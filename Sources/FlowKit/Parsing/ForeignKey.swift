@@ -1,0 +1,65 @@
+/// Keys that other task runners (GitHub Actions, go-task, just, Ansible, GitLab CI) use for
+/// what flow spells differently: a newcomer writes `run:` or `cmds:` out of habit, and a
+/// "did you mean" by spelling finds nothing close, so the error alone would not say what
+/// flow calls it.
+enum ForeignKey {
+    /// Where the key was found: on a step, or at the top of the workflow.
+    enum Place {
+        case step
+        case workflow
+    }
+
+    /// The help for `key`, or nil when it is not a known foreign key in `place`.
+    static func help(for key: String, in place: Place) -> String? {
+        switch place {
+        case .step:
+            if let flowKey = stepKeys[key] {
+                // A bare number is seconds in flow: `timeout: 5` would not be five minutes.
+                return key.hasPrefix("timeout") ? "flow calls this `timeout`, a duration such as `5m`" : "flow calls this `\(flowKey)`"
+            }
+            if dependencyKeys.contains(key) {
+                return "flow runs a list's steps in order, each after the one before; put steps that may run at once in a `concurrent` group"
+            }
+            return nil
+        case .workflow:
+            return workflowKeys[key].map { "flow calls this `\($0)`" }
+        }
+    }
+
+    /// Whether `key` is another tool's name for one of flow's step kinds (`run` for
+    /// `shell`): then it, not a missing kind, is the step's problem.
+    static func isKind(_ key: String) -> Bool {
+        stepKeys[key].map(StepKind.isKeyword) ?? false
+    }
+
+    /// A step's keys elsewhere → flow's. Only names that mean the same thing.
+    static let stepKeys: [String: String] = [
+        // The command: GitHub Actions' `run`, go-task's `cmd`/`cmds`, GitLab's `script`.
+        "run": "shell", "cmd": "shell", "cmds": "shell", "command": "shell", "script": "shell",
+        "parallel": "concurrent",
+        "steps": "sequential",
+        "echo": "print", "message": "print",
+        "sleep": "delay", "wait": "delay",
+        "uses": "use", "task": "use",
+        // Options.
+        "working-directory": "dir", "working_directory": "dir", "workdir": "dir", "cwd": "dir", "chdir": "dir",
+        "timeout-minutes": "timeout", "timeout_minutes": "timeout",
+        "continue-on-error": "continue_on_error", "ignore_error": "continue_on_error",
+        "ignore_errors": "continue_on_error", "allow_failure": "continue_on_error",
+        "when": "if", "condition": "if",
+        "desc": "description", "summary": "description",
+        "environment": "env",
+        "retries": "retry",
+    ]
+
+    /// go-task's `deps`, GitHub Actions' `needs`…: flow orders steps by their place instead.
+    static let dependencyKeys: Set<String> = ["deps", "needs", "depends_on", "depends-on", "dependencies"]
+
+    /// Top-level keys elsewhere → flow's.
+    static let workflowKeys: [String: String] = [
+        "tasks": "actions", "recipes": "actions",
+        "jobs": "steps",
+        "variables": "vars",
+        "environment": "env",
+    ]
+}
