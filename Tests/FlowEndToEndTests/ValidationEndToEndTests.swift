@@ -8,6 +8,46 @@ import Testing
     /// A NUL in a command, `dir` or `env` value would end the C string the kernel gets:
     /// `echo kept\0; touch ran` ran `echo kept` alone, and said nothing. Now it is an error
     /// at the NUL, and nothing runs.
+    /// A status compared with a string that is no status is always false (`!=`: true): a
+    /// warning, with the status meant (GitHub Actions' `success`/`failure` too). The run
+    /// still runs (warnings do not stop it), and `--strict` makes it an error.
+    @Test func aStatusComparedWithNoStatusIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+              - print: typo
+                if: steps.a.status == 'sucess'
+              - print: actions habit
+                if: "'failure' != steps.a.status"
+              - print: right
+                if: steps.a.status == 'succeeded' && run.status == 'running'
+            finally:
+              - print: bogus
+                if: run.status == 'done'
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        let expected = [
+            ("wf.yaml:5:27: warning: `sucess` is not a status `steps.a.status` can have, so this comparison is always false [unknown-status]",
+             "did you mean `succeeded`?"),
+            ("wf.yaml:7:10: warning: `failure` is not a status `steps.a.status` can have, so this comparison is always true [unknown-status]",
+             "did you mean `failed`?"),
+            ("wf.yaml:12:23: warning: `done` is not a status `run.status` can have, so this comparison is always false [unknown-status]",
+             "the statuses are `running`, `succeeded`, `failed`, `cancelled`"),
+        ]
+        for (line, help) in expected {
+            #expect(validate.stderr.contains(line + "\n"), "\(line)\n\(validate)")
+            #expect(validate.stderr.contains(help), "\(help)\n\(validate)")
+        }
+        #expect(validate.stdout == "wf.yaml: valid\n" && validate.stderr.hasSuffix("3 warnings in 1 file\n"), "\(validate)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("actions habit") && run.stdout.contains("right") && !run.stdout.contains("typo"), "\(run)")
+    }
+
     @Test func aNULWhereACStringIsDueIsAnError() throws {
         let box = try RunSandbox()
         try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)

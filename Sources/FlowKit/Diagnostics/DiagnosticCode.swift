@@ -47,4 +47,5 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     // Warnings.
     case unusedParam = "unused-param"
     case unusedVar = "unused-var"
+    case unknownStatus = "unknown-status"
 }

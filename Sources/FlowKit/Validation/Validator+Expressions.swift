@@ -33,6 +33,37 @@ extension Validator {
         for path in expression.references {
             checkReference(path, at: site)
         }
+        checkStatusComparisons(expression)
+    }
+
+    /// `steps.a.status == 'sucess'`: a status compared with a string no status is, so the
+    /// comparison is always false (`!=`: always true) and the step it guards never (or
+    /// always) runs, without a word. A warning with the statuses (and a "did you mean").
+    mutating func checkStatusComparisons(_ expression: Expression) {
+        expression.visit { node in
+            guard case .binary(let op, let left, let right, _) = node, op == .equal || op == .notEqual else { return }
+            for (side, other) in [(left, right), (right, left)] {
+                guard case .reference(let path, _) = side, case .literal(.string(let text), let span) = other,
+                      let statuses = Self.statuses(of: path.map(\.value)), !statuses.contains(text) else { continue }
+                let what = path.map(\.value).joined(separator: ".")
+                let near = Suggestion.closest(to: text, in: statuses)
+                    ?? Suggestion.closest(to: text, in: Self.outcomeWords.keys.sorted()).flatMap { Self.outcomeWords[$0] }
+                bag.warning(.unknownStatus, "`\(text)` is not a status `\(what)` can have, so this comparison is always \(op == .equal ? "false" : "true")",
+                            at: span, help: near.map { "did you mean `\($0)`?" }
+                                ?? "the statuses are " + Suggestion.list(statuses, limit: statuses.count))
+            }
+        }
+    }
+
+    /// GitHub Actions' words for a step's outcome (`steps.x.outcome == 'success'`), which
+    /// its users write out of habit, and flow's status for each.
+    static let outcomeWords = ["success": "succeeded", "failure": "failed", "timeout": "timed_out"]
+
+    /// The values a status reference can have: a step's states, or the run's statuses.
+    static func statuses(of path: [String]) -> [String]? {
+        if path.count == 3, path[0] == "steps", path[2] == "status" { return StepState.allCases.map(\.rawValue) }
+        if path == ["run", "status"] { return RunStatus.allCases.map(\.rawValue) }
+        return nil
     }
 
     mutating func checkReference(_ path: [Located<String>], at site: ReferenceSite?) {
