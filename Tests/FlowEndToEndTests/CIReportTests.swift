@@ -26,4 +26,80 @@ import FoundationXML
         #expect(r.stdout.contains("invalid step name `a%0D%0A::error::forged`"), "\(r)")
         #expect(!r.stdout.contains("\r"), "\(r)")
     }
+
+    /// The report's failures are the summary's: a group's own time-out, a `use` that failed
+    /// before its steps ran and an undo that failed were not failures in the report (their
+    /// steps were `cancelled`/`skipped`, the undone step passed), so a failed run could
+    /// show a report with none.
+    @Test func junitCountsTheFailuresTheSummaryCounts() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: ci
+            rollback: true
+            steps:
+              - name: up
+                shell: echo up
+                undo:
+                  - name: down
+                    shell: echo undoing; exit 4
+              - name: g
+                timeout: 200ms
+                sequential:
+                  - { name: long, shell: "exec $CHILD --sleep 30" }
+              - name: u
+                use: a
+                with: { p: "${{ steps.g.status }}" }
+                if: always()
+            actions:
+              a:
+                params:
+                  p: { allowed: [x] }
+                steps:
+                  - shell: echo never
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 failed, 1 timed_out, 1 cancelled, 1 skipped, 1 undo_failed in ") == true,
+                "\(r)")
+        let data = try #require(FileManager.default.contents(atPath: box.path("report.xml")))
+        let text = String(decoding: data, as: UTF8.self)
+        #if canImport(FoundationXML) || os(macOS)
+        let document = try XMLDocument(data: data)
+        let suite = try #require(try document.nodes(forXPath: "//testsuite").first as? XMLElement)
+        #expect(suite.attribute(forName: "failures")?.stringValue == "3", "\(text)")
+        #expect(suite.attribute(forName: "skipped")?.stringValue == "2", "\(text)")
+        #expect(suite.attribute(forName: "tests")?.stringValue == "5", "\(text)")
+        func failure(_ name: String) throws -> XMLElement? {
+            try document.nodes(forXPath: "//testcase[@name='\(name)']/failure").first as? XMLElement
+        }
+        #expect(try failure("g")?.attribute(forName: "type")?.stringValue == "timed_out", "\(text)")
+        #expect(try failure("u")?.attribute(forName: "type")?.stringValue == "failed", "\(text)")
+        let undo = try failure("up")
+        #expect(undo?.attribute(forName: "type")?.stringValue == "undo_failed", "\(text)")
+        #expect(undo?.attribute(forName: "message")?.stringValue?.hasPrefix("undo failed: down exit 4") == true, "\(text)")
+        let out = try document.nodes(forXPath: "//testcase[@name='up']/system-out").first?.stringValue
+        #expect(out == "up\nundoing\n", "the undo's output is the undone step's: \(text)")
+        #expect(try document.nodes(forXPath: "//testcase[@name='down']").isEmpty, "\(text)")
+        #endif
+    }
+
+    /// Text a parser would change: a raw CR in text reads as LF, raw line breaks and tabs
+    /// in an attribute as spaces. They are character references now.
+    @Test func junitKeepsCarriageReturnsAndAttributeLineBreaks() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - name: bar
+                shell: printf '10%%\r50%%\r100%%\n<&>]]>\001\n'; exit 1
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 1, "\(r)")
+        let text = box.read("report.xml") ?? ""
+        #expect(text.contains("<system-out>10%&#13;50%&#13;100%\n&lt;&amp;&gt;]]&gt;\u{FFFD}\n</system-out>"), "\(text)")
+        #if canImport(FoundationXML) || os(macOS)
+        let document = try XMLDocument(data: Data(text.utf8))
+        let out = try document.nodes(forXPath: "//system-out").first?.stringValue
+        #expect(out == "10%\r50%\r100%\n<&>]]>\u{FFFD}\n", "\(text)")
+        #endif
+    }
 }
