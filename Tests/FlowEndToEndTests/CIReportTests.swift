@@ -102,4 +102,38 @@ import FoundationXML
         #expect(out == "10%\r50%\r100%\n<&>]]>\u{FFFD}\n", "\(text)")
         #endif
     }
+
+    /// Under GitHub Actions a `use` that failed before its steps ran (a value not
+    /// `allowed`) got no `::error::`: only leaves and time-outs did, so the run failed with
+    /// no annotation naming it. A group that fails because a step inside did gets none of
+    /// its own (that step's is there), nor does one around a group that timed out.
+    @Test func githubAnnotatesAUseThatFailedByItself() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                sequential:
+                  - name: g
+                    timeout: 200ms
+                    sequential:
+                      - shell: exec $CHILD --sleep 30
+              - name: u
+                use: a
+                with: { p: "${{ steps.g.status }}" }
+                if: always()
+            actions:
+              a:
+                params:
+                  p: { allowed: [x] }
+                steps:
+                  - shell: echo never
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 1, "\(r)")
+        let annotations = r.stdoutLines.filter { $0.hasPrefix("::error") }
+        #expect(annotations.count == 2, "\(r)")
+        #expect(annotations.first?.hasPrefix("::error title=flow step g failed::g: timed out after 200ms") == true, "\(r)")
+        #expect(annotations.last?.hasPrefix(
+            "::error title=flow step u failed::u: `timed_out` is not an allowed value of `p` (allowed: x) ") == true, "\(r)")
+    }
 }
