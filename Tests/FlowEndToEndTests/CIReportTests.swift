@@ -136,4 +136,24 @@ import FoundationXML
         #expect(annotations.last?.hasPrefix(
             "::error title=flow step u failed::u: `timed_out` is not an allowed value of `p` (allowed: x) ") == true, "\(r)")
     }
+
+    /// A relative `$TMPDIR` gave each step a relative `FLOW_OUTPUT` path, which a step with
+    /// its own `dir` could not write (`cannot create rel/flow-…/1.out`): the run failed.
+    @Test func aRelativeTMPDIRStillGivesEveryStepItsOutputFile() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                dir: sub
+                shell: echo "v=1" >> "$FLOW_OUTPUT"; echo "$FLOW_OUTPUT"
+                outputs: [v]
+              - print: "v is ${{ steps.a.outputs.v }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw", "--no-journal"], env: ["TMPDIR": "tmp/"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines.last == "v is 1", "\(r)")
+        #expect(r.stdoutLines.first?.hasPrefix(box.path("tmp") + "/flow-") == true, "absolute, one slash: \(r)")
+    }
 }
