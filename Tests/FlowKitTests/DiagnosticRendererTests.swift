@@ -184,6 +184,15 @@ import Testing
             """)
     }
 
+    /// CR LF is one `Character`: escaped by character, it went through raw.
+    @Test func githubCommandsEscapeCRLFInDataAndProperties() {
+        let d = Self.diagnostic("a\n", line: 1, column: 1, length: 1, message: "one\r\ntwo", path: "a\r\nb.yaml")
+        #expect(DiagnosticRenderer().github([d]) == """
+            ::error file=a%0D%0Ab.yaml,line=1,col=1,endLine=1,endColumn=2,title=flow unknown-key::one%0D%0Atwo
+
+            """)
+    }
+
     @Test func githubCommandsEscapeOtherControlCharacters() {
         let d = Self.diagnostic("a\n", line: 1, column: 1, length: 1, message: "key `a\u{0}b\u{1B}c`", path: "x\u{0}.yaml")
         #expect(DiagnosticRenderer().github([d]) == #"""

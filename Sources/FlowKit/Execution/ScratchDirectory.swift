@@ -62,8 +62,15 @@ final class ScratchDirectory: Sendable {
         expected = expectedFiles
         // $TMPDIR when set; else /dev/shm (memory: one file per shell step must not cost a
         // disk write), else /tmp.
-        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        var base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
+        // A relative $TMPDIR is taken from flow's directory, once: each step gets its
+        // `FLOW_OUTPUT` path in its environment, and a relative one pointed elsewhere from
+        // a step with its own `dir` (the step failed to write its outputs).
+        if !base.hasPrefix("/"), let cwd = PathBytes.currentDirectory() {
+            base = String(decoding: cwd, as: UTF8.self) + (cwd.last == UInt8(ascii: "/") ? "" : "/") + base
+        }
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         self.base = base
         var template = Array("\(base)/\(Self.namePrefix)\(getpid())-\(runID)-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }

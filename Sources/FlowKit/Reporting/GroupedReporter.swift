@@ -26,6 +26,10 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// What an interactive step wrote to the terminal itself, unseen (its block is empty):
     /// flow's next line on each stream starts a line of its own.
     var unseen = UnseenWrites()
+    /// Under GitHub Actions, the steps annotated so far (each with its latest attempt): a
+    /// group that fails with none of them inside failed by itself (a `use` given a value
+    /// not `allowed`) and gets the annotation too, as the summary counts it.
+    var annotated: Set<String> = []
 
     public init(color: Bool, github: Bool, quiet: Bool = false) {
         style = ReporterStyle(color: color)
@@ -44,6 +48,15 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 let retried = { (path: String) in path == t.step.path || path.hasPrefix(inside) }
                 annotations.removeAll { retried($0.path) }
                 quietBlocks.removeAll { retried($0.path) }
+                annotated = annotated.filter { !retried($0) }
+            }
+            if github, t.step.isLeaf, t.to.isFinal { annotated.remove(t.step.path) }
+            if github, !t.step.isLeaf, t.to == .failed, !t.step.isUndo {
+                let inside = t.step.path + "."
+                if !annotated.contains(where: { $0.hasPrefix(inside) }) {
+                    annotations.append((t.step.path, Self.annotation(t)))
+                    annotated.insert(t.step.path)
+                }
             }
             // A group's own time-out gets a (bodiless) block too: nothing else would say it.
             guard t.step.isLeaf || t.to == .timedOut, t.to.isFinal, t.to != .skipped else { return }
@@ -55,9 +68,8 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             let body = buffers.removeValue(forKey: t.step.path) ?? []
             let failed = [.failed, .timedOut].contains(t.to)
             if github, failed {
-                // Escaped: a label or reason holding `%`, a line break or `:` would end or forge the command.
-                let title = GitHubCommandEscaping.property("flow step \(t.step.label) failed")
-                annotations.append((t.step.path, "::error title=\(title)::\(GitHubCommandEscaping.data("\(t.step.label): \(detail)"))\n"))
+                annotations.append((t.step.path, Self.annotation(t)))
+                annotated.insert(t.step.path)
             }
             if quiet {
                 if failed { quietBlocks.append((t.step.path, title, body)) }
@@ -84,6 +96,13 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// The `::error::` annotation of a step that ended failed. Escaped: a label or reason
+    /// holding `%`, a line break or `:` would end or forge the command.
+    static func annotation(_ t: StepTransition) -> String {
+        let title = GitHubCommandEscaping.property("flow step \(t.step.label) failed")
+        return "::error title=\(title)::\(GitHubCommandEscaping.data("\(t.step.label): \(ReporterStyle.detail(t))"))\n"
     }
 
     /// One step's block: its header, then its lines on their streams (under GitHub

@@ -3,13 +3,20 @@ import Glibc
 #endif
 
 /// `--junit FILE`: a JUnit XML report of the run's steps, written when the run ends.
-/// Each leaf step is a test case; failed and timed-out steps carry their output.
+/// Each leaf step is a test case; failed and timed-out steps carry their output. A group
+/// is one too when it failed by itself, as the run's summary counts it (its own `timeout`,
+/// a `use` given a value not `allowed`): its steps end only `cancelled` or `skipped`, so
+/// the report of a failed run would otherwise show no failure. So is any step whose undo
+/// failed (`undo_failed`, a failure): the undo steps are not cases of their own (the
+/// summary does not count them either), their output and failure go to the step they undo.
 public final class JUnitReport: RunObserver, @unchecked Sendable {
     struct Case {
         var step: StepRef
         var state: StepState = .pending
         var elapsed: Double = 0
         var message: String?
+        /// Why its undo failed (`undo failed: down exit 4 0.1s`).
+        var undoMessage: String?
         var output: [UInt8] = []
     }
 
@@ -28,27 +35,57 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         switch event {
         case .runStarted(let info): workflow = info.workflowName
         case .stepState(let t):
-            guard t.step.isLeaf, !t.step.isUndo else { return }
+            if t.step.isUndo {
+                // The first undo step that fails says why its step ended `undo_failed`.
+                if [.failed, .timedOut].contains(t.to), let i = undoneCase(t.step.path), cases[i].undoMessage == nil {
+                    cases[i].undoMessage = "undo failed: \(t.step.label) \(ReporterStyle.detail(t))"
+                }
+                return
+            }
+            guard t.step.isLeaf || index[t.step.path] != nil || failsByItself(t) else { return }
             let i = index[t.step.path] ?? {
                 cases.append(Case(step: t.step))
                 index[t.step.path] = cases.count - 1
                 return cases.count - 1
             }()
             cases[i].state = t.to
-            if let elapsed = t.elapsed { cases[i].elapsed = elapsed }
+            if let elapsed = t.elapsed, ![.undoing, .undone, .undoFailed].contains(t.to) { cases[i].elapsed = elapsed }
             if [.failed, .timedOut, .cancelled].contains(t.to) { cases[i].message = ReporterStyle.detail(t) }
         case .runFinished(let outcome): write(outcome)
         case .note: break
         }
     }
 
+    /// Whether a group's end is a failure of its own, one no case inside it shows: its own
+    /// time-out, a `use` that failed before its steps ran, an undo that failed.
+    func failsByItself(_ t: StepTransition) -> Bool {
+        switch t.to {
+        case .timedOut, .undoFailed: return true
+        case .failed:
+            let inside = t.step.path + "."
+            return !cases.contains { $0.step.path.hasPrefix(inside) && [.failed, .timedOut].contains($0.state) }
+        default: return false
+        }
+    }
+
+    /// The case of the step whose `undo` holds the undo step at `path` (`3` for `3.u1`,
+    /// `2.1` for `2.1.u2.1`).
+    func undoneCase(_ path: String) -> Int? {
+        let parts = path.split(separator: ".")
+        guard let u = parts.firstIndex(where: { $0.first == "u" && $0.dropFirst().allSatisfy(\.isNumber) }) else { return nil }
+        return index[parts[..<u].joined(separator: ".")]
+    }
+
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
-        guard let i = index[step.path], cases[i].output.count < 1 << 20 else { return }
+        guard let i = step.isUndo ? undoneCase(step.path) : index[step.path], cases[i].output.count < 1 << 20 else { return }
         cases[i].output.append(contentsOf: line)
         cases[i].output.append(0x0A)
     }
 
-    static func escape(_ s: String) -> String {
+    /// `s` as XML text or attribute value. CR is written `&#13;` (a parser reads a raw one
+    /// as LF), and in attributes LF and tab as `&#10;` and `&#9;` too (a parser reads raw
+    /// ones there as spaces).
+    static func escape(_ s: String, attribute: Bool = true) -> String {
         var out = ""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -56,7 +93,10 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
+            case "\r": out += "&#13;"
+            case "\n" where attribute: out += "&#10;"
+            case "\t" where attribute: out += "&#9;"
+            case "\n", "\t": out.unicodeScalars.append(scalar)
             default:
                 // XML 1.0 forbids most control characters, even escaped.
                 if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
@@ -66,19 +106,23 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     }
 
     func write(_ outcome: RunOutcome) {
-        let failures = cases.filter { [.failed, .timedOut].contains($0.state) }.count
+        // A group's case stays only if the group ended failed by itself (a retry of it may
+        // have made good the attempt that made it one).
+        let cases = cases.filter { $0.step.isLeaf || [.failed, .timedOut, .undoFailed].contains($0.state) }
+        let failures = cases.filter { [.failed, .timedOut, .undoFailed].contains($0.state) }.count
         let skipped = cases.filter { [.skipped, .cancelled].contains($0.state) }.count
         let time = String(format3(outcome.elapsed))
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"flow\" tests=\"\(cases.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
-        xml += "  <testsuite name=\"\(Self.escape(workflow))\" tests=\"\(cases.count)\" failures=\"\(failures)\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
+        xml += "<testsuites name=\"flow\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
+        xml += "  <testsuite name=\"\(Self.escape(workflow))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
         for c in cases {
             xml += "    <testcase name=\"\(Self.escape(c.step.label))\" classname=\"\(Self.escape(workflow)).\(Self.escape(c.step.path))\" time=\"\(format3(c.elapsed))\""
             let text = String(decoding: c.output, as: UTF8.self)
             switch c.state {
-            case .failed, .timedOut:
-                xml += ">\n      <failure message=\"\(Self.escape(c.message ?? c.state.rawValue))\" type=\"\(c.state.rawValue)\"/>\n"
-                if !text.isEmpty { xml += "      <system-out>\(Self.escape(text))</system-out>\n" }
+            case .failed, .timedOut, .undoFailed:
+                let message = c.state == .undoFailed ? c.undoMessage ?? "undo failed" : c.message ?? c.state.rawValue
+                xml += ">\n      <failure message=\"\(Self.escape(message))\" type=\"\(c.state.rawValue)\"/>\n"
+                if !text.isEmpty { xml += "      <system-out>\(Self.escape(text, attribute: false))</system-out>\n" }
                 xml += "    </testcase>\n"
             case .skipped, .cancelled:
                 xml += ">\n      <skipped message=\"\(c.state.rawValue)\"/>\n    </testcase>\n"

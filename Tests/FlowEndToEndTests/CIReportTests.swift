@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// What a CI system reads from flow, through the built binary: GitHub Actions workflow
+/// commands (`validate --format github`, grouped output under `GITHUB_ACTIONS=true`) and
+/// the JUnit report.
+@Suite struct CIReportTests {
+    /// A CR LF in a message (here a step name written with `\r\n`) went out raw: Swift's
+    /// `Character` for CR LF is one grapheme, equal to neither `"\r"` nor `"\n"`, so the
+    /// escaping skipped it, and the runner read the rest as a line (a command) of its own.
+    @Test func githubCommandsEscapeCRLF() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - name: "a\r\n::error::forged"
+                shell: echo
+            """#)
+        let r = try box.run(["validate", "--format", "github", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        // Counted in bytes: `split` on a `String` keeps CR LF whole, as the escaping did.
+        #expect(r.stdout.utf8.split(separator: 0x0A).count == 1, "one command per problem, on one line: \(r)")
+        #expect(r.stdoutLines.first?.hasPrefix("::error file=wf.yaml,line=2,col=11,") == true, "\(r)")
+        #expect(r.stdout.contains("invalid step name `a%0D%0A::error::forged`"), "\(r)")
+        #expect(!r.stdout.contains("\r"), "\(r)")
+    }
+
+    /// The report's failures are the summary's: a group's own time-out, a `use` that failed
+    /// before its steps ran and an undo that failed were not failures in the report (their
+    /// steps were `cancelled`/`skipped`, the undone step passed), so a failed run could
+    /// show a report with none.
+    @Test func junitCountsTheFailuresTheSummaryCounts() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: ci
+            rollback: true
+            steps:
+              - name: up
+                shell: echo up
+                undo:
+                  - name: down
+                    shell: echo undoing; exit 4
+              - name: g
+                timeout: 200ms
+                sequential:
+                  - { name: long, shell: "exec $CHILD --sleep 30" }
+              - name: u
+                use: a
+                with: { p: "${{ steps.g.status }}" }
+                if: always()
+            actions:
+              a:
+                params:
+                  p: { allowed: [x] }
+                steps:
+                  - shell: echo never
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 failed, 1 timed_out, 1 cancelled, 1 skipped, 1 undo_failed in ") == true,
+                "\(r)")
+        let data = try #require(FileManager.default.contents(atPath: box.path("report.xml")))
+        let text = String(decoding: data, as: UTF8.self)
+        #if canImport(FoundationXML) || os(macOS)
+        let document = try XMLDocument(data: data)
+        let suite = try #require(try document.nodes(forXPath: "//testsuite").first as? XMLElement)
+        #expect(suite.attribute(forName: "failures")?.stringValue == "3", "\(text)")
+        #expect(suite.attribute(forName: "skipped")?.stringValue == "2", "\(text)")
+        #expect(suite.attribute(forName: "tests")?.stringValue == "5", "\(text)")
+        func failure(_ name: String) throws -> XMLElement? {
+            try document.nodes(forXPath: "//testcase[@name='\(name)']/failure").first as? XMLElement
+        }
+        #expect(try failure("g")?.attribute(forName: "type")?.stringValue == "timed_out", "\(text)")
+        #expect(try failure("u")?.attribute(forName: "type")?.stringValue == "failed", "\(text)")
+        let undo = try failure("up")
+        #expect(undo?.attribute(forName: "type")?.stringValue == "undo_failed", "\(text)")
+        #expect(undo?.attribute(forName: "message")?.stringValue?.hasPrefix("undo failed: down exit 4") == true, "\(text)")
+        let out = try document.nodes(forXPath: "//testcase[@name='up']/system-out").first?.stringValue
+        #expect(out == "up\nundoing\n", "the undo's output is the undone step's: \(text)")
+        #expect(try document.nodes(forXPath: "//testcase[@name='down']").isEmpty, "\(text)")
+        #endif
+    }
+
+    /// Text a parser would change: a raw CR in text reads as LF, raw line breaks and tabs
+    /// in an attribute as spaces. They are character references now.
+    @Test func junitKeepsCarriageReturnsAndAttributeLineBreaks() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - name: bar
+                shell: printf '10%%\r50%%\r100%%\n<&>]]>\001\n'; exit 1
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 1, "\(r)")
+        let text = box.read("report.xml") ?? ""
+        #expect(text.contains("<system-out>10%&#13;50%&#13;100%\n&lt;&amp;&gt;]]&gt;\u{FFFD}\n</system-out>"), "\(text)")
+        #if canImport(FoundationXML) || os(macOS)
+        let document = try XMLDocument(data: Data(text.utf8))
+        let out = try document.nodes(forXPath: "//system-out").first?.stringValue
+        #expect(out == "10%\r50%\r100%\n<&>]]>\u{FFFD}\n", "\(text)")
+        #endif
+    }
+
+    /// Under GitHub Actions a `use` that failed before its steps ran (a value not
+    /// `allowed`) got no `::error::`: only leaves and time-outs did, so the run failed with
+    /// no annotation naming it. A group that fails because a step inside did gets none of
+    /// its own (that step's is there), nor does one around a group that timed out.
+    @Test func githubAnnotatesAUseThatFailedByItself() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                sequential:
+                  - name: g
+                    timeout: 200ms
+                    sequential:
+                      - shell: exec $CHILD --sleep 30
+              - name: u
+                use: a
+                with: { p: "${{ steps.g.status }}" }
+                if: always()
+            actions:
+              a:
+                params:
+                  p: { allowed: [x] }
+                steps:
+                  - shell: echo never
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 1, "\(r)")
+        let annotations = r.stdoutLines.filter { $0.hasPrefix("::error") }
+        #expect(annotations.count == 2, "\(r)")
+        #expect(annotations.first?.hasPrefix("::error title=flow step g failed::g: timed out after 200ms") == true, "\(r)")
+        #expect(annotations.last?.hasPrefix(
+            "::error title=flow step u failed::u: `timed_out` is not an allowed value of `p` (allowed: x) ") == true, "\(r)")
+    }
+
+    /// A relative `$TMPDIR` gave each step a relative `FLOW_OUTPUT` path, which a step with
+    /// its own `dir` could not write (`cannot create rel/flow-…/1.out`): the run failed.
+    @Test func aRelativeTMPDIRStillGivesEveryStepItsOutputFile() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                dir: sub
+                shell: echo "v=1" >> "$FLOW_OUTPUT"; echo "$FLOW_OUTPUT"
+                outputs: [v]
+              - print: "v is ${{ steps.a.outputs.v }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw", "--no-journal"], env: ["TMPDIR": "tmp/"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines.last == "v is 1", "\(r)")
+        #expect(r.stdoutLines.first?.hasPrefix(box.path("tmp") + "/flow-") == true, "absolute, one slash: \(r)")
+    }
+}
