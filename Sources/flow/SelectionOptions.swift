@@ -13,7 +13,7 @@ struct SelectionOptions {
     static let options: [OptionSpec] = [
         .value("var", valueName: "key=value", help: "Override a workflow variable.", repeats: true),
         .value("with", valueName: "key=value", help: "Set a parameter of ACTION.", repeats: true),
-        .value("tags", valueName: "a,b", help: "Run only steps with one of these tags (comma-separated).",
+        .value("tags", valueName: "a,b", help: "Run only steps with one of these tags (comma-separated); steps tagged `always` run too.",
                repeats: true, completion: CompletionValues.tags),
         .value("skip-tags", valueName: "a,b", help: "Skip steps with one of these tags.", repeats: true,
                completion: CompletionValues.tags),
