@@ -376,7 +376,7 @@ import Glibc
         #expect(box.lines("log") == ["undo-c", "undo-b", "undo-a A1"])
         #expect(Set(box.lines("log")) == ["undo-c", "undo-b", "undo-a A1"])
         // The steps being undone did not run again, and the output does not say they did.
-        #expect(undo.stderrLines.contains("✓ a reused from run \(runID)"), "\(undo)")
+        #expect(undo.stderrLines.contains("✓ a succeeded in run \(runID)"), "\(undo)")
         #expect(!undo.stderrLines.contains { $0.hasPrefix("▶ a") }, "\(undo)")
         let runs = try Self.runs(box)
         #expect(runs.first?["kind"] as? String == "undo")
@@ -649,7 +649,7 @@ import Glibc
         let resumeID = try #require(try Self.runs(box).first?["id"] as? String)
         let undone = try box.run(["undo", "last", "--output", "grouped"])
         #expect(undone.status == 0, "\(undone)")
-        #expect(undone.stderrLines.contains("── ✓ a (reused from run \(resumeID)) ──"), "\(undone)")
+        #expect(undone.stderrLines.contains("── ✓ a (succeeded in run \(resumeID)) ──"), "\(undone)")
     }
 
     @Test func fourConcurrentRunsOnOneStateDir() throws {

@@ -295,8 +295,8 @@ public final class Executor: Sendable {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
             // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
             let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
-            instance.transition(to: .running, reason: options.reusedFrom.map { "reused from run \($0)" })
-            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map { "reused from run \($0)" },
+            instance.transition(to: .running, reason: options.reusedFrom.map(StepTransition.reusedReason))
+            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map(StepTransition.reusedReason),
                                outputs: previous.outputs.isEmpty ? nil : previous.outputs)
             runState.record(instance, previous)
             return .finished(.succeeded)
@@ -601,7 +601,7 @@ extension Executor {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
             let frame = recordedFrame(for: node)
             let instance = StepInstance(node: node, frame: frame, bus: bus)
-            let reason = options.reusedFrom.map { "reused from run \($0)" }
+            let reason = options.reusedFrom.map(StepTransition.reversedReason)
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,
                                 outputs: result.outputs.isEmpty ? nil : result.outputs)

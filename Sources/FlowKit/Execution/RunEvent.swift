@@ -33,6 +33,20 @@ public struct StepTransition: Sendable {
     public var elapsed: Double?
     /// On `succeeded`: the outputs the step wrote.
     public var outputs: [String: String]?
+
+    /// The reason of a step `flow resume` takes from run `id` instead of running it.
+    public static func reusedReason(from id: String) -> String { "reused from run \(id)" }
+
+    /// The reason of a step `flow undo` reverses, recorded first as run `id` left it (not
+    /// "reused": nothing of it is used again).
+    public static func reversedReason(from id: String) -> String { "succeeded in run \(id)" }
+
+    /// A step taken from an earlier run (resume) or recorded as it was there (undo): it
+    /// did not run now, and its reason says where it comes from.
+    public var isFromEarlierRun: Bool {
+        guard let reason else { return false }
+        return reason.hasPrefix("reused from run ") || reason.hasPrefix("succeeded in run ")
+    }
 }
 
 /// How a run ended.

@@ -62,7 +62,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             guard t.step.isLeaf || t.to == .timedOut, t.to.isFinal, t.to != .skipped else { return }
             // A step `flow resume` or `flow undo` took from the earlier run did not run now:
             // say where it comes from, as `prefixed` does, not a time that reads as a run.
-            let reused = t.to == .succeeded && t.reason?.hasPrefix("reused") == true
+            let reused = t.to == .succeeded && t.isFromEarlierRun
             let detail = reused ? t.reason! : ReporterStyle.detail(t)
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             let body = buffers.removeValue(forKey: t.step.path) ?? []

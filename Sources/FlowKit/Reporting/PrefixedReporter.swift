@@ -60,7 +60,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
                 }
                 return
             }
-            if let reason = t.reason, reason.hasPrefix("reused") {
+            if t.isFromEarlierRun, let reason = t.reason {
                 if t.to == .succeeded {
                     unseen.startLine(err)
                     err.append("\(style.state(.succeeded)) \(t.step.label) \(style.paint(reason, "2"))\n")
