@@ -48,6 +48,30 @@ import Testing
         #expect(run.stdout.contains("actions habit") && run.stdout.contains("right") && !run.stdout.contains("typo"), "\(run)")
     }
 
+    /// A workflow file that is not there: the help names the file meant (a typo, or the
+    /// name without `.yaml`), else the workflow files of that directory.
+    @Test func aMissingFileGetsTheWorkflowFilesNearIt() throws {
+        let box = try RunSandbox()
+        try box.write("ci/release.yaml", "steps:\n  - print: hi\n")
+        try box.write("ci/deploy.yml", "steps:\n  - print: hi\n")
+        try box.write("ci/notes.txt", "")
+        let cases: [([String], String)] = [
+            (["validate", "ci/relase.yaml"], "help: did you mean `ci/release.yaml`?\n"),
+            (["run", "ci/release"], "help: did you mean `ci/release.yaml`?\n"),
+            (["plan", "ci/other"], "help: the workflow files in `ci/` are `ci/deploy.yml`, `ci/release.yaml`\n"),
+        ]
+        for (arguments, help) in cases {
+            let r = try box.run(arguments)
+            #expect(r.status == (arguments[0] == "validate" ? 1 : 2), "\(r)")
+            #expect(r.stderr.contains("error: cannot read `\(arguments[1])`: No such file or directory [file-unreadable]\n" + help), "\(r)")
+        }
+        // Nothing near: no help line.
+        let far = try box.run(["validate", "ci/nothing-like-it.yaml"])
+        #expect(!far.stderr.contains("help:"), "\(far)")
+        let json = try box.run(["validate", "--format", "json", "ci/relase.yaml"])
+        #expect(json.stdout.contains(#""help": "did you mean `ci/release.yaml`?""#), "\(json)")
+    }
+
     @Test func aNULWhereACStringIsDueIsAnError() throws {
         let box = try RunSandbox()
         try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)

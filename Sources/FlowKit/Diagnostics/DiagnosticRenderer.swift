@@ -50,8 +50,11 @@ public struct DiagnosticRenderer: Sendable {
         let path = ControlEscaping.escaped(d.file.path)
         out += paint("\(path):\(d.span.start.line):\(d.span.start.column):", "1")
         out += " \(label): \(paint(ControlEscaping.escaped(d.message), "1")) [\(d.code.rawValue)]\n"
-        out += excerpt(file: d.file, span: d.span, label: d.help.map { ControlEscaping.escaped($0) },
-                       caretColor: d.severity == .error ? "1;31" : "1;33", lines: &lines)
+        let shown = excerpt(file: d.file, span: d.span, label: d.help.map { ControlEscaping.escaped($0) },
+                            caretColor: d.severity == .error ? "1;31" : "1;33", lines: &lines)
+        out += shown
+        // No source to put the help under (a file that could not be read): a line of its own.
+        if shown.isEmpty, let help = d.help { out += "\(paint("help", "1;36")): \(ControlEscaping.escaped(help))\n" }
         for note in d.notes {
             out += paint("\(path):\(note.span.start.line):\(note.span.start.column):", "1")
             out += " \(paint("note", "1;36")): \(ControlEscaping.escaped(note.message))\n"

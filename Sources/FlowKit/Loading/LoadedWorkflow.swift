@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The result of loading one file: the workflow (when it could be parsed) and every diagnostic.
 public struct LoadedWorkflow: Sendable {
     public var file: SourceFile
@@ -44,9 +48,36 @@ public struct LoadedWorkflow: Sendable {
         } catch {
             let file = SourceFile(path: path, bytes: [])
             let diagnostic = Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(error.reason)", file: file,
-                                        span: SourceSpan(line: 1, column: 1, length: 0))
+                                        span: SourceSpan(line: 1, column: 1, length: 0),
+                                        help: error.isMissing && !fromStdin ? missingFileHelp(path) : nil)
             return LoadedWorkflow(file: file, workflow: nil, diagnostics: [diagnostic])
         }
+    }
+
+    /// For a workflow file that is not there: the workflow file of its directory it is a
+    /// typo of (`relase.yaml` → `release.yaml`), else the workflow files there (a name
+    /// without `.yaml`, such as an ACTION given first: `flow run release`), as go-task
+    /// and just say which files and recipes there are.
+    static func missingFileHelp(_ path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard let dir = opendir(directory.isEmpty ? "." : directory) else { return nil }
+        defer { closedir(dir) }
+        var workflows: [String] = []
+        while let entry = readdir(dir) {
+            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if entryName.hasSuffix(".yaml") || entryName.hasSuffix(".yml") { workflows.append(entryName) }
+            // A directory of thousands of files is not worth reading to the end for a hint.
+            if workflows.count >= 1_000 { break }
+        }
+        workflows.sort()
+        // `release` for `release.yaml`: the name without its extension.
+        let near = workflows.first { $0 == name + ".yaml" || $0 == name + ".yml" } ?? Suggestion.closest(to: name, in: workflows)
+        if let near { return "did you mean `\(directory)\(near)`?" }
+        guard !workflows.isEmpty, !name.hasSuffix(".yaml"), !name.hasSuffix(".yml") else { return nil }
+        return "the workflow files in \(directory.isEmpty ? "this directory" : "`\(directory)`") are "
+            + Suggestion.list(workflows.map { directory + $0 }, limit: 5)
     }
 
     /// How a workflow read from standard input (`-`) is named in messages.
