@@ -60,8 +60,20 @@ struct RunCommand: Command {
         // The journal opens while the workflow is read and planned (see `JournalOpening`).
         let journal = execution.noJournal ? nil : JournalOpening.startIfPresent(stateDir: Journal.stateDir(option: execution.journal.stateDir))
         let planOptions = selection.planOptions(action: action)
-        let workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor)
-        let plan = try WorkflowInput.plan(workflow, options: planOptions)
+        let workflow: Workflow, plan: Plan
+        do {
+            workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor)
+            plan = try WorkflowInput.plan(workflow, options: planOptions)
+        } catch {
+            // A CI job's report step finds a report of the refusal, not none.
+            if let junit = execution.junit, let refusal = WorkflowInput.refusal {
+                let name = file == "-" ? LoadedWorkflow.stdinName : ControlEscaping.displayName(ofPathBytes: RawArguments.bytes(of: file) ?? Array(file.utf8))
+                if let failure = JUnitReport.writeRefusal(to: junit, workflow: name, message: refusal.message, details: refusal.details) {
+                    Console.stderr("error: \(failure)\n")
+                }
+            }
+            throw error
+        }
         if workflow.file.path == LoadedWorkflow.stdinName, file == "-" { Self.reopenStandardInputAsTerminal() }
         // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.
         let directory = PathBytes.currentDirectory() ?? Array(".".utf8)

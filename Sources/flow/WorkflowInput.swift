@@ -5,6 +5,9 @@ enum WorkflowInput {
     /// Loads `path`; on errors prints every diagnostic to stderr and exits 2 (nothing runs).
     /// Loaded files stay alive until exit (see `exitNow`).
     nonisolated(unsafe) static var kept: [LoadedWorkflow] = []
+    /// What the last refusal said (its last line, and the diagnostics or help before it),
+    /// for a report of the refused run (`--junit`).
+    nonisolated(unsafe) static var refusal: (message: String, details: String)?
 
     /// `options` are those the workflow will be planned with: validation leaves the
     /// variables they override to the planner.
@@ -20,7 +23,9 @@ enum WorkflowInput {
         guard loaded.isValid, let workflow = loaded.workflow else {
             let count = loaded.errorCount
             let name = path.isEmpty ? "''" : ControlEscaping.escaped(loaded.file.path)
-            Console.stderr("error: \(name) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run\n")
+            let message = "\(name) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run"
+            Console.stderr("error: \(message)\n")
+            refusal = (message, DiagnosticRenderer(useColor: false).text(loaded.diagnostics))
             throw ExitCode(2)
         }
         return workflow
@@ -34,6 +39,7 @@ enum WorkflowInput {
             // The message may quote a --var or --with value: control characters escaped.
             Console.stderr("error: \(ControlEscaping.escaped(error.message))\n")
             if let help = error.help { Console.stderr("help: \(ControlEscaping.escaped(help))\n") }
+            refusal = (ControlEscaping.escaped(error.message), error.help.map { "help: " + ControlEscaping.escaped($0) } ?? "")
             throw ExitCode(2)
         }
     }

@@ -103,6 +103,32 @@ import FoundationXML
         #endif
     }
 
+    /// A run refused before it started (an invalid workflow, a `--var` the workflow does
+    /// not declare: exit 2) still writes its `--junit` report, one failed case holding what
+    /// flow said: a CI job's report step found no file, and said only that.
+    @Test func junitReportsARefusedRun() throws {
+        let box = try RunSandbox()
+        try box.write("bad.yaml", "steps:\n  - shel: x\n")
+        try box.write("ok.yaml", "vars: {v: 1}\nsteps:\n  - print: \"${{ vars.v }}\"\n")
+        let invalid = try box.run(["run", "bad.yaml", "--junit", "bad.xml"])
+        #expect(invalid.status == 2, "\(invalid)")
+        let text = box.read("bad.xml") ?? ""
+        #expect(text.contains(#"<testsuites name="flow" tests="1" failures="1" errors="0" skipped="0" time="0.000">"#), "\(text)")
+        #expect(text.contains(#"<failure message="bad.yaml is invalid (1 error); nothing was run" type="refused"/>"#), "\(text)")
+        #expect(text.contains("bad.yaml:2:5: error: unknown key `shel` in a step [unknown-key]"), "\(text)")
+        let unknownVar = try box.run(["run", "ok.yaml", "--var", "nope=1", "--junit", "var.xml"])
+        #expect(unknownVar.status == 2, "\(unknownVar)")
+        #expect(box.read("var.xml")?.contains(#"<failure message="unknown variable `nope` in --var" type="refused"/>"#) == true)
+        #if canImport(FoundationXML) || os(macOS)
+        for name in ["bad.xml", "var.xml"] {
+            _ = try XMLDocument(data: Data((box.read(name) ?? "").utf8))
+        }
+        #endif
+        // A run that starts writes the report of its steps, as before.
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed", "--junit", "ok.xml"]).status == 0)
+        #expect(box.read("ok.xml")?.contains(#"failures="0""#) == true)
+    }
+
     /// Under GitHub Actions a `use` that failed before its steps ran (a value not
     /// `allowed`) got no `::error::`: only leaves and time-outs did, so the run failed with
     /// no annotation naming it. A group that fails because a step inside did gets none of

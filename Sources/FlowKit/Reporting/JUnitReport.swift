@@ -131,16 +131,33 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
             }
         }
         xml += "  </testsuite>\n</testsuites>\n"
+        failure = Self.write(xml, to: path)
+    }
+
+    /// The report of a run refused before it started (an invalid workflow, a `--var` or
+    /// ACTION that does not fit it: exit 2): one failed case, `validate`, holding what flow
+    /// said. A CI job's report step then shows why (it found no file, and said only that).
+    /// Returns why the file could not be written, if it could not.
+    public static func writeRefusal(to path: String, workflow: String, message: String, details: String) -> String? {
+        let name = escape(workflow)
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"flow\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n"
+        xml += "  <testsuite name=\"\(name)\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0.000\">\n"
+        xml += "    <testcase name=\"validate\" classname=\"\(name)\" time=\"0.000\">\n"
+        xml += "      <failure message=\"\(escape(message))\" type=\"refused\"/>\n"
+        if !details.isEmpty { xml += "      <system-out>\(escape(details, attribute: false))</system-out>\n" }
+        xml += "    </testcase>\n  </testsuite>\n</testsuites>\n"
+        return write(xml, to: path)
+    }
+
+    /// Writes `xml` to `path`; the reason when it cannot.
+    static func write(_ xml: String, to path: String) -> String? {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            failure = "cannot write \(path): \(String(cString: strerror(errno)))"
-            return
-        }
+        guard fd >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
         defer { close(fd) }
-        xml.withUTF8 { buffer in
-            if !writeAll(fd, UnsafeRawBufferPointer(buffer)) {
-                failure = "cannot write \(path): \(String(cString: strerror(errno)))"
-            }
+        var xml = xml
+        return xml.withUTF8 { buffer in
+            writeAll(fd, UnsafeRawBufferPointer(buffer)) ? nil : "cannot write \(path): \(String(cString: strerror(errno)))"
         }
     }
 
