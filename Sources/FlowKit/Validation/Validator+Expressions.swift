@@ -46,8 +46,11 @@ extension Validator {
                 guard case .reference(let path, _) = side, case .literal(.string(let text), let span) = other,
                       let statuses = Self.statuses(of: path.map(\.value)), !statuses.contains(text) else { continue }
                 let what = path.map(\.value).joined(separator: ".")
+                // An outcome word's status only where the reference can have it: `run.status`
+                // is never `timed_out`, so `'timeout'` there gets the list, not that.
                 let near = Suggestion.closest(to: text, in: statuses)
                     ?? Suggestion.closest(to: text, in: Self.outcomeWords.keys.sorted()).flatMap { Self.outcomeWords[$0] }
+                        .flatMap { statuses.contains($0) ? $0 : nil }
                 bag.warning(.unknownStatus, "`\(text)` is not a status `\(what)` can have, so this comparison is always \(op == .equal ? "false" : "true")",
                             at: span, help: near.map { "did you mean `\($0)`?" }
                                 ?? "the statuses are " + Suggestion.list(statuses, limit: statuses.count))
