@@ -209,11 +209,13 @@ extension WorkflowParser {
         bag.merges.removeSubrange(mark...)
     }
 
-    /// Reports an unknown key with a "did you mean" help: a close spelling, else flow's
-    /// name for another tool's key (`run` → `shell`) when `foreign` says where to look.
+    /// Reports an unknown key with a "did you mean" help: flow's name for another tool's
+    /// key (`run` → `shell`) when `foreign` says where to look, else a close spelling. The
+    /// foreign name first: it is the key exactly, where a spelling is a guess that may be
+    /// a different key (`steps` on a `print` step is `sequential`, not `stream`).
     mutating func unknownKey(_ name: Located<String>, in place: String, candidates: [String],
                              foreign: ForeignKey.Place? = nil) {
-        let help = Suggestion.help(for: name.value, in: candidates) ?? foreign.flatMap { ForeignKey.help(for: name.value, in: $0) }
+        let help = foreign.flatMap { ForeignKey.help(for: name.value, in: $0) } ?? Suggestion.help(for: name.value, in: candidates)
         bag.error(.unknownKey, "unknown key `\(name.value)` in \(place)", at: name.span, help: help)
     }
 
