@@ -5,9 +5,6 @@ import Testing
 /// diagnostic's location and code), `flow run` refuses (exit 2, nothing run); what it
 /// accepts runs as written.
 @Suite struct ValidationEndToEndTests {
-    /// A NUL in a command, `dir` or `env` value would end the C string the kernel gets:
-    /// `echo kept\0; touch ran` ran `echo kept` alone, and said nothing. Now it is an error
-    /// at the NUL, and nothing runs.
     /// A status compared with a string that is no status is always false (`!=`: true): a
     /// warning, with the status meant (GitHub Actions' `success`/`failure` too). The run
     /// still runs (warnings do not stop it), and `--strict` makes it an error.
@@ -77,6 +74,37 @@ import Testing
         #expect(json.stdout.contains(#""help": "did you mean `ci/release.yaml`?""#), "\(json)")
     }
 
+    /// The help for a missing file names only files flow could run, as it shows names: a
+    /// dangling link or a directory called `*.yaml` was offered as the file meant (a link
+    /// `gone.yaml` to nothing: "did you mean `gone.yaml`?"), and a directory or file whose
+    /// name is not UTF-8 was looked for under its shown name, or shown with U+FFFD.
+    @Test func theMissingFileHelpNamesOnlyFilesThatCanBeRead() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-missing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            d="$(printf 'n\376')"; mkdir "$d" "$d/lib.yaml"
+            printf 'steps:\n  - print: hi\n' > "$d/release.yaml"; cp "$d/release.yaml" "$d/$(printf 'caf\351.yaml')"
+            ln -s nowhere "$d/gone.yaml"; ln -s release.yaml "$d/linked.yaml"
+            "$0" validate "$d/relase.yaml" "$d/x" "$d/gone.yaml" "$d/lib"
+            """#
+        let result = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(result.stderr == """
+            n\\xFE/relase.yaml:1:1: error: cannot read `n\\xFE/relase.yaml`: No such file or directory [file-unreadable]
+            help: did you mean `n\\xFE/release.yaml`?
+            n\\xFE/x:1:1: error: cannot read `n\\xFE/x`: No such file or directory [file-unreadable]
+            help: the workflow files in `n\\xFE/` are `n\\xFE/caf\\xE9.yaml`, `n\\xFE/linked.yaml`, `n\\xFE/release.yaml`
+            n\\xFE/gone.yaml:1:1: error: cannot read `n\\xFE/gone.yaml`: No such file or directory [file-unreadable]
+            n\\xFE/lib:1:1: error: cannot read `n\\xFE/lib`: No such file or directory [file-unreadable]
+            help: the workflow files in `n\\xFE/` are `n\\xFE/caf\\xE9.yaml`, `n\\xFE/linked.yaml`, `n\\xFE/release.yaml`
+            4 errors in 4 files
+
+            """, "\(result)")
+    }
+
+    /// A NUL in a command, `dir` or `env` value would end the C string the kernel gets:
+    /// `echo kept\0; touch ran` ran `echo kept` alone, and said nothing. Now it is an error
+    /// at the NUL, and nothing runs.
     @Test func aNULWhereACStringIsDueIsAnError() throws {
         let box = try RunSandbox()
         try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)

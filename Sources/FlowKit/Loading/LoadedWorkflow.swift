@@ -49,7 +49,7 @@ public struct LoadedWorkflow: Sendable {
             let file = SourceFile(path: path, bytes: [])
             let diagnostic = Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(error.reason)", file: file,
                                         span: SourceSpan(line: 1, column: 1, length: 0),
-                                        help: error.isMissing && !fromStdin ? missingFileHelp(path) : nil)
+                                        help: error.isMissing && !fromStdin ? missingFileHelp(path, bytes: pathBytes ?? Array(path.utf8)) : nil)
             return LoadedWorkflow(file: file, workflow: nil, diagnostics: [diagnostic])
         }
     }
@@ -58,16 +58,25 @@ public struct LoadedWorkflow: Sendable {
     /// typo of (`relase.yaml` → `release.yaml`), else the workflow files there (a name
     /// without `.yaml`, such as an ACTION given first: `flow run release`), as go-task
     /// and just say which files and recipes there are.
-    static func missingFileHelp(_ path: String) -> String? {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        guard let dir = opendir(directory.isEmpty ? "." : directory) else { return nil }
+    ///
+    /// `bytes` is the path as given: the directory is opened by them (a name that is not
+    /// UTF-8 is shown as `caf\xFF`, which opens nothing). Only regular files (or links to
+    /// them) count: a dangling link named like the file, or a directory `release.yaml`,
+    /// is no file to run, and was offered as the one meant.
+    static func missingFileHelp(_ path: String, bytes: [UInt8]) -> String? {
+        let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+        let directoryBytes = slash.map { Array(bytes[...$0]) } ?? []
+        let directory = ControlEscaping.displayName(ofPathBytes: directoryBytes)
+        let name = ControlEscaping.displayName(ofPathBytes: slash.map { Array(bytes[($0 + 1)...]) } ?? bytes)
+        let opened = PathBytes.withCString(directoryBytes.isEmpty ? Array(".".utf8) : directoryBytes) { $0.flatMap { opendir($0) } }
+        guard let dir = opened else { return nil }
         defer { closedir(dir) }
         var workflows: [String] = []
         while let entry = readdir(dir) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if entryName.hasSuffix(".yaml") || entryName.hasSuffix(".yml") { workflows.append(entryName) }
+            let entryBytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard [".yaml", ".yml"].contains(where: { entryBytes.count > $0.utf8.count && entryBytes.suffix($0.utf8.count).elementsEqual($0.utf8) }) else { continue }
+            guard Self.isRegularFile(entryBytes, type: entry.pointee.d_type, in: dir) else { continue }
+            workflows.append(ControlEscaping.displayName(ofPathBytes: entryBytes))
             // A directory of thousands of files is not worth reading to the end for a hint.
             if workflows.count >= 1_000 { break }
         }
@@ -78,6 +87,16 @@ public struct LoadedWorkflow: Sendable {
         guard !workflows.isEmpty, !name.hasSuffix(".yaml"), !name.hasSuffix(".yml") else { return nil }
         return "the workflow files in \(directory.isEmpty ? "this directory" : "`\(directory)`") are "
             + Suggestion.list(workflows.map { directory + $0 }, limit: 5)
+    }
+
+    /// Whether the entry `name` of `dir` is a regular file, following a link (`d_type`
+    /// says so for most file systems; others, and links, are asked with `fstatat`).
+    private static func isRegularFile(_ name: [UInt8], type: UInt8, in dir: OpaquePointer) -> Bool {
+        if type == UInt8(DT_REG) { return true }
+        guard type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN) else { return false }
+        var info = stat()
+        let found = PathBytes.withCString(name) { $0.map { fstatat(dirfd(dir), $0, &info, 0) == 0 } ?? false }
+        return found && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// How a workflow read from standard input (`-`) is named in messages.
