@@ -182,4 +182,20 @@ import FoundationXML
         #expect(r.stdoutLines.last == "v is 1", "\(r)")
         #expect(r.stdoutLines.first?.hasPrefix(box.path("tmp") + "/flow-") == true, "absolute, one slash: \(r)")
     }
+
+    /// A relative `$TMPDIR` under a directory whose name is not UTF-8 cannot be made
+    /// absolute as text (U+FFFD is not the byte): the run was refused (`cannot create a
+    /// temporary directory in …/tm�/tmp`). It stays relative, as before, and the run runs.
+    @Test func aRelativeTMPDIRUnderANameThatIsNotUTF8StillRuns() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-tmpdir-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            d="$(printf 'tm\351')"; mkdir -p "$d/tmp" && cd "$d" || exit 9
+            printf 'steps:\n  - name: a\n    shell: echo v=1 >> "$FLOW_OUTPUT"\n  - print: "v is ${{ steps.a.outputs.v }}"\n' > wf.yaml
+            TMPDIR=tmp "$0" run wf.yaml --output raw --no-journal
+            """#
+        let r = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(r.status == 0 && r.stdout == "v is 1\n", "\(r)")
+    }
 }

@@ -66,9 +66,12 @@ final class ScratchDirectory: Sendable {
             ?? (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
         // A relative $TMPDIR is taken from flow's directory, once: each step gets its
         // `FLOW_OUTPUT` path in its environment, and a relative one pointed elsewhere from
-        // a step with its own `dir` (the step failed to write its outputs).
-        if !base.hasPrefix("/"), let cwd = PathBytes.currentDirectory() {
-            base = String(decoding: cwd, as: UTF8.self) + (cwd.last == UInt8(ascii: "/") ? "" : "/") + base
+        // a step with its own `dir` (the step failed to write its outputs). Not from a
+        // directory whose name is not UTF-8: the path is a String here, U+FFFD in place of
+        // the byte names no directory, and the run was refused; relative, it works for the
+        // steps without a `dir`, as before.
+        if !base.hasPrefix("/"), let cwd = PathBytes.currentDirectory(), let text = String(validating: cwd, as: UTF8.self) {
+            base = text + (text.hasSuffix("/") ? "" : "/") + base
         }
         while base.count > 1, base.hasSuffix("/") { base.removeLast() }
         self.base = base
