@@ -58,11 +58,19 @@ extension Journal {
         return records
     }
 
+    /// The most runs whose steps `fillCounts` names one by one. More (`runs --limit 40000`)
+    /// are counted over the whole journal, as before: each id is a bound parameter, bound
+    /// one scope inside the other (`SQLiteConnection.binding`), and thousands of them
+    /// overflowed the stack (and SQLite allows 32,766 at most), where the page is most of
+    /// the journal anyway.
+    static let countsByIDLimit = 500
+
     /// Sets the step counts of `records`. With `onlyThese`, the query reads only their
     /// steps: `flow show` and a TAB asked for one run or a page of them, and counting every
     /// run's steps made them as slow as the whole journal is large.
     private func fillCounts(_ records: inout [RunRecord], onlyThese: Bool) throws(JournalError) {
         guard !records.isEmpty else { return }
+        let onlyThese = onlyThese && records.count <= Self.countsByIDLimit
         // The steps the run's summary counts (`RunState.counts`): the leaves, and a group
         // its own timeout ended, once (its steps are only `cancelled`). Undo steps aside.
         var sql = """

@@ -48,6 +48,30 @@ import Testing
         #expect(run.counts == ["succeeded": 1, "running": 1, "pending": 1])
     }
 
+    /// `runs --limit N` with a page of thousands of runs: their ids were bound one by one to
+    /// count their steps alone, each binding a scope inside the one before, and the stack
+    /// overflowed (a crash, from some 6,000 runs in a debug build). Every run keeps its counts.
+    @Test func aPageOfThousandsOfRunsIsCounted() throws {
+        let journal = try Journal.open(stateDir: Self.stateDir(), create: true)
+        let count = 40_000
+        try journal.write { db in
+            try db.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+                INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at,
+                                  ended_at, state, exit_status, pid, host)
+                SELECT printf('run-%05d', i), 'run', 'w.yml', 'w', 'h', x'', '{}', '/', i, i + 1, 'succeeded', 0, 1, 'host' FROM n
+                """)
+            try db.execute("""
+                INSERT INTO steps (run_id, path, position, depth, kind, label, state)
+                SELECT id, '1', 0, 0, 'shell', 'shell', 'succeeded' FROM runs
+                """)
+        }
+        let runs = try journal.runs(limit: count)
+        #expect(runs.count == count)
+        #expect(runs.allSatisfy { $0.counts == ["succeeded": 1] })
+        #expect(try journal.runs(limit: 2).map(\.counts) == [["succeeded": 1], ["succeeded": 1]])
+    }
+
     /// The recorder's statements bind text and blobs in place: empty values stay empty (not
     /// NULL), and non-ASCII text arrives byte for byte.
     @Test func boundValuesArriveIntact() throws {
