@@ -48,6 +48,22 @@ import Testing
         let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("actions habit") && run.stdout.contains("right") && !run.stdout.contains("typo"), "\(run)")
+
+        // A step's list holds the states an ended step has; a step that is not there has
+        // its error, and no warning besides.
+        try box.write("other.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+              - print: x
+                if: steps.a.status != 'bogus'
+              - print: y
+                if: steps.zz.status == 'bogus'
+            """)
+        let other = try box.run(["validate", "other.yaml"])
+        #expect(other.stderr.contains("the statuses are `succeeded`, `failed`, `timed_out`, `cancelled`, `skipped`, `undone`, `undo_failed`\n"), "\(other)")
+        #expect(other.stderr.contains("other.yaml:7:15: error: no step named `zz` in this workflow [unknown-reference]"), "\(other)")
+        #expect(other.stderr.hasSuffix("1 error, 1 warning in 1 file\n"), "\(other)")
     }
 
     /// A workflow file that is not there: the help names the file meant (a typo, or the

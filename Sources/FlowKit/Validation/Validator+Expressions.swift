@@ -45,6 +45,11 @@ extension Validator {
             for (side, other) in [(left, right), (right, left)] {
                 guard case .reference(let path, _) = side, case .literal(.string(let text), let span) = other,
                       let statuses = Self.statuses(of: path.map(\.value)), !statuses.contains(text) else { continue }
+                // A step that is not there has its error already; a warning would add nothing.
+                if path[0].value == "steps", scope.steps[path[1].value] == nil { continue }
+                // Listed: the statuses a reference sees (a step that has ended, the run as it
+                // goes); the others are accepted but would only lengthen the help.
+                let listed = path[0].value == "steps" ? statuses.filter { !Self.passingStates.contains($0) } : statuses
                 let what = path.map(\.value).joined(separator: ".")
                 // An outcome word's status only where the reference can have it: `run.status`
                 // is never `timed_out`, so `'timeout'` there gets the list, not that.
@@ -53,7 +58,7 @@ extension Validator {
                         .flatMap { statuses.contains($0) ? $0 : nil }
                 bag.warning(.unknownStatus, "`\(text)` is not a status `\(what)` can have, so this comparison is always \(op == .equal ? "false" : "true")",
                             at: span, help: near.map { "did you mean `\($0)`?" }
-                                ?? "the statuses are " + Suggestion.list(statuses, limit: statuses.count))
+                                ?? "the statuses are " + Suggestion.list(listed, limit: listed.count))
             }
         }
     }
@@ -61,6 +66,10 @@ extension Validator {
     /// GitHub Actions' words for a step's outcome (`steps.x.outcome == 'success'`), which
     /// its users write out of habit, and flow's status for each.
     static let outcomeWords = ["success": "succeeded", "failure": "failed", "timeout": "timed_out"]
+
+    /// A step's states while it runs, or is undone: a `steps.X` reference is only ever to a
+    /// step that has ended, so it does not see them (they are still no typo).
+    static let passingStates: Set<String> = ["pending", "running", "retrying", "undoing"]
 
     /// The values a status reference can have: a step's states, or the run's statuses.
     static func statuses(of path: [String]) -> [String]? {
