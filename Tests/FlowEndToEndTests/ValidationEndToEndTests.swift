@@ -66,6 +66,39 @@ import Testing
         #expect(other.stderr.hasSuffix("1 error, 1 warning in 1 file\n"), "\(other)")
     }
 
+    /// `allowed` values are matched scalar for scalar, as `==` in expressions: `e` with a
+    /// combining accent is not the precomposed `é` the list allows (the shell, a file name,
+    /// `[ "$a" = "$b" ]` tell them apart), at validation and when the value comes at run time.
+    @Test func allowedValuesAreMatchedScalarForScalar() throws {
+        let box = try RunSandbox()
+        let actions = """
+            actions:
+              greet:
+                params:
+                  who: { allowed: ["\u{E9}"] }
+                steps:
+                  - print: "hi ${{ params.who }}"
+            """
+        try box.write("literal.yaml", actions + "\nsteps:\n  - use: greet\n    with: { who: \"e\u{301}\" }\n")
+        let literal = try box.run(["validate", "literal.yaml"])
+        #expect(literal.status == 1 && literal.stderr.contains("[disallowed-param]"), "\(literal)")
+        try box.write("runtime.yaml", actions + """
+
+            steps:
+              - name: a
+                shell: printf 'v=e\\314\\201\\n' >> "$FLOW_OUTPUT"
+                outputs: [v]
+              - use: greet
+                with: { who: "${{ steps.a.outputs.v }}" }
+            """)
+        #expect(try box.run(["validate", "runtime.yaml"]).status == 0)
+        let runtime = try box.run(["run", "runtime.yaml", "--output", "prefixed"])
+        #expect(runtime.status == 1 && runtime.stderr.contains("is not an allowed value of `who`"), "\(runtime)")
+        // The precomposed value itself is allowed.
+        try box.write("same.yaml", actions + "\nsteps:\n  - use: greet\n    with: { who: \"\u{E9}\" }\n")
+        #expect(try box.run(["run", "same.yaml", "--output", "prefixed"]).status == 0)
+    }
+
     /// A workflow file that is not there: the help names the file meant (a typo, or the
     /// name without `.yaml`), else the workflow files of that directory.
     @Test func aMissingFileGetsTheWorkflowFilesNearIt() throws {

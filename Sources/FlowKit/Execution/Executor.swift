@@ -496,7 +496,7 @@ public final class Executor: Sendable {
             for (name, value) in with { params[name] = context.render(value) }
             // `allowed` holds at run time too, for values only known now (an output, an env).
             for (name, value) in with.map({ ($0.name, params[$0.name] ?? "") }) {
-                if let allowed = node.allowedParams[name], !allowed.contains(value) {
+                if let allowed = node.allowedParams[name], !allowed.contains(where: { $0.isIdentical(to: value) }) {
                     let reason = "`\(value)` is not an allowed value of `\(name)` (allowed: " + allowed.joined(separator: ", ") + ")"
                     // A note as well: reporters that show only leaves' ends still say why.
                     bus.emit(.note(instance.ref, reason))

@@ -51,7 +51,7 @@ public enum ExpressionValue: Sendable, Equatable, CustomStringConvertible {
         // Scalar by scalar: Swift's `==` treats canonically equivalent strings as equal
         // (`é` precomposed and `e` + combining accent), which are different text to the
         // shell, to a file name and to `[ "$a" = "$b" ]`. "Identical" means the same scalars.
-        case (.string(let a), .string(let b)): return a.unicodeScalars.elementsEqual(b.unicodeScalars)
+        case (.string(let a), .string(let b)): return a.isIdentical(to: b)
         case (.number(let a), .number(let b)): return a == b
         case (.bool(let a), .bool(let b)): return a == b
         case (.null, .null): return true

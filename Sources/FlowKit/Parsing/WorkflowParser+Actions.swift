@@ -88,7 +88,7 @@ extension WorkflowParser {
                           help: "drop `required: true` or the default")
             }
             if let allowed = param.allowed, let defaultValue = param.defaultValue,
-               !allowed.contains(where: { $0.value == defaultValue.value }) {
+               !allowed.contains(where: { $0.value.isIdentical(to: defaultValue.value) }) {
                 bag.error(.disallowedParam, "the default `\(defaultValue.value)` of `\(name.value)` is not an allowed value",
                           at: defaultValue.span, help: "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", "))
             }

@@ -84,7 +84,7 @@ public struct Planner {
                     throw PlanError("action `\(actionName)` has no parameter `\(name)`",
                                     help: Suggestion.help(for: name, in: action.params.map(\.name.value)))
                 }
-                if let allowed = param.allowed, !allowed.contains(where: { $0.value == value }) {
+                if let allowed = param.allowed, !allowed.contains(where: { $0.value.isIdentical(to: value) }) {
                     throw PlanError("`\(value)` is not an allowed value of `\(name)`",
                                     help: "allowed: " + allowed.map(\.value).joined(separator: ", "))
                 }
@@ -219,7 +219,7 @@ public struct Planner {
             // validation; values from outputs or params are checked when the step runs.
             guard let value = with.first(where: { $0.name == param.name.value })?.value, !value.isLiteral,
                   let resolved = statics.text(of: value) else { continue }
-            if !allowed.contains(resolved) {
+            if !allowed.contains(where: { $0.isIdentical(to: resolved) }) {
                 throw PlanError("\(workflow.file.path):\(value.span.start): `\(resolved)` (from `\(value.raw)`) is not an allowed value of "
                                 + "`\(param.name.value)` of action `\(action.name.value)`",
                                 help: "allowed: " + allowed.joined(separator: ", "))

@@ -39,3 +39,13 @@ extension String {
         }
     }
 }
+
+extension String {
+    /// The same text, scalar for scalar: what "identical" means for the values of a
+    /// workflow (`==` in expressions, `allowed` values). Swift's `==` takes canonically
+    /// equivalent strings as equal (`é` precomposed and `e` + a combining accent), which
+    /// the shell, a file name and `[ "$a" = "$b" ]` tell apart.
+    func isIdentical(to other: String) -> Bool {
+        utf8.elementsEqual(other.utf8)
+    }
+}

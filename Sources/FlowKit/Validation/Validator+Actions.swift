@@ -36,7 +36,7 @@ extension Validator {
     /// real ones; values from outputs, params or env are checked when the step starts.
     mutating func checkAllowed(_ value: Template, of param: String, allowed: [Located<String>]) {
         // A value whose expression does not parse has no value yet: its syntax error says so.
-        guard !value.hasSyntaxErrors, let resolved = statics.text(of: value), !allowed.contains(where: { $0.value == resolved }) else { return }
+        guard !value.hasSyntaxErrors, let resolved = statics.text(of: value), !allowed.contains(where: { $0.value.isIdentical(to: resolved) }) else { return }
         let help = "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", ")
         if value.isLiteral {
             bag.error(.disallowedParam, "`\(resolved)` is not an allowed value of `\(param)`", at: value.span, help: help)
