@@ -40,6 +40,16 @@ struct SelectionOptions {
         return options
     }
 
+    /// The selection options given, as typed (`--only build --tags deploy`), for messages.
+    var described: String {
+        var parts: [String] = []
+        if let only { parts.append("--only \(only)") }
+        let tags = Self.list(tags), skipTags = Self.list(skipTags)
+        if !tags.isEmpty { parts.append("--tags " + tags.joined(separator: ",")) }
+        if !skipTags.isEmpty { parts.append("--skip-tags " + skipTags.joined(separator: ",")) }
+        return ControlEscaping.escaped(parts.joined(separator: " "))
+    }
+
     static func list(_ texts: [String]) -> [String] {
         texts.flatMap { $0.split(separator: ",") }.map { String($0.trimmingPrefixAndSuffixSpaces) }.filter { !$0.isEmpty }
     }

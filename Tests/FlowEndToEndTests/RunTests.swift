@@ -618,6 +618,23 @@ import FoundationXML
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed"] + options)
         #expect(r.status == 0, "\(r)")
         #expect(box.lines("log") == expected)
+        #expect(!r.stderr.contains("warning:"), "\(r)")
+    }
+
+    /// Selection options that each name something there but together leave no step: a
+    /// warning says so before the run, which succeeds having run nothing (exit 0, as `go
+    /// test -run` with no match; the options are right, only their meeting is empty).
+    @Test(arguments: [
+        (["--only", "lint", "--tags", "test"], "--only lint --tags test"),
+        (["--tags", "slow", "--skip-tags", "slow,always"], "--tags slow --skip-tags slow,always"),
+    ])
+    func aSelectionOfNoStepIsSaid(_ options: [String], _ described: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.tagged)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"] + options)
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log").isEmpty)
+        #expect(r.stderr.hasPrefix("warning: \(described) select no step: nothing will run\n"), "\(r)")
     }
 
     // MARK: outputs and expressions

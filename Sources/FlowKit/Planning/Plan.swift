@@ -22,6 +22,12 @@ public struct Plan: Sendable {
         return out
     }
 
+    /// Whether no step would run: `--only`, `--tags` and `--skip-tags` together left none
+    /// selected (each names something that is there, or planning would have refused).
+    public var selectsNoStep: Bool {
+        !steps.contains { $0.selected && $0.children.isEmpty && $0.finally.isEmpty }
+    }
+
     /// The variable `name`, if declared.
     public func variable(_ name: String) -> String? {
         vars.first { $0.name == name }?.value
