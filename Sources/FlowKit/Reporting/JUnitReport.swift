@@ -38,7 +38,7 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
             if t.step.isUndo {
                 // The first undo step that fails says why its step ended `undo_failed`.
                 if [.failed, .timedOut].contains(t.to), let i = undoneCase(t.step.path), cases[i].undoMessage == nil {
-                    cases[i].undoMessage = "undo failed: \(t.step.label) \(ReporterStyle.detail(t))"
+                    cases[i].undoMessage = "undo failed: \(t.step.label) \(Self.reason(t))"
                 }
                 return
             }
@@ -50,10 +50,19 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
             }()
             cases[i].state = t.to
             if let elapsed = t.elapsed, ![.undoing, .undone, .undoFailed].contains(t.to) { cases[i].elapsed = elapsed }
-            if [.failed, .timedOut, .cancelled].contains(t.to) { cases[i].message = ReporterStyle.detail(t) }
+            if [.failed, .timedOut, .cancelled].contains(t.to) { cases[i].message = Self.reason(t) }
         case .runFinished(let outcome): write(outcome)
         case .note: break
         }
+    }
+
+    /// Why a step ended as it did (`exit 2`, `timed out after 30s`), without the time the
+    /// live output adds: a case has its `time` attribute (`timed out after 300ms 0.3s`
+    /// read as one phrase).
+    static func reason(_ t: StepTransition) -> String {
+        var untimed = t
+        untimed.elapsed = nil
+        return ReporterStyle.detail(untimed)
     }
 
     /// Whether a group's end is a failure of its own, one no case inside it shows: its own
