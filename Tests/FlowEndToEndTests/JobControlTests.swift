@@ -162,4 +162,53 @@ struct JobControlTests {
         #expect(run.shell.waitForLine("job exit 0"), "\(run.shell.stdout)\n\(run.terminal.text)")
         #expect(run.terminal.waitFor("typed after fg\r\ntyped after fg"), "\(run.terminal.text)")
     }
+
+    /// Ctrl-C with the terminal at an interactive step reaches the step alone (it is the
+    /// foreground group) and kills it; flow takes it as its own Ctrl-C, as a shell does:
+    /// the step ends `cancelled`, the run `cancelled` with exit 130, the next step does not
+    /// start, and `finally` and rollback run. (It was a step that `failed`: exit 1.) A
+    /// second Ctrl-C at an interactive step of `finally` is the second signal: everything
+    /// is killed at once.
+    @Test(arguments: [false, true])
+    func ctrlCOfAnInteractiveStepCancelsTheRun(_ twice: Bool) throws {
+        let box = try RunSandbox()
+        defer { box.killLeftovers() }
+        try box.write("wf.yaml", """
+            rollback: true
+            steps:
+              - name: made
+                shell: echo made
+                undo:
+                  - shell: echo undone > undone.txt
+              - name: talk
+                interactive: true
+                shell: $CHILD ready --echo-stdin
+              - name: after
+                shell: echo after > after.txt
+            finally:
+              - name: confirm
+                interactive: true
+                shell: $CHILD --print confirm? --echo-stdin
+              - shell: echo finally > finally.txt
+            """)
+        let terminal = try Terminal()
+        let shell = try LiveFlow(executable: RunSandbox.childPath,
+                                 arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
+                                             "--output", "prefixed"],
+                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+        #expect(terminal.waitFor("ready"), "\(terminal.text)")
+        terminal.type("\u{3}")
+        #expect(terminal.waitFor("confirm?"), "\(terminal.text)")
+        terminal.type(twice ? "\u{3}" : "yes\n\u{4}")
+        #expect(shell.waitForLine("job exit 130"), "\(shell.stdout)\n\(terminal.text)")
+        #expect(terminal.waitFor(twice ? "second signal" : "cancelled:"), "\(terminal.text)")
+        #expect(terminal.text.contains("talk cancelled"), "\(terminal.text)")
+        #expect(!box.exists("after.txt"), "no step starts after the Ctrl-C")
+        #expect(box.exists("finally.txt") != twice, "`finally` goes on after the first Ctrl-C only")
+        #expect(box.exists("undone.txt") != twice, "the rollback runs after the first Ctrl-C only")
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
+        #expect(runs.first?["exit_status"] as? Int == 130, "\(runs)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
 }

@@ -197,6 +197,18 @@ extension Executor {
         bus.flush(ref)
         let exitCode: Int32? = { if case .exited(let code) = termination { return code } else { return nil } }()
         let signal: Int32? = { if case .signaled(let s) = termination { return s } else { return nil } }()
+        if child.heldTerminal, signal == SIGINT, !Task.isCancelled {
+            // The terminal's Ctrl-C went to the foreground group: the interactive step, not
+            // flow. The step died of it, so the user meant to stop: flow takes it as its own
+            // Ctrl-C, as a shell does for a job killed so (bash's "wait and cooperative
+            // exit"), and the run is cancelled (exit 130, `finally` and rollback run; during
+            // a run already cancelled, it is the second Ctrl-C). Without this the step
+            // `failed` and the run ended 1, or went on with the next step. A program that
+            // handles SIGINT itself (a REPL) keeps it to itself, as it does under a shell.
+            // The repeat, which ends flow, is off this thread: the hub's, which it waits for.
+            cancellation.request(SIGINT, repeatOn: .global())
+            return AttemptResult(state: .cancelled, signal: signal, reason: "interrupted at the terminal (Ctrl-C)")
+        }
         // A step killed by the second Ctrl-C (a `finally` step, whose task the first one did
         // not cancel) was cancelled, not failed: its SIGKILL may be reaped before flow records
         // the run's end (see `JournalRecorder.abandon`), and must not say otherwise.

@@ -288,7 +288,10 @@ public final class Executor: Sendable {
         var status = status
         if status == .succeeded || status == .failed, cancellation.isCancelled { status = .cancelled }
         if status == .succeeded, runsAlways, scope.hasFailure { status = .failed }
-        if Task.isCancelled || (mode == .normal && cancellation.isCancelled) {
+        // After a second signal nothing starts, in `finally` and rollback too: flow is
+        // killing everything and exiting, and a step started meanwhile would run for
+        // nothing (or, quick, do half of a cleanup the user chose not to wait for).
+        if Task.isCancelled || (mode == .normal && cancellation.isCancelled) || cancellation.killsEverything {
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled"))
         }
         if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {

@@ -11,6 +11,7 @@ public final class RunCancellation: Sendable {
         var signal: Int32?
         var count = 0
         var handlers: [@Sendable (Int32) -> Void] = []
+        var repeatHandler: (@Sendable (Int32) -> Void)?
     }
 
     private let state = Mutex(State())
@@ -23,15 +24,21 @@ public final class RunCancellation: Sendable {
     /// The first request's handlers run on `queue`, not in the caller: one of them may
     /// wait (saying so on a terminal or pipe that is not being read), and the caller must
     /// stay free to take the second request.
+    ///
+    /// A later request runs the repeat handler (see `onRepeat`): in the caller by default,
+    /// as the signal trap wants it, or on `repeatOn`.
     @discardableResult
-    public func request(_ signal: Int32, handlersOn queue: DispatchQueue = .global()) -> Int {
-        let (count, handlers) = state.withLock { s -> (Int, [@Sendable (Int32) -> Void]) in
+    public func request(_ signal: Int32, handlersOn queue: DispatchQueue = .global(), repeatOn repeatQueue: DispatchQueue? = nil) -> Int {
+        let (count, handlers, repeatHandler) = state.withLock { s -> (Int, [@Sendable (Int32) -> Void], (@Sendable (Int32) -> Void)?) in
             if s.signal == nil { s.signal = signal }
             s.count += 1
             // Counted as pending under the lock: the run's end, which sees the signal
             // once the lock is released, must also see its handlers pending.
             if s.count == 1, !s.handlers.isEmpty { handling.enter() }
-            return (s.count, s.count == 1 ? s.handlers : [])
+            return (s.count, s.count == 1 ? s.handlers : [], s.count >= 2 ? s.repeatHandler : nil)
+        }
+        if let repeatHandler {
+            if let repeatQueue { repeatQueue.async { repeatHandler(signal) } } else { repeatHandler(signal) }
         }
         if !handlers.isEmpty {
             queue.async { [handling] in
@@ -59,6 +66,13 @@ public final class RunCancellation: Sendable {
             return nil
         }
         if let fired { handler(fired) }
+    }
+
+    /// Runs `handler` on every request after the first (what a second Ctrl-C does: the
+    /// signal trap's "kill everything now"), whoever makes it: the trap, or the executor
+    /// passing on a Ctrl-C that reached an interactive step instead of flow.
+    public func onRepeat(_ handler: @escaping @Sendable (Int32) -> Void) {
+        state.withLock { $0.repeatHandler = handler }
     }
 
     public var signal: Int32? { state.withLock { $0.signal } }

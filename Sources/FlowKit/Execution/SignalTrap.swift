@@ -29,18 +29,20 @@ public final class SignalTrap: @unchecked Sendable {
         _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
         // A full pipe (thousands of signals unread) drops a signal rather than block a handler.
         _ = fcntl(writeEnd, F_SETFL, O_NONBLOCK)
+        // A second request, a signal or a Ctrl-C that an interactive step got in flow's
+        // stead (see `Executor.runShell`), kills everything now.
+        cancellation.onRepeat { sig in
+            hub.signalAll(SIGKILL)
+            // `onSecond` ends flow with _exit, which skips the guard's own stop.
+            ProcessGuard.shared.stop()
+            onSecond(cancellation.signal ?? sig)
+        }
         let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
         source.setEventHandler {
             var bytes = [UInt8](repeating: 0, count: 64)
             let count = read(readEnd, &bytes, bytes.count)
             for byte in bytes.prefix(max(count, 0)) {
-                let sig = Int32(byte)
-                if cancellation.request(sig) >= 2 {
-                    hub.signalAll(SIGKILL)
-                    // `onSecond` ends flow with _exit, which skips the guard's own stop.
-                    ProcessGuard.shared.stop()
-                    onSecond(cancellation.signal ?? sig)
-                }
+                cancellation.request(Int32(byte))
             }
         }
         source.resume()

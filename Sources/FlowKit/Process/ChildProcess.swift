@@ -28,8 +28,13 @@ public final class ChildProcess: Sendable {
 
     let state = Mutex(State())
 
-    init(pid: pid_t) {
+    /// Whether the child was given the terminal's foreground (an interactive child, with
+    /// flow in the foreground): the terminal's Ctrl-C then reaches it, not flow.
+    public let heldTerminal: Bool
+
+    init(pid: pid_t, heldTerminal: Bool = false) {
         self.pid = pid
+        self.heldTerminal = heldTerminal
     }
 
     /// The process-group id (equal to `pid`: every child leads its own group).

@@ -130,7 +130,7 @@ extension ProcessHub {
             if inputWritten >= input.count { opened.close(stdinPipe.write) }
         }
 
-        let child = ChildProcess(pid: pid)
+        let child = ChildProcess(pid: pid, heldTerminal: terminal != nil)
         let io = ChildIO(token: nextToken.add(1, ordering: .relaxed).oldValue, child: child, onOutput: onOutput)
         io.guardSlot = guardSlot
         io.stdoutFD = stdoutPipe?.read ?? -1
