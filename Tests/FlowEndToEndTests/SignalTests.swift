@@ -49,6 +49,29 @@ import Glibc
         #expect(runs.first?["exit_status"] as? Int == Int(128 + signal), "\(runs)")
     }
 
+    /// A `finally` step runs on after Ctrl-C; when its own `timeout` passes it gets SIGTERM,
+    /// as every time-out sends, not the run's SIGINT (it was sent SIGINT: a cleanup that
+    /// handles SIGTERM alone was not stopped politely).
+    @Test func aFinallyStepsTimeoutAfterCtrlCSendsSIGTERM() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: echo started >&2; exec sleep 30
+            finally:
+              - name: cleanup
+                timeout: 300ms
+                shell: trap 'echo INT > got; exit 0' INT; trap 'echo TERM > got; exit 0' TERM; touch cleaning; while :; do sleep 0.05; done
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("shell@1 | started"), "the step started")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 20)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.exists("cleaning"), "\(r)")
+        #expect(box.read("got") == "TERM\n", "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     @Test(arguments: launchers)
     func sigtermExits143AndATrappingChildIsHeard(_ launcher: String) throws {
         let box = try RunSandbox()

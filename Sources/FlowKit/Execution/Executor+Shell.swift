@@ -183,12 +183,15 @@ extension Executor {
 
         let grace = options.grace
         let cancellation = self.cancellation
+        // A `finally` or undo step is not cancelled by the run's signal: what cancels it is
+        // its own time-out (or a fail-fast inside it), which sends SIGTERM, also after Ctrl-C.
+        let forwardsRunSignal = step.mode == .normal
         let termination = await withTaskCancellationHandler {
             await child.termination
         } onCancel: {
             // Forward once: the run's signal (SIGINT after Ctrl-C), SIGTERM for time-outs and
             // fail-fast; SIGKILL after the grace period.
-            child.signalGroup(cancellation.signal ?? SIGTERM, grace: grace)
+            child.signalGroup(forwardsRunSignal ? cancellation.signal ?? SIGTERM : SIGTERM, grace: grace)
             Task.detached {
                 try? await Task.sleep(for: grace)
                 if child.currentTermination == nil { child.kill() }
