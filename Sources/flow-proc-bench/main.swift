@@ -79,7 +79,7 @@ func probeExhaustion() async {
 /// prints "cancelled by 2" (exit 0), or "lost" (exit 1) if nothing came within 5 s.
 func probeEarlySignal() {
     let cancellation = RunCancellation()
-    let trap = SignalTrap(cancellation: cancellation) { _ in }
+    let trap = SignalTrap(cancellation: cancellation) { _, _ in }
     kill(getpid(), SIGINT)
     let deadline = now() + 5
     while !cancellation.isCancelled && now() < deadline { usleep(1_000) }

@@ -15,12 +15,13 @@ struct RunCommand: Command {
 
             Ctrl-C (or SIGTERM, or SIGHUP) passes the signal once to every running step, SIGKILLs what \
             is left after --grace, then runs finally blocks and rollback; a second Ctrl-C \
-            kills everything at once. Ctrl-Z stops the steps with flow; fg continues them.
+            kills everything at once, and so does Ctrl-\\ (SIGQUIT). Ctrl-Z stops the steps with \
+            flow; fg continues them.
 
             Exit status: 0 when every step succeeded (or was skipped, or failed with \
             continue_on_error); 1 when a step failed; 2 when the workflow is invalid, the \
             command line is wrong, fewer than 64 files are left to open (ulimit -n) or $TMPDIR is unusable (nothing ran); 130 after SIGINT; 143 after SIGTERM; 129 \
-            after SIGHUP (the terminal went away; ignored under nohup).
+            after SIGHUP (the terminal went away; ignored under nohup); 131 after SIGQUIT.
 
             Examples:
               flow run build.yaml

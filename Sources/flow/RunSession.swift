@@ -123,7 +123,7 @@ struct RunSession {
             }
         }
 
-        let trap = SignalTrap(cancellation: cancellation) { signal in
+        let trap = SignalTrap(cancellation: cancellation) { signal, trigger in
             // Output flow cannot write (a reader that stopped reading: `flow run … | less`)
             // holds the event bus, and with it everything below: flow waited for the reader,
             // whatever the signals said. The second signal means now: after a moment flow
@@ -135,8 +135,9 @@ struct RunSession {
             // The run still ends as runs do: the killed steps `cancelled`, the summary (or
             // `run_finished`), and the run's end in the journal (`cancelled`, not a run that
             // looks `interrupted` until its lock is found stale).
-            let status = bus.abandon(exitStatus: 128 + signal) {
-                Console.stderr("\nflow: second signal; killed every step\n")
+            let quit = trigger == SIGQUIT
+            let status = bus.abandon(exitStatus: 128 + signal, reason: quit ? "killed by SIGQUIT" : "killed by the second signal") {
+                Console.stderr(quit ? "\nflow: SIGQUIT; killed every step\n" : "\nflow: second signal; killed every step\n")
             }
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             _exit(status)

@@ -211,4 +211,38 @@ struct JobControlTests {
         #expect(runs.first?["exit_status"] as? Int == 130, "\(runs)")
         #expect(box.leftoverProcesses().isEmpty)
     }
+
+    /// Ctrl-\\ (SIGQUIT) at the terminal quits at once: it reaches flow (or an interactive
+    /// step, the foreground group, which dies of it and flow takes it as its own), every
+    /// step is killed, no `finally` or rollback, exit 131, the run recorded `cancelled`.
+    @Test(arguments: [false, true])
+    func ctrlBackslashQuitsAtOnce(_ interactive: Bool) throws {
+        let box = try RunSandbox()
+        defer { box.killLeftovers() }
+        try box.write("wf.yaml", """
+            steps:
+              - name: talk
+                interactive: \(interactive)
+                shell: $CHILD --stderr ready --ignore TERM --ignore INT \(interactive ? "--echo-stdin" : "--sleep 30")
+              - name: after
+                shell: echo after > after.txt
+            finally:
+              - shell: echo finally > finally.txt
+            """)
+        let terminal = try Terminal()
+        let shell = try LiveFlow(executable: RunSandbox.childPath,
+                                 arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
+                                             "--output", "prefixed"],
+                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+        #expect(terminal.waitFor("ready"), "\(terminal.text)")
+        terminal.type("\u{1C}")
+        #expect(shell.waitForLine("job exit 131"), "\(shell.stdout)\n\(terminal.text)")
+        #expect(terminal.waitFor("SIGQUIT; killed every step"), "\(terminal.text)")
+        #expect(!box.exists("after.txt"), "no step starts after Ctrl-\\")
+        #expect(!box.exists("finally.txt"), "quit now: no `finally`")
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
+        #expect(runs.first?["exit_status"] as? Int == 131, "\(runs)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
 }

@@ -103,6 +103,70 @@ import Glibc
         #expect(r.stdout.contains("work | done"), "\(r)")
     }
 
+    /// SIGQUIT (the terminal's Ctrl-\\) is "quit now": every step is killed at once, no
+    /// `finally`, the run recorded `cancelled` with 131 (it ended flow with a core dump, the
+    /// run `interrupted`, its steps alive until the guard saw flow gone).
+    @Test func sigquitKillsEverythingAtOnce() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: stubborn
+                shell: $CHILD --ignore TERM --ignore INT --stderr ready --sleep 30
+            finally:
+              - name: cleanup
+                print: cleaned
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "10s"])
+        #expect(flow.waitForLine("stubborn | ready"), "\(flow.stderr)")
+        let sent = Date()
+        flow.signal(SIGQUIT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 131, "\(r)")
+        #expect(Date().timeIntervalSince(sent) < 2, "no grace period: \(r)")
+        #expect(!r.stdout.contains("cleaned"), "\(r)")
+        #expect(r.stderr.contains("flow: SIGQUIT; killed every step"), "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
+        #expect(runs.first?["exit_status"] as? Int == 131, "\(runs)")
+        let show = try box.run(["show", "last", "--json"])
+        let steps = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["steps"] as? [[String: Any]]
+        let stubborn = steps?.first { $0["name"] as? String == "stubborn" }
+        #expect(stubborn?["state"] as? String == "cancelled", "\(show)")
+    }
+
+    /// After a first Ctrl-C, SIGQUIT is the second signal: the exit status stays Ctrl-C's.
+    @Test func sigquitAfterCtrlCIsTheSecondSignal() throws {
+        let box = try RunSandbox()
+        let flow = try Self.startPair(box, trapping: "INT")
+        flow.signal(SIGINT)
+        #expect(flow.waitForLine("w1 | got SIGINT"), "\(flow.stdout)")
+        flow.signal(SIGQUIT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    /// A flow started with SIGQUIT ignored (what a shell does to a command it starts in the
+    /// background) keeps ignoring it, as with SIGHUP under nohup.
+    @Test func aFlowStartedWithSigquitIgnoredKeepsIgnoringIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: $CHILD --stderr ready --sleep 0.5 --print done
+            """)
+        let flow = try LiveFlow(executable: "/bin/sh",
+                                arguments: ["-c", "trap '' QUIT; exec \"$0\" \"$@\"", RunSandbox.flowPath,
+                                            "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGQUIT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("work | done"), "\(r)")
+    }
+
     @Test func ctrlCToTheForegroundGroupReachesChildrenOnce() throws {
         let box = try RunSandbox()
         let flow = try Self.startPair(box, trapping: "INT", ownGroup: true)

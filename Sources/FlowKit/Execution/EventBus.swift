@@ -148,8 +148,9 @@ public final class EventBus: Sendable {
     /// Returns the status flow exits with: `exitStatus`, or the run's own when its end was
     /// delivered first.
     /// `announce` says why on stderr, first, unless the run's end came first (then it
-    /// would follow the summary as if the run had not ended).
-    public func abandon(exitStatus: Int32, announce: () -> Void = {}) -> Int32 {
+    /// would follow the summary as if the run had not ended); `reason` is the killed
+    /// steps' reason.
+    public func abandon(exitStatus: Int32, reason: String = "killed by the second signal", announce: () -> Void = {}) -> Int32 {
         state.withLock { s -> Int32 in
             guard !s.abandoned else { return exitStatus }
             if s.finished == nil { announce() }
@@ -167,9 +168,9 @@ public final class EventBus: Sendable {
             let live = s.live.values.map { (step: $0.instance.snapshot, delivered: $0.delivered) }
                 .sorted { (depth($0.step.ref.path), $0.step.ref.path) > (depth($1.step.ref.path), $1.step.ref.path) }
             var transitions: [StepTransition] = []
+            let killed = reason
             for (step, delivered) in live {
-                let reason = "killed by the second signal"
-                func move(_ from: StepState, _ to: StepState, attempt: Int, why: String? = reason, elapsed: Double? = step.elapsed) {
+                func move(_ from: StepState, _ to: StepState, attempt: Int, why: String? = killed, elapsed: Double? = step.elapsed) {
                     transitions.append(StepTransition(step: step.ref, from: from, to: to, attempt: attempt, reason: why,
                                                       time: now, elapsed: elapsed))
                 }

@@ -212,6 +212,12 @@ extension Executor {
             cancellation.request(SIGINT, repeatOn: .global())
             return AttemptResult(state: .cancelled, signal: signal, reason: "interrupted at the terminal (Ctrl-C)")
         }
+        if child.heldTerminal, signal == SIGQUIT, !Task.isCancelled {
+            // The same for the terminal's Ctrl-\ (SIGQUIT): flow's own "quit now", which
+            // kills every step and ends the run at once (exit 131).
+            cancellation.requestNow(SIGQUIT, repeatOn: .global())
+            return AttemptResult(state: .cancelled, signal: signal, reason: "quit at the terminal (Ctrl-\\)")
+        }
         // A step killed by the second Ctrl-C (a `finally` step, whose task the first one did
         // not cancel) was cancelled, not failed: its SIGKILL may be reaped before flow records
         // the run's end (see `JournalRecorder.abandon`), and must not say otherwise.

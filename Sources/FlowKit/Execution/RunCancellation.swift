@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// The first SIGINT/SIGTERM starts a graceful stop (no new steps; the running ones get the
 /// signal once, then SIGKILL after the grace period; `finally` and rollback still run). The
-/// second one kills everything at once.
+/// second one kills everything at once, and so does SIGQUIT (`Ctrl-\`), first or not
+/// (`requestNow`).
 public final class RunCancellation: Sendable {
     private struct State {
         var signal: Int32?
@@ -47,6 +48,20 @@ public final class RunCancellation: Sendable {
             }
         }
         return count
+    }
+
+    /// A request to stop now (SIGQUIT: the terminal's `Ctrl-\`): the repeat handler runs
+    /// at once, whether a request came before or not; the graceful handlers do not (nothing
+    /// is asked to stop politely when everything is about to be killed). The run is
+    /// cancelled by `signal` unless an earlier request already named its signal.
+    public func requestNow(_ signal: Int32, repeatOn repeatQueue: DispatchQueue? = nil) {
+        let repeatHandler = state.withLock { s -> (@Sendable (Int32) -> Void)? in
+            if s.signal == nil { s.signal = signal }
+            s.count = max(s.count, 1) + 1
+            return s.repeatHandler
+        }
+        guard let repeatHandler else { return }
+        if let repeatQueue { repeatQueue.async { repeatHandler(signal) } } else { repeatHandler(signal) }
     }
 
     /// Returns once the first request's handlers have run: the run's end must not overtake

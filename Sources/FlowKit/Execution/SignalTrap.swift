@@ -4,12 +4,15 @@ import Glibc
 import CFlowSys
 import Dispatch
 
-/// Turns SIGINT, SIGTERM and SIGHUP into a run's cancellation (and turns on the hub's
-/// job control: Ctrl-Z stops the steps with flow).
+/// Turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into a run's cancellation (and turns on the
+/// hub's job control: Ctrl-Z stops the steps with flow).
 ///
 /// The first signal asks the run to stop gracefully; the second kills every child's
 /// process group at once and exits (128 + the first signal: 130 after SIGINT, 143 after
-/// SIGTERM, 129 after SIGHUP).
+/// SIGTERM, 129 after SIGHUP). SIGQUIT (the terminal's `Ctrl-\`) kills at once, first or
+/// not (131 when it is the first): the terminal's "quit now", which would otherwise end
+/// flow with a core dump, leave the run `interrupted` in the journal and its steps running
+/// until the guard saw flow gone.
 public final class SignalTrap: @unchecked Sendable {
     private var source: DispatchSourceRead?
 
@@ -18,7 +21,10 @@ public final class SignalTrap: @unchecked Sendable {
     /// set aside) was lost; under load that was after the first step had started (a CI run
     /// lost a Ctrl-C so). Here the handler is installed before `init` returns and writes
     /// the signal to a pipe, where it waits however late the pipe's reader starts.
-    public init(cancellation: RunCancellation, hub: ProcessHub = .shared, onSecond: @escaping @Sendable (Int32) -> Void) {
+    /// `onSecond` gets the run's signal (the exit status is 128 + it) and the one that
+    /// asked to kill everything (the second signal, or SIGQUIT).
+    public init(cancellation: RunCancellation, hub: ProcessHub = .shared,
+                onSecond: @escaping @Sendable (_ runSignal: Int32, _ trigger: Int32) -> Void) {
         hub.enableJobControl()
         var ends: (Int32, Int32) = (-1, -1)
         let piped = withUnsafeMutablePointer(to: &ends) {
@@ -35,22 +41,27 @@ public final class SignalTrap: @unchecked Sendable {
             hub.signalAll(SIGKILL)
             // `onSecond` ends flow with _exit, which skips the guard's own stop.
             ProcessGuard.shared.stop()
-            onSecond(cancellation.signal ?? sig)
+            onSecond(cancellation.signal ?? sig, sig)
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
         source.setEventHandler {
             var bytes = [UInt8](repeating: 0, count: 64)
             let count = read(readEnd, &bytes, bytes.count)
             for byte in bytes.prefix(max(count, 0)) {
-                cancellation.request(Int32(byte))
+                if Int32(byte) == SIGQUIT {
+                    cancellation.requestNow(SIGQUIT)
+                } else {
+                    cancellation.request(Int32(byte))
+                }
             }
         }
         source.resume()
         self.source = source
         // SIGHUP (the terminal went away: an ssh session dropped, a terminal window
         // closed) is a request to stop like SIGTERM, passed on to the steps as SIGHUP;
-        // unless flow was started with it ignored (nohup), which it then keeps.
-        for sig in [SIGINT, SIGTERM, SIGHUP] where sig != SIGHUP || !Self.isIgnored(sig) {
+        // unless flow was started with it ignored (nohup), which it then keeps. So is
+        // SIGQUIT, which a shell ignores in the commands it starts in the background.
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] where sig == SIGINT || sig == SIGTERM || !Self.isIgnored(sig) {
             precondition(cflow_forward_signal(sig, writeEnd) == 0, "flow: cannot handle signal \(sig)")
         }
     }
