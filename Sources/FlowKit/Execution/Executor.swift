@@ -102,6 +102,10 @@ public final class Executor: Sendable {
         }
         let outcome = RunOutcome(status: status, exitCode: exitCode, counts: runState.counts,
                                  elapsed: Timestamp.monotonic() - start, time: .now())
+        // After a second signal (or SIGQUIT) its handler ends flow: the run's end is its to
+        // record, with the note that everything was killed (racing it, the run ended as if
+        // after one signal, and the note was lost).
+        if cancellation.killsEverything { await cancellation.awaitRepeatHandler() }
         if cancellation.isCancelled { await cancellation.handlersFinished() }
         bus.emit(.runFinished(outcome))
         bus.finish()
@@ -638,6 +642,10 @@ extension Executor {
         let exitCode: Int32 = status == .cancelled ? 128 + (cancellation.signal ?? SIGTERM) : (failed ? 1 : 0)
         let outcome = RunOutcome(status: status, exitCode: exitCode, counts: counts,
                                  elapsed: Timestamp.monotonic() - start, time: .now())
+        // After a second signal (or SIGQUIT) its handler ends flow: the run's end is its to
+        // record, with the note that everything was killed (racing it, the run ended as if
+        // after one signal, and the note was lost).
+        if cancellation.killsEverything { await cancellation.awaitRepeatHandler() }
         if cancellation.isCancelled { await cancellation.handlersFinished() }
         bus.emit(.runFinished(outcome))
         bus.finish()

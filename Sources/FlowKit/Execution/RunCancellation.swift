@@ -64,6 +64,18 @@ public final class RunCancellation: Sendable {
         if let repeatQueue { repeatQueue.async { repeatHandler(signal) } } else { repeatHandler(signal) }
     }
 
+    /// Waits for the repeat handler, which ends flow (it kills every step, records the run's
+    /// end and exits), when there is one: the caller, which made a request that ran it on
+    /// another queue, must not race it to the run's end (the run then ended as if nothing
+    /// had come, and the note that the second signal killed everything was lost). Returns
+    /// at once when no repeat handler is registered.
+    public func awaitRepeatHandler() async {
+        guard state.withLock({ $0.repeatHandler != nil }) else { return }
+        // Never resumed: flow exits from the handler. Unsafe, since a checked continuation
+        // that is never resumed says so on stderr.
+        await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+    }
+
     /// Returns once the first request's handlers have run: the run's end must not overtake
     /// what they say (the note that flow heard the signal came after the summary, or not
     /// at all once the output was closed).
