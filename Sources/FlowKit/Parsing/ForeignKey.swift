@@ -7,6 +7,8 @@ enum ForeignKey {
     enum Place {
         case step
         case workflow
+        case action
+        case param
     }
 
     /// The help for `key`, or nil when it is not a known foreign key in `place`.
@@ -23,6 +25,10 @@ enum ForeignKey {
             return nil
         case .workflow:
             return workflowKeys[key].map { "flow calls this `\($0)`" }
+        case .action:
+            return actionKeys[key].map { "flow calls this `\($0)`" }
+        case .param:
+            return paramKeys[key].map { "flow calls this `\($0)`" }
         }
     }
 
@@ -54,6 +60,20 @@ enum ForeignKey {
 
     /// go-task's `deps`, GitHub Actions' `needs`…: flow orders steps by their place instead.
     static let dependencyKeys: Set<String> = ["deps", "needs", "depends_on", "depends-on", "dependencies"]
+
+    /// An action's keys elsewhere → flow's: a GitHub composite action's `inputs` and
+    /// `runs`, go-task's `cmds`, Ansible's `tasks`.
+    static let actionKeys: [String: String] = [
+        "inputs": "params", "parameters": "params", "args": "params", "arguments": "params",
+        "runs": "steps", "cmds": "steps", "commands": "steps", "tasks": "steps",
+        "desc": "description", "summary": "description",
+    ]
+
+    /// A parameter's keys elsewhere → flow's (a list of the values it may take).
+    static let paramKeys: [String: String] = [
+        "enum": "allowed", "choices": "allowed", "options": "allowed", "values": "allowed",
+        "desc": "description",
+    ]
 
     /// Top-level keys elsewhere → flow's.
     static let workflowKeys: [String: String] = [

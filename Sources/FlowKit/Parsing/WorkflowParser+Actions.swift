@@ -28,7 +28,10 @@ extension WorkflowParser {
                 case "steps":
                     sawSteps = true
                     action.steps = stepList(v, owner: "the steps of action `\(name.value)`", ownerSpan: option.span)
-                default: unknownKey(option, in: "action `\(name.value)`", candidates: Self.actionKeys)
+                default:
+                    unknownKey(option, in: "action `\(name.value)`", candidates: Self.actionKeys, foreign: .action)
+                    // `cmds:` was meant as the steps, and was said to be: not also "no steps".
+                    if ForeignKey.actionKeys[option.value] == "steps" { sawSteps = true }
                 }
             }
             if !sawSteps {
@@ -80,7 +83,7 @@ extension WorkflowParser {
                         continue
                     }
                     param.allowed = document.children(of: v).compactMap { text($0, "an allowed value") }
-                default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys)
+                default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys, foreign: .param)
                 }
             }
             if param.required, let defaultValue = param.defaultValue {

@@ -12,6 +12,9 @@ extension Validator {
     }
 
     static let roots = ["vars", "env", "params", "steps", "workflow", "run"]
+    /// GitHub Actions' roots that mean one of flow's: an action's `inputs` are its
+    /// `params`, and secrets reach flow through the environment.
+    static let foreignRoots = ["inputs": "params", "secrets": "env"]
     /// The literals spelt as names (lowercase only).
     static let literals = ["true", "false", "null"]
 
@@ -138,8 +141,10 @@ extension Validator {
             // A lone name may be a literal in the wrong case (`TRUE`, `Null`): suggest it,
             // not the root it happens to be near (`run`).
             let candidates = path.count == 1 ? Self.literals + Self.roots : Self.roots
+            let foreign = path.count > 1 ? Self.foreignRoots[path[0].value] : nil
             bag.error(.unknownReference, "unknown reference `\(text)`", at: whole,
-                      help: Suggestion.closest(to: path[0].value, in: candidates).map { "did you mean `\($0)`?" }
+                      help: foreign.map { "flow calls this `\(([$0] + path.dropFirst().map(\.value)).joined(separator: "."))`" }
+                        ?? Suggestion.closest(to: path[0].value, in: candidates).map { "did you mean `\($0)`?" }
                         ?? "references start with `vars.`, `env.`, `params.`, `steps.`, `workflow.` or `run.`")
         }
     }

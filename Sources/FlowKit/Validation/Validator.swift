@@ -105,7 +105,8 @@ public struct Validator {
             scope = Scope(action: action)
             collectNames(action.steps, base: StepPath(components: []), list: .sequential)
             walk(action.steps, base: StepPath(components: []), list: .sequential)
-            for param in action.params where !scope.usedParams.contains(param.name.value) {
+            // An action without steps is an error of its own: its params are not "unused".
+            for param in action.params where !action.steps.isEmpty && !scope.usedParams.contains(param.name.value) {
                 bag.warning(.unusedParam, "parameter `\(param.name.value)` of action `\(action.name.value)` is never used",
                             at: param.name.span, help: "use it as `${{ params.\(param.name.value) }}`, or remove it")
             }
