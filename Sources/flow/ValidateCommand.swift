@@ -11,11 +11,14 @@ struct ValidateCommand: Command {
             source line and a caret under it. Exit status: 0 when no errors (warnings are \
             allowed unless --strict), 1 when any file has errors, 2 on usage errors.
 
+            A directory stands for the workflow files in it (*.yaml, *.yml; not its \
+            subdirectories); one that holds none is an error.
+
             In GitHub Actions, `--format github` turns problems into annotations:
-              flow validate --format github workflows/*.yaml
+              flow validate --format github workflows/
             """,
         arguments: [
-            ArgumentSpec("files", help: "Workflow files to check (- reads standard input).", repeats: true, completion: .file(extensions: ["yaml", "yml"])),
+            ArgumentSpec("files", help: "Workflow files or directories to check (- reads standard input).", repeats: true, completion: .file(extensions: ["yaml", "yml"])),
         ],
         options: [
             .value("format", help: "Output format: text, json or github.", choices: DiagnosticFormat.choices, defaultValue: "text"),
@@ -47,21 +50,24 @@ struct ValidateCommand: Command {
         // Kept until exit: freeing big trees one node at a time is slower than parsing them.
         var kept: [LoadedWorkflow] = []
         defer { withExtendedLifetime(kept) {} }
-        for path in files {
-            var loaded = LoadedWorkflow.load(path: path, pathBytes: RawArguments.bytes(of: path))
-            if strict {
-                loaded.diagnostics = loaded.diagnostics.map { d in
-                    var d = d
-                    d.severity = .error
-                    return d
+        var fileCount = 0
+        for argument in files {
+            for var loaded in LoadedWorkflow.loadAll(path: argument, pathBytes: RawArguments.bytes(of: argument)) {
+                fileCount += 1
+                if strict {
+                    loaded.diagnostics = loaded.diagnostics.map { d in
+                        var d = d
+                        d.severity = .error
+                        return d
+                    }
                 }
-            }
-            if loaded.errorCount > 0 { failed += 1 }
-            kept.append(loaded)
-            all += loaded.diagnostics
-            if format == .text {
-                Console.stderr(renderer.text(loaded.diagnostics))
-                if loaded.errorCount == 0 { Console.stdout("\(ControlEscaping.escaped(loaded.file.path)): valid\n") }
+                if loaded.errorCount > 0 { failed += 1 }
+                kept.append(loaded)
+                all += loaded.diagnostics
+                if format == .text {
+                    Console.stderr(renderer.text(loaded.diagnostics))
+                    if loaded.errorCount == 0 { Console.stdout("\(ControlEscaping.escaped(loaded.file.path)): valid\n") }
+                }
             }
         }
         switch format {
@@ -72,7 +78,7 @@ struct ValidateCommand: Command {
                 var parts: [String] = []
                 if errors > 0 { parts.append("\(errors) error\(errors == 1 ? "" : "s")") }
                 if warnings > 0 { parts.append("\(warnings) warning\(warnings == 1 ? "" : "s")") }
-                Console.stderr(parts.joined(separator: ", ") + " in \(files.count) file\(files.count == 1 ? "" : "s")\n")
+                Console.stderr(parts.joined(separator: ", ") + " in \(fileCount) file\(fileCount == 1 ? "" : "s")\n")
             }
         case .json:
             Console.stdout(renderer.json(all))

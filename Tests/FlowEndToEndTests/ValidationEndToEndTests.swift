@@ -123,6 +123,33 @@ import Testing
         #expect(json.stdout.contains(#""help": "did you mean `ci/release.yaml`?""#), "\(json)")
     }
 
+    /// `flow validate DIR` checks the workflow files in it (`*.yaml`, `*.yml`, in name
+    /// order; not subdirectories, not other files); a directory that holds none is an
+    /// error, so a CI check of a misspelt or emptied directory does not pass. `flow run
+    /// DIR` names the files it could run.
+    @Test func aDirectoryStandsForItsWorkflowFiles() throws {
+        let box = try RunSandbox()
+        try box.write("ci/release.yaml", "steps:\n  - print: hi\n")
+        try box.write("ci/broken.yml", "steps:\n  - shel: x\n")
+        try box.write("ci/notes.txt", "not yaml")
+        try box.write("ci/nested/deeper.yaml", "steps:\n  - shel: x\n")
+        try box.write("empty/README", "")
+        let r = try box.run(["validate", "ci/"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdout == "ci/release.yaml: valid\n", "\(r)")
+        #expect(r.stderr.hasPrefix("ci/broken.yml:2:5: error: unknown key `shel` in a step [unknown-key]"), "\(r)")
+        #expect(!r.stderr.contains("deeper"), "\(r)")
+        #expect(r.stderr.hasSuffix("1 error in 2 files\n"), "\(r)")
+        let github = try box.run(["validate", "--format", "github", "ci"])
+        #expect(github.stdout.contains("::error file=ci/broken.yml,line=2,col=5"), "\(github)")
+        let empty = try box.run(["validate", "empty", "ci/release.yaml"])
+        #expect(empty.status == 1, "\(empty)")
+        #expect(empty.stderr.contains("empty:1:1: error: cannot read `empty`: the directory holds no workflow files (`*.yaml`, `*.yml`) [file-unreadable]"), "\(empty)")
+        let run = try box.run(["run", "ci"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr.contains("error: cannot read `ci`: it is a directory [file-unreadable]\nhelp: a workflow file is wanted; the ones in `ci` are `ci/broken.yml`, `ci/release.yaml`\n"), "\(run)")
+    }
+
     /// The help for a missing file names only files flow could run, as it shows names: a
     /// dangling link or a directory called `*.yaml` was offered as the file meant (a link
     /// `gone.yaml` to nothing: "did you mean `gone.yaml`?"), and a directory or file whose

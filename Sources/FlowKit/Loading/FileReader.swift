@@ -12,6 +12,8 @@ public enum FileReader {
         public var reason: String
         /// The file is not there (as opposed to there but unreadable, or a directory).
         public var isMissing = false
+        /// The name is a directory's.
+        public var isDirectory = false
         public var description: String { "cannot read \(path): \(reason)" }
     }
 
@@ -34,7 +36,7 @@ public enum FileReader {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw Failure(path: path, reason: "it is a directory") }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw Failure(path: path, reason: "it is a directory", isDirectory: true) }
         if Int(info.st_size) > maxSize { throw Failure(path: path, reason: "larger than \(maxSize >> 20) MB") }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size) + 1)

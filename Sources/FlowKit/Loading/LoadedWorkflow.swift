@@ -47,11 +47,34 @@ public struct LoadedWorkflow: Sendable {
             return load(SourceFile(path: path, bytes: bytes), overriddenVars: overriddenVars)
         } catch {
             let file = SourceFile(path: path, bytes: [])
+            let bytes = pathBytes ?? Array(path.utf8)
+            let help = fromStdin ? nil : error.isMissing ? missingFileHelp(path, bytes: bytes) : error.isDirectory ? directoryHelp(bytes) : nil
             let diagnostic = Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(error.reason)", file: file,
-                                        span: SourceSpan(line: 1, column: 1, length: 0),
-                                        help: error.isMissing && !fromStdin ? missingFileHelp(path, bytes: pathBytes ?? Array(path.utf8)) : nil)
+                                        span: SourceSpan(line: 1, column: 1, length: 0), help: help)
             return LoadedWorkflow(file: file, workflow: nil, diagnostics: [diagnostic])
         }
+    }
+
+    /// `load(path:)` for a file; for a directory, every workflow file in it (`*.yaml`,
+    /// `*.yml`, in name order; not its subdirectories), as `ansible-lint` and `actionlint`
+    /// take a directory. A directory that holds none, or cannot be read, is one
+    /// `file-unreadable` error naming it: a CI check of an empty or misspelt directory
+    /// must not pass for having found nothing wrong.
+    public static func loadAll(path: String, pathBytes: [UInt8]? = nil) -> [LoadedWorkflow] {
+        let bytes = pathBytes ?? Array(path.utf8)
+        guard path != "-" || bytes != [0x2D], WorkflowDirectory.isDirectory(bytes) else {
+            return [load(path: path, pathBytes: pathBytes)]
+        }
+        func unreadable(_ reason: String) -> [LoadedWorkflow] {
+            let file = SourceFile(path: path, bytes: [])
+            return [LoadedWorkflow(file: file, workflow: nil, diagnostics: [
+                Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(reason)", file: file,
+                           span: SourceSpan(line: 1, column: 1, length: 0)),
+            ])]
+        }
+        guard let paths = WorkflowDirectory.workflowPaths(in: bytes) else { return unreadable(String(cString: strerror(errno))) }
+        guard !paths.isEmpty else { return unreadable("the directory holds no workflow files (`*.yaml`, `*.yml`)") }
+        return paths.map { load(path: $0.path, pathBytes: $0.bytes) }
     }
 
     /// For a workflow file that is not there: the workflow file of its directory it is a
@@ -61,26 +84,16 @@ public struct LoadedWorkflow: Sendable {
     ///
     /// `bytes` is the path as given: the directory is opened by them (a name that is not
     /// UTF-8 is shown as `caf\xFF`, which opens nothing). Only regular files (or links to
-    /// them) count: a dangling link named like the file, or a directory `release.yaml`,
-    /// is no file to run, and was offered as the one meant.
+    /// them) count (`WorkflowDirectory`): a dangling link named like the file, or a
+    /// directory `release.yaml`, is no file to run, and was offered as the one meant.
     static func missingFileHelp(_ path: String, bytes: [UInt8]) -> String? {
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
         let directoryBytes = slash.map { Array(bytes[...$0]) } ?? []
         let directory = ControlEscaping.displayName(ofPathBytes: directoryBytes)
         let name = ControlEscaping.displayName(ofPathBytes: slash.map { Array(bytes[($0 + 1)...]) } ?? bytes)
-        let opened = PathBytes.withCString(directoryBytes.isEmpty ? Array(".".utf8) : directoryBytes) { $0.flatMap { opendir($0) } }
-        guard let dir = opened else { return nil }
-        defer { closedir(dir) }
-        var workflows: [String] = []
-        while let entry = readdir(dir) {
-            let entryBytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            guard [".yaml", ".yml"].contains(where: { entryBytes.count > $0.utf8.count && entryBytes.suffix($0.utf8.count).elementsEqual($0.utf8) }) else { continue }
-            guard Self.isRegularFile(entryBytes, type: entry.pointee.d_type, in: dir) else { continue }
-            workflows.append(ControlEscaping.displayName(ofPathBytes: entryBytes))
-            // A directory of thousands of files is not worth reading to the end for a hint.
-            if workflows.count >= 1_000 { break }
-        }
-        workflows.sort()
+        // A directory of thousands of files is not worth reading to the end for a hint.
+        guard let names = WorkflowDirectory.workflowNames(in: directoryBytes, limit: 1_000) else { return nil }
+        let workflows = names.map(ControlEscaping.displayName(ofPathBytes:))
         // `release` for `release.yaml`: the name without its extension.
         let near = workflows.first { $0 == name + ".yaml" || $0 == name + ".yml" } ?? Suggestion.closest(to: name, in: workflows)
         if let near { return "did you mean `\(directory)\(near)`?" }
@@ -89,14 +102,13 @@ public struct LoadedWorkflow: Sendable {
             + Suggestion.list(workflows.map { directory + $0 }, limit: 5)
     }
 
-    /// Whether the entry `name` of `dir` is a regular file, following a link (`d_type`
-    /// says so for most file systems; others, and links, are asked with `fstatat`).
-    private static func isRegularFile(_ name: [UInt8], type: UInt8, in dir: OpaquePointer) -> Bool {
-        if type == UInt8(DT_REG) { return true }
-        guard type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN) else { return false }
-        var info = stat()
-        let found = PathBytes.withCString(name) { $0.map { fstatat(dirfd(dir), $0, &info, 0) == 0 } ?? false }
-        return found && (info.st_mode & S_IFMT) == S_IFREG
+    /// For a directory given where one workflow file is wanted (`flow run workflows`): the
+    /// workflow files in it.
+    static func directoryHelp(_ bytes: [UInt8]) -> String? {
+        guard let names = WorkflowDirectory.workflowNames(in: bytes, limit: 1_000), !names.isEmpty else { return nil }
+        let base = bytes.last == UInt8(ascii: "/") ? bytes : bytes + [UInt8(ascii: "/")]
+        return "a workflow file is wanted; the ones in `\(ControlEscaping.displayName(ofPathBytes: bytes))` are "
+            + Suggestion.list(names.map { ControlEscaping.displayName(ofPathBytes: base + $0) }, limit: 5)
     }
 
     /// How a workflow read from standard input (`-`) is named in messages.
