@@ -58,6 +58,9 @@ public enum HelpFormatter {
         if let subject = error.subject {
             out += "Help:  \(subject.label)  \(subject.help)\n"
         }
+        if let note = error.note {
+            out += "       \(note)\n"
+        }
         out += "Usage: \(usage(error.path))\n"
         out += "  See '\(names(error.path)) --help' for more information.\n"
         return out

@@ -6,6 +6,8 @@ public struct UsageError: Error, Sendable {
     public var path: [CommandSpec]
     /// `--grace <duration>` and its help, when the error is about one option or argument.
     public var subject: (label: String, help: String)?
+    /// A line more about what would fit (the workflow files here, for a missing FILE).
+    public var note: String?
 
     public init(_ message: String, path: [CommandSpec], subject: (label: String, help: String)? = nil) {
         self.message = message

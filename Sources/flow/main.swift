@@ -24,7 +24,13 @@ do {
         try await FlowCommand.command(arguments).run()
     }
     Glibc.exit(0)
-} catch let error as UsageError {
+} catch var error as UsageError {
+    // No FILE given (`flow run`, as `task` or `just` alone would run the default file):
+    // which files there are to give.
+    if error.message.hasPrefix("Missing expected argument"), ["<file>", "<files>"].contains(error.subject?.label),
+       let listing = WorkflowDirectory.listing(in: []) {
+        error.note = "The workflow files here are \(listing)."
+    }
     // A usage error quotes what was typed: control characters escaped, line breaks kept.
     Console.stderr(ControlEscaping.escaped(HelpFormatter.error(error), except: ["\n"]))
     Glibc.exit(2)

@@ -150,6 +150,23 @@ import Testing
         #expect(run.stderr.contains("error: cannot read `ci`: it is a directory [file-unreadable]\nhelp: a workflow file is wanted; the ones in `ci` are `ci/broken.yml`, `ci/release.yaml`\n"), "\(run)")
     }
 
+    /// `flow run` (or `plan`, `validate`) without FILE names the workflow files of the
+    /// current directory under the usage error, as `task` and `just` alone would find theirs.
+    @Test func aMissingFileArgumentNamesTheWorkflowFilesHere() throws {
+        let box = try RunSandbox()
+        try box.write("ci/release.yaml", "steps:\n  - print: hi\n")
+        try box.write("ci/deploy.yml", "steps:\n  - print: hi\n")
+        try box.write("empty/notes.txt", "")
+        for command in ["run", "plan", "validate"] {
+            let r = try box.run([command], in: "ci")
+            #expect(r.status == 2, "\(r)")
+            #expect(r.stderr.contains("\n       The workflow files here are `deploy.yml`, `release.yaml`.\nUsage: flow \(command)"), "\(r)")
+        }
+        let none = try box.run(["run"], in: "empty")
+        #expect(none.status == 2, "\(none)")
+        #expect(!none.stderr.contains("workflow files here"), "\(none)")
+    }
+
     /// The help for a missing file names only files flow could run, as it shows names: a
     /// dangling link or a directory called `*.yaml` was offered as the file meant (a link
     /// `gone.yaml` to nothing: "did you mean `gone.yaml`?"), and a directory or file whose

@@ -97,18 +97,16 @@ public struct LoadedWorkflow: Sendable {
         // `release` for `release.yaml`: the name without its extension.
         let near = workflows.first { $0 == name + ".yaml" || $0 == name + ".yml" } ?? Suggestion.closest(to: name, in: workflows)
         if let near { return "did you mean `\(directory)\(near)`?" }
-        guard !workflows.isEmpty, !name.hasSuffix(".yaml"), !name.hasSuffix(".yml") else { return nil }
-        return "the workflow files in \(directory.isEmpty ? "this directory" : "`\(directory)`") are "
-            + Suggestion.list(workflows.map { directory + $0 }, limit: 5)
+        guard !name.hasSuffix(".yaml"), !name.hasSuffix(".yml"), let listing = WorkflowDirectory.listing(in: directoryBytes) else { return nil }
+        return "the workflow files in \(directory.isEmpty ? "this directory" : "`\(directory)`") are \(listing)"
     }
 
     /// For a directory given where one workflow file is wanted (`flow run workflows`): the
     /// workflow files in it.
     static func directoryHelp(_ bytes: [UInt8]) -> String? {
-        guard let names = WorkflowDirectory.workflowNames(in: bytes, limit: 1_000), !names.isEmpty else { return nil }
-        let base = bytes.last == UInt8(ascii: "/") ? bytes : bytes + [UInt8(ascii: "/")]
-        return "a workflow file is wanted; the ones in `\(ControlEscaping.displayName(ofPathBytes: bytes))` are "
-            + Suggestion.list(names.map { ControlEscaping.displayName(ofPathBytes: base + $0) }, limit: 5)
+        WorkflowDirectory.listing(in: bytes).map {
+            "a workflow file is wanted; the ones in `\(ControlEscaping.displayName(ofPathBytes: bytes))` are \($0)"
+        }
     }
 
     /// How a workflow read from standard input (`-`) is named in messages.

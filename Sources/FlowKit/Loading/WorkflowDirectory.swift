@@ -42,6 +42,15 @@ public enum WorkflowDirectory {
         }
     }
 
+    /// The workflow files of the directory `bytes` as a sentence's list (`` `ci/a.yaml`,
+    /// `ci/b.yml` ``, at most `limit` named), each with the directory as given before it;
+    /// nil when there are none.
+    public static func listing(in bytes: [UInt8], limit: Int = 5) -> String? {
+        guard let names = workflowNames(in: bytes, limit: 1_000), !names.isEmpty else { return nil }
+        let base = bytes.isEmpty || bytes.last == UInt8(ascii: "/") ? bytes : bytes + [UInt8(ascii: "/")]
+        return Suggestion.list(names.map { ControlEscaping.displayName(ofPathBytes: base + $0) }, limit: limit)
+    }
+
     /// `*.yaml` or `*.yml`, with something before the dot.
     static func isWorkflowName(_ name: [UInt8]) -> Bool {
         [".yaml", ".yml"].contains { name.count > $0.utf8.count && name.suffix($0.utf8.count).elementsEqual($0.utf8) }
