@@ -76,6 +76,17 @@ struct JobControlTests {
         return false
     }
 
+    /// `flow run wf.yaml --output prefixed ARGS` in `box`, under the job shell on a new
+    /// terminal: the terminal, and the shell (which reports the job's stops and exit).
+    static func startUnderJobShell(_ box: RunSandbox, _ extra: [String] = []) throws -> (Terminal, LiveFlow) {
+        let terminal = try Terminal()
+        let shell = try LiveFlow(executable: RunSandbox.childPath,
+                                 arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
+                                             "--output", "prefixed"] + extra,
+                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+        return (terminal, shell)
+    }
+
     /// A run of `workflow` under the job shell, typed Ctrl-Z once `ready` showed on the
     /// terminal and reported stopped. Its processes are killed when it goes (when an
     /// expectation failed midway).
@@ -87,11 +98,7 @@ struct JobControlTests {
         init(_ workflow: String, ready: String) throws {
             box = try RunSandbox()
             try box.write("wf.yaml", workflow)
-            terminal = try Terminal()
-            shell = try LiveFlow(executable: RunSandbox.childPath,
-                                 arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
-                                             "--output", "prefixed", "--no-journal"],
-                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+            (terminal, shell) = try JobControlTests.startUnderJobShell(box, ["--no-journal"])
             #expect(terminal.waitFor(ready), "\(terminal.text)")
             terminal.type("\u{1a}")
             #expect(shell.waitForLine("job stopped \(SIGTSTP)"), "\(shell.stdout)\n\(terminal.text)")
@@ -191,11 +198,7 @@ struct JobControlTests {
                 shell: $CHILD --print confirm? --echo-stdin
               - shell: echo finally > finally.txt
             """)
-        let terminal = try Terminal()
-        let shell = try LiveFlow(executable: RunSandbox.childPath,
-                                 arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
-                                             "--output", "prefixed"],
-                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+        let (terminal, shell) = try Self.startUnderJobShell(box)
         #expect(terminal.waitFor("ready"), "\(terminal.text)")
         terminal.type("\u{3}")
         #expect(terminal.waitFor("confirm?"), "\(terminal.text)")
@@ -229,11 +232,7 @@ struct JobControlTests {
             finally:
               - shell: echo finally > finally.txt
             """)
-        let terminal = try Terminal()
-        let shell = try LiveFlow(executable: RunSandbox.childPath,
-                                 arguments: ["--job-shell", terminal.slavePath, RunSandbox.flowPath, "run", "wf.yaml",
-                                             "--output", "prefixed"],
-                                 environment: box.environment, directory: box.root.path, ownGroup: false)
+        let (terminal, shell) = try Self.startUnderJobShell(box)
         #expect(terminal.waitFor("ready"), "\(terminal.text)")
         terminal.type("\u{1C}")
         #expect(shell.waitForLine("job exit 131"), "\(shell.stdout)\n\(terminal.text)")
