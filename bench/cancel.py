@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Cancellation benchmark: N concurrent steps that obey, trap or ignore SIGTERM (and one
 with a background grandchild); send SIGINT or SIGTERM to flow's pid, or SIGINT to its
-whole process group (Ctrl-C), or SIGKILL to flow's pid, once every child said `ready`.
+whole process group (Ctrl-C), or SIGQUIT (Ctrl-\\: quit now, no grace) or SIGKILL to flow's
+pid, once every child said `ready`.
 Reports the time from the signal to flow's exit, the exit status (a SIGKILLed flow shows
 -9), and the processes of the run left over 0.2 s later (after SIGKILL, flow's guard
 kills them).
@@ -69,6 +70,8 @@ def trial(kind, how, steps, grace):
         os.killpg(p.pid, signal.SIGINT)
     elif how == "kill":
         p.send_signal(signal.SIGKILL)
+    elif how == "quit":
+        p.send_signal(signal.SIGQUIT)
     else:
         p.send_signal(signal.SIGINT if how == "int" else signal.SIGTERM)
     p.stdout.read()
@@ -87,7 +90,7 @@ def main():
     print(f"| steps | children | signal | exit (median) | status | left over |")
     print("|---|---|---|---:|---|---:|")
     for kind in ["obey", "trap", "ignore", "grandchild"]:
-        for how in ["int", "term", "group-int", "kill"]:
+        for how in ["int", "term", "group-int", "quit", "kill"]:
             results = [trial(kind, how, a.steps, a.grace) for _ in range(a.reps)]
             times = [r[0] for r in results]
             statuses = sorted({r[1] for r in results})
@@ -95,6 +98,7 @@ def main():
             print(f"| {a.steps} | {kind} | {how} | {statistics.median(times) * 1000:.0f} ms | "
                   f"{','.join(str(s) for s in statuses)} | {left} |", flush=True)
     print(f"\ngrace {a.grace}: `ignore` children are SIGKILLed after it; the others exit on the signal."
+          " SIGQUIT kills every step at once (131, no grace)."
           " After SIGKILL flow's own exit is immediate (-9) and its guard kills the steps' groups.")
 
 
