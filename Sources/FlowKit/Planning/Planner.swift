@@ -82,7 +82,9 @@ public struct Planner {
             for (name, value) in options.with {
                 guard let param = actionTable.param(named: name, of: action.name.value) else {
                     throw PlanError("action `\(actionName)` has no parameter `\(name)`",
-                                    help: Suggestion.help(for: name, in: action.params.map(\.name.value)))
+                                    help: Suggestion.help(for: name, in: action.params.map(\.name.value))
+                                        ?? (action.params.isEmpty ? "it takes no parameters" : "its parameters are "
+                                            + Suggestion.list(action.params.map(\.name.value))))
                 }
                 if let allowed = param.allowed, !allowed.contains(where: { $0.value.isIdentical(to: value) }) {
                     throw PlanError("`\(value)` is not an allowed value of `\(name)`",
