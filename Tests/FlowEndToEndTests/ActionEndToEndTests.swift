@@ -5,6 +5,36 @@ import Testing
 /// through the built binary, as a user of GitHub Actions' composite actions or go-task
 /// meets them: what validation says at the `use` site, and what plan and run do.
 @Suite struct ActionEndToEndTests {
+    /// An action's steps and the workflow's are separate scopes; a reference across them
+    /// said only "no step named `x`", as if the name were a typo. The help now says where
+    /// the step is.
+    @Test func aStepOfAnotherScopeIsNamedInTheHelp() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              a:
+                steps:
+                  - name: inner
+                    shell: echo "v=1" >> "$FLOW_OUTPUT"
+                  - print: "${{ steps.top.status }}"
+            steps:
+              - name: top
+                print: top
+              - use: a
+              - print: "${{ steps.inner.outputs.v }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for line in [
+            "wf.yaml:6:27: error: no step named `top` in action `a` [unknown-reference]",
+            "^^^ `top` is a step of the workflow, which an action's steps cannot see: pass what they need in with `with:` on the `use` step",
+            "wf.yaml:11:23: error: no step named `inner` in this workflow [unknown-reference]",
+            "^^^^^ `inner` is a step of action `a`, seen only inside that action",
+        ] {
+            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
+        }
+    }
+
     /// `--with` naming no parameter of ACTION, with nothing close to suggest, had no help;
     /// `with:` in the file lists the parameters, so the command line does too.
     @Test func anUnknownWithOnTheCommandLineListsTheParameters() throws {

@@ -159,7 +159,7 @@ extension Validator {
         guard let target = scope.steps[name.value] else {
             let place = scope.action.map { "action `\($0.name.value)`" } ?? "this workflow"
             bag.error(.unknownReference, "no step named `\(name.value)` in \(place)", at: name.span,
-                      help: stepHelp(for: name.value))
+                      help: stepHelp(for: name.value) ?? otherScopeHelp(for: name.value))
             return
         }
         switch field.value {
@@ -223,6 +223,34 @@ extension Validator {
             bag.error(.laterReference, "\(site.description) refers to step `\(name.value)`, which has not run yet", at: name.span,
                       help: "a step can use only steps that finished before it", notes: [note])
         }
+    }
+
+    /// The help for a step name that is not in the current scope but in another one: an
+    /// action's steps and the workflow's cannot see each other, which users of GitHub
+    /// Actions' composite actions (or go-task's `deps`) do not always expect.
+    mutating func otherScopeHelp(for name: String) -> String? {
+        if stepOwners == nil {
+            // Built once, at the first unknown name: a file may have thousands of them.
+            var owners: [String: [String]] = [:]
+            func collect(_ steps: [Step], owner: String) {
+                for step in steps {
+                    if let stepName = step.name?.value, owners[stepName]?.last != owner { owners[stepName, default: []].append(owner) }
+                    collect(step.children, owner: owner)
+                    collect(step.finallySteps, owner: owner)
+                    collect(step.undo ?? [], owner: owner)
+                }
+            }
+            collect(workflow.steps + workflow.finally, owner: "")
+            for action in workflow.actions { collect(action.steps, owner: action.name.value) }
+            stepOwners = owners
+        }
+        let here = scope.action?.name.value ?? ""
+        let owners = (stepOwners?[name] ?? []).filter { $0 != here }
+        if scope.action != nil, owners.contains("") {
+            return "`\(name)` is a step of the workflow, which an action's steps cannot see: pass what they need in with `with:` on the `use` step"
+        }
+        guard let owner = owners.first else { return nil }
+        return "`\(name)` is a step of action `\(owner)`, seen only inside that action"
     }
 
     /// `${{ }}` inside single quotes, right after a backslash, or in a here-document whose

@@ -28,6 +28,9 @@ public struct Validator {
 
     var scope = Scope()
     var usedVars: Set<String> = []
+    /// For each step name, the scopes that have it (`""` the workflow, else an action's
+    /// name), built at the first reference to a step the current scope does not have.
+    var stepOwners: [String: [String]]?
     /// "Did you mean" over the workflow's variables, built at the first unknown one.
     var varSuggestions: SuggestionIndex?
 
