@@ -11,6 +11,8 @@ public struct Validator {
         var name: Located<String>
         var path: StepPath
         var outputs: [Located<String>]?
+        /// The step's kind key (`shell`, `use`, …): only a `shell` step writes outputs.
+        var kind: String
         /// The alias the step was reached through, if any (see `Step.aliasSite`).
         var aliasSite: SourceSpan?
     }
@@ -150,7 +152,7 @@ public struct Validator {
                               help: "step names are unique in a \(scope.action == nil ? "workflow" : "action")",
                               notes: notes)
                 } else {
-                    scope.steps[name.value] = NamedStep(name: name, path: path, outputs: step.outputs, aliasSite: step.aliasSite)
+                    scope.steps[name.value] = NamedStep(name: name, path: path, outputs: step.outputs, kind: step.kind.keyword, aliasSite: step.aliasSite)
                 }
             }
             switch step.kind {
