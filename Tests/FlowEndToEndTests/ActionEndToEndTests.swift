@@ -100,4 +100,68 @@ import Testing
         #expect(bare.status == 2, "\(bare)")
         #expect(bare.stderr.hasSuffix("help: it takes no parameters\n"), "\(bare)")
     }
+
+    /// An action passing its own parameter on to another whose `allowed` refuses the value
+    /// known before the run (a literal, a var, `--with`, a declared env): `flow plan` showed
+    /// `inner(env=dev)` and exited 0, and `flow run` ran the outer action's first steps
+    /// before failing at the inner `use`. Now plan and run refuse it before anything runs
+    /// (exit 2), naming the `with` value and where the `params` came from.
+    @Test func aKnownValuePassedOnThroughParamsIsCheckedBeforeTheRun() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            env:
+              TARGET: evil
+            actions:
+              outer:
+                params:
+                  env: { required: true }
+                steps:
+                  - shell: echo side effect >> log
+                  - use: inner
+                    with: { env: "${{ params.env }}" }
+              inner:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "inner ${{ params.env }}"
+            steps:
+              - use: outer
+                with: { env: dev }
+            """)
+        #expect(try box.run(["validate", "wf.yaml"]).status == 0)
+        let message = "error: wf.yaml:10:22: `dev` (from `${{ params.env }}`) is not an allowed value of `env` of action `inner`\n"
+        for arguments in [["plan", "wf.yaml"], ["run", "wf.yaml", "--output", "prefixed"]] {
+            let r = try box.run(arguments)
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(r)")
+            #expect(r.stderr == message + "help: allowed: staging, prod; `params` are those of the use of `outer` at wf.yaml:17:5\n", "\(r)")
+        }
+        let action = try box.run(["run", "wf.yaml", "outer", "--with", "env=dev"])
+        #expect(action.status == 2, "\(action)")
+        #expect(action.stderr == message + "help: allowed: staging, prod; `params` are those of `outer` given on the command line\n", "\(action)")
+        #expect(!box.exists("log"), "nothing ran")
+        // A value known now that is allowed runs; one from the declared env is checked too.
+        #expect(try box.run(["run", "wf.yaml", "outer", "--with", "env=prod"]).status == 0)
+        #expect(box.lines("log") == ["side effect"])
+        try box.write("env.yaml", """
+            env:
+              TARGET: evil
+            actions:
+              inner:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "inner ${{ params.env }}"
+            steps:
+              - shell: echo side effect >> log2
+              - use: inner
+                with: { env: "${{ env.TARGET }}" }
+              - use: inner
+                env: { TARGET: prod }
+                with: { env: "${{ env.TARGET }}" }
+            """)
+        let env = try box.run(["run", "env.yaml"])
+        #expect(env.status == 2, "\(env)")
+        #expect(env.stderr == "error: env.yaml:12:18: `evil` (from `${{ env.TARGET }}`) is not an allowed value of `env` of action `inner`\nhelp: allowed: staging, prod\n", "\(env)")
+        #expect(!box.exists("log2"), "nothing ran")
+    }
 }
