@@ -164,4 +164,28 @@ import Testing
         #expect(env.stderr == "error: env.yaml:12:18: `evil` (from `${{ env.TARGET }}`) is not an allowed value of `env` of action `inner`\nhelp: allowed: staging, prod\n", "\(env)")
         #expect(!box.exists("log2"), "nothing ran")
     }
+
+    /// `use: ""` said "unknown action ``" with a "did you mean" of the nearest short name;
+    /// an action with `steps: []` said "the steps of action `x` is empty", with the help
+    /// "remove the group" (there is none). Both now say what is wrong and what to do.
+    @Test func anEmptyUseOrActionSaysSo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              a:
+                steps: []
+            steps:
+              - use: ""
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for line in [
+            "wf.yaml:3:12: error: `steps` of action `a` is empty [empty-group]",
+            "^^ add at least one step, or remove the action\n",
+            "wf.yaml:5:10: error: `use` names no action [unknown-action]",
+            "^^ name one of `a`\n",
+        ] {
+            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
+        }
+    }
 }

@@ -27,7 +27,8 @@ extension WorkflowParser {
                 case "params": action.params = params(v)
                 case "steps":
                     sawSteps = true
-                    action.steps = stepList(v, owner: "the steps of action `\(name.value)`", ownerSpan: option.span)
+                    action.steps = stepList(v, owner: "`steps` of action `\(name.value)`", ownerSpan: option.span,
+                                            whole: "the action")
                 default:
                     unknownKey(option, in: "action `\(name.value)`", candidates: Self.actionKeys, foreign: .action)
                     // `cmds:` was meant as the steps, and was said to be: not also "no steps".
