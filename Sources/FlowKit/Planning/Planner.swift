@@ -69,9 +69,19 @@ public struct Planner {
             let names = SelectionNames.onlyNames(workflow, action: options.action)
             // A name that is there, but where --only cannot reach, is said as such (it
             // said "no step named", and suggested another name).
+            // With ACTION, a step of the workflow's own `steps` is not run at all: say so,
+            // and how to select it (it said "no step named", as if it were a typo).
+            if let action = options.action, Self.contains(name: only, in: workflow.steps + workflow.finally) {
+                throw PlanError("`\(only)` is a step of the workflow, which running action `\(action)` alone does not run",
+                                help: "to select it, leave out the action: FILE --only \(only)")
+            }
             if let place = Self.unreachablePlace(of: only, in: onlyScope, actions: workflow.actions) {
+                // A step among an action's own steps is selectable when that action is run
+                // alone: the help says how, rather than only what --only does.
+                let owner = workflow.actions.first { $0.name.value != options.action && Self.contains(name: only, in: $0.steps) }
                 throw PlanError("`\(only)` is \(place), which --only cannot select",
-                                help: "--only selects a step of the workflow's steps (or of ACTION's), with its group context")
+                                help: owner.map { "to select it, run the action alone: FILE \($0.name.value) --only \(only)" }
+                                    ?? "--only selects a step of the workflow's steps (or of ACTION's), with its group context")
             }
             throw PlanError("no step named `\(only)` for --only", help: Suggestion.help(for: only, in: names))
         }
