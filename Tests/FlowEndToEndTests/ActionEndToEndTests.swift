@@ -188,4 +188,29 @@ import Testing
             #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
         }
     }
+
+    /// A GitHub Actions habit: `default: "${{ env.USER }}"`. flow's defaults are literal,
+    /// so the steps got the text `${{ env.USER }}` without a word; now a warning says so
+    /// (the run still runs, as the format says; `--strict` refuses it).
+    @Test func anExpressionInAParamDefaultIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              greet:
+                params:
+                  who: { default: "${{ env.USER }}" }
+                steps:
+                  - print: "hello ${{ params.who }}"
+            steps:
+              - use: greet
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        #expect(validate.stderr.contains(
+            "wf.yaml:4:23: warning: the default of `who` is literal: its `${{ … }}` is not expanded [unexpanded-expression]"), "\(validate)")
+        #expect(validate.stderr.contains("give the value at the `use` site instead: `with: {who: \"${{ … }}\"}`"), "\(validate)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 0 && run.stdout.contains("hello ${{ env.USER }}"), "\(run)")
+    }
 }

@@ -87,6 +87,13 @@ extension WorkflowParser {
                 default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys, foreign: .param)
                 }
             }
+            // GitHub Actions evaluates `${{ }}` in an input's default (`${{ github.token }}`);
+            // flow's defaults are literal, so such a default would reach the steps as the
+            // text `${{ … }}`, without a word.
+            if let defaultValue = param.defaultValue, defaultValue.value.contains("${{") {
+                bag.warning(.unexpandedExpression, "the default of `\(name.value)` is literal: its `${{ … }}` is not expanded",
+                            at: defaultValue.span, help: "give the value at the `use` site instead: `with: {\(name.value): \"${{ … }}\"}`")
+            }
             if param.required, let defaultValue = param.defaultValue {
                 bag.error(.conflictingOptions, "parameter `\(name.value)` is required and has a default", at: defaultValue.span,
                           help: "drop `required: true` or the default")
