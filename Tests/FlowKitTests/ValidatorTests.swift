@@ -886,6 +886,7 @@ import Testing
         .misplacedFunction: "steps:\n  - print: ${{ always() }}\n",
         .singleQuotedExpression: "steps:\n  - shell: echo '${{ workflow.name }}'\n",
         .unusedParam: "actions:\n  a:\n    params: {p: {}}\n    steps: [x]\nsteps:\n  - use: a\n",
+        .unexpandedExpression: "actions:\n  a:\n    params: {p: {default: \"${{ env.HOME }}\"}}\n    steps: [\"echo ${{ params.p }}\"]\nsteps:\n  - use: a\n",
         .unusedVar: "vars: {v: 1}\nsteps: [x]\n",
         .unknownStatus: "steps:\n  - name: a\n    print: x\n  - print: y\n    if: steps.a.status == 'success'\n",
     ]
@@ -908,7 +909,7 @@ import Testing
             loaded = load(sample)
         }
         #expect(loaded.diagnostics.map(\.code).contains(code), "\(rendered(loaded.diagnostics))")
-        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus].contains(code) ? .warning : .error
+        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression].contains(code) ? .warning : .error
         #expect(loaded.diagnostics.filter { $0.code == code }.allSatisfy { $0.severity == expectedSeverity })
     }
 

@@ -48,4 +48,5 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     case unusedParam = "unused-param"
     case unusedVar = "unused-var"
     case unknownStatus = "unknown-status"
+    case unexpandedExpression = "unexpanded-expression"
 }

@@ -27,7 +27,8 @@ extension WorkflowParser {
                 case "params": action.params = params(v)
                 case "steps":
                     sawSteps = true
-                    action.steps = stepList(v, owner: "the steps of action `\(name.value)`", ownerSpan: option.span)
+                    action.steps = stepList(v, owner: "`steps` of action `\(name.value)`", ownerSpan: option.span,
+                                            whole: "the action")
                 default:
                     unknownKey(option, in: "action `\(name.value)`", candidates: Self.actionKeys, foreign: .action)
                     // `cmds:` was meant as the steps, and was said to be: not also "no steps".
@@ -85,6 +86,13 @@ extension WorkflowParser {
                     param.allowed = document.children(of: v).compactMap { text($0, "an allowed value") }
                 default: unknownKey(option, in: "parameter `\(name.value)`", candidates: Self.paramKeys, foreign: .param)
                 }
+            }
+            // GitHub Actions evaluates `${{ }}` in an input's default (`${{ github.token }}`);
+            // flow's defaults are literal, so such a default would reach the steps as the
+            // text `${{ … }}`, without a word.
+            if let defaultValue = param.defaultValue, defaultValue.value.contains("${{") {
+                bag.warning(.unexpandedExpression, "the default of `\(name.value)` is literal: its `${{ … }}` is not expanded",
+                            at: defaultValue.span, help: "give the value at the `use` site instead: `with: {\(name.value): \"${{ … }}\"}`")
             }
             if param.required, let defaultValue = param.defaultValue {
                 bag.error(.conflictingOptions, "parameter `\(name.value)` is required and has a default", at: defaultValue.span,

@@ -1,11 +1,12 @@
 /// Parsing of step lists and steps.
 extension WorkflowParser {
-    /// A non-empty list of steps; `owner` names the list in messages.
-    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan) -> [Step] {
+    /// A non-empty list of steps; `owner` names the list in messages, `whole` what holds it
+    /// (what to remove instead of filling it).
+    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan, whole: String = "the group") -> [Step] {
         let node = document[id]
         if node.isNull || (node.kind == .sequence && document.children(of: id).isEmpty) {
             bag.error(.emptyGroup, "\(owner) is empty", at: node.isNull ? ownerSpan : valueSpan(node),
-                      help: "add at least one step, or remove the group")
+                      help: "add at least one step, or remove \(whole)")
             return []
         }
         guard node.kind == .sequence else {

@@ -41,6 +41,13 @@ public struct Planner {
         var depth: Int
         /// How many `use` steps enclose this point (see `Planner.maxUseDepth`).
         var useDepth = 0
+        /// The parameters of the enclosing action invocation, each with its value when it
+        /// is known before the run (nil: from an output, say), so that an action passing
+        /// its own parameter on to another is checked against `allowed` before anything runs.
+        var params: [String: String?] = [:]
+        /// Where the enclosing action's parameters came from ("the use of `a` at
+        /// wf.yaml:3:5"), for an error about a value they made.
+        var paramsOrigin: String?
     }
 
     mutating func build() throws(PlanError) -> Plan {
@@ -62,9 +69,19 @@ public struct Planner {
             let names = SelectionNames.onlyNames(workflow, action: options.action)
             // A name that is there, but where --only cannot reach, is said as such (it
             // said "no step named", and suggested another name).
+            // With ACTION, a step of the workflow's own `steps` is not run at all: say so,
+            // and how to select it (it said "no step named", as if it were a typo).
+            if let action = options.action, Self.contains(name: only, in: workflow.steps + workflow.finally) {
+                throw PlanError("`\(only)` is a step of the workflow, which running action `\(action)` alone does not run",
+                                help: "to select it, leave out the action: FILE --only \(only)")
+            }
             if let place = Self.unreachablePlace(of: only, in: onlyScope, actions: workflow.actions) {
+                // A step among an action's own steps is selectable when that action is run
+                // alone: the help says how, rather than only what --only does.
+                let owner = workflow.actions.first { $0.name.value != options.action && Self.contains(name: only, in: $0.steps) }
                 throw PlanError("`\(only)` is \(place), which --only cannot select",
-                                help: "--only selects a step of the workflow's steps (or of ACTION's), with its group context")
+                                help: owner.map { "to select it, run the action alone: FILE \($0.name.value) --only \(only)" }
+                                    ?? "--only selects a step of the workflow's steps (or of ACTION's), with its group context")
             }
             throw PlanError("no step named `\(only)` for --only", help: Suggestion.help(for: only, in: names))
         }
@@ -82,7 +99,9 @@ public struct Planner {
             for (name, value) in options.with {
                 guard let param = actionTable.param(named: name, of: action.name.value) else {
                     throw PlanError("action `\(actionName)` has no parameter `\(name)`",
-                                    help: Suggestion.help(for: name, in: action.params.map(\.name.value)))
+                                    help: Suggestion.help(for: name, in: action.params.map(\.name.value))
+                                        ?? (action.params.isEmpty ? "it takes no parameters" : "its parameters are "
+                                            + Suggestion.list(action.params.map(\.name.value))))
                 }
                 if let allowed = param.allowed, !allowed.contains(where: { $0.value.isIdentical(to: value) }) {
                     throw PlanError("`\(value)` is not an allowed value of `\(name)`",
@@ -208,26 +227,38 @@ public struct Planner {
         inner.useDepth += 1
         inner.scope = nextScope
         nextScope += 1
+        // What the `with` values can be computed from now: the variables (after `--var`),
+        // the declared env at this step, and the enclosing action's parameters that are
+        // themselves known (a chain of actions passing a literal on).
+        var known = statics
+        known.params = context.params
+        known.env = context.env
         // Parameters not given take their defaults, so the plan shows every value.
         var params = with
         var allowedParams: [String: [String]] = [:]
         for param in action.params {
             guard let allowed = param.allowed?.map(\.value) else { continue }
             allowedParams[param.name.value] = allowed
-            // A value built from variables is known now (after `--var`): one outside
-            // `allowed` stops the run before anything starts. Literals were checked by
-            // validation; values from outputs or params are checked when the step runs.
+            // A value known now that is outside `allowed` stops the run before anything
+            // starts (it stopped the run when the step started, after the steps before it
+            // had run). Literals were checked by validation; values from outputs, or from
+            // the process environment, are checked when the step runs.
             guard let value = with.first(where: { $0.name == param.name.value })?.value, !value.isLiteral,
-                  let resolved = statics.text(of: value) else { continue }
+                  let resolved = known.text(of: value) else { continue }
             if !allowed.contains(where: { $0.isIdentical(to: resolved) }) {
+                let fromParams = value.expressions.contains { $0.references.contains { $0.first?.value == "params" } }
+                let origin = fromParams ? context.paramsOrigin.map { "; `params` are those of \($0)" } ?? "" : ""
                 throw PlanError("\(workflow.file.path):\(value.span.start): `\(resolved)` (from `\(value.raw)`) is not an allowed value of "
                                 + "`\(param.name.value)` of action `\(action.name.value)`",
-                                help: "allowed: " + allowed.joined(separator: ", "))
+                                help: "allowed: " + allowed.joined(separator: ", ") + origin)
             }
         }
         for param in action.params where !params.contains(where: { $0.name == param.name.value }) {
             params.append((param.name.value, Template(literal: param.defaultValue?.value ?? "", span: param.name.span)))
         }
+        inner.params = known.entering(params).params
+        inner.paramsOrigin = base.map { "the use of `\(action.name.value)` at \(workflow.file.path):\($0.kindSpan.start)" }
+            ?? "`\(action.name.value)` given on the command line"
         let sub = path.isEmpty ? "" : path + "."
         let children = try nodes(action.steps, prefix: sub, context: inner)
         let skipped = context.skipped || (base.map { $0.tags.contains(where: { options.skipTags.contains($0.value) }) } ?? false)

@@ -2,6 +2,14 @@
 extension Validator {
     mutating func checkUse(_ use: UseStep, at step: Step) {
         guard let action = actionTable.action(named: use.action.value) else {
+            // `use: ""` named no action: "unknown action ``" and a "did you mean" of the
+            // nearest short name read as if a name had been mistyped.
+            if use.action.value.allSatisfy(\.isWhitespace) {
+                bag.error(.unknownAction, "`use` names no action", at: use.action.span,
+                          help: workflow.actions.isEmpty ? "declare one under `actions:` and name it here"
+                            : "name one of " + Suggestion.list(workflow.actions.map(\.name.value)))
+                return
+            }
             bag.error(.unknownAction, "unknown action `\(use.action.value)`", at: use.action.span,
                       help: actionHelp(for: use.action.value)
                         ?? (workflow.actions.isEmpty ? "declare it under `actions:`" : "the actions are "

@@ -159,9 +159,10 @@ extension Validator {
         guard let target = scope.steps[name.value] else {
             let place = scope.action.map { "action `\($0.name.value)`" } ?? "this workflow"
             bag.error(.unknownReference, "no step named `\(name.value)` in \(place)", at: name.span,
-                      help: stepHelp(for: name.value))
+                      help: stepHelp(for: name.value) ?? otherScopeHelp(for: name.value))
             return
         }
+        var noOutputs: SourceSpan?
         switch field.value {
         case "outputs":
             guard path.count >= 4 else {
@@ -172,7 +173,13 @@ extension Validator {
                 bag.error(.unknownReference, "an output has no fields", at: SourceSpan(start: path[4].span.start, end: whole.end))
             }
             let key = path[3]
-            if let declared = target.outputs, !declared.contains(where: { $0.value == key.value }) {
+            // Only a shell process can write `$FLOW_OUTPUT`: the outputs of any other step
+            // (a `use` above all, which GitHub Actions users expect to have outputs) would
+            // always be empty, without a word. Reported below once the order is right: one
+            // error per reference, and "has not run yet" is the more basic one.
+            if target.kind != "shell" {
+                noOutputs = key.span
+            } else if let declared = target.outputs, !declared.contains(where: { $0.value == key.value }) {
                 bag.error(.undeclaredOutput, "step `\(name.value)` does not declare the output `\(key.value)`", at: key.span,
                           help: Suggestion.help(for: key.value, in: declared.map(\.value))
                             ?? "add it to the `outputs` of `\(name.value)`",
@@ -189,7 +196,14 @@ extension Validator {
                         ?? "the fields are `outputs.<key>`, `status` and `exit_code`")
             return
         }
-        if let site, site.path.hasFinished(target.path) { return }
+        if let site, site.path.hasFinished(target.path) {
+            if let noOutputs {
+                bag.error(.undeclaredOutput, "step `\(name.value)` is a `\(target.kind)` step, which has no outputs", at: noOutputs,
+                          help: Self.noOutputsHelp(kind: target.kind),
+                          notes: [.init("`\(name.value)` is here", at: target.name.span)])
+            }
+            return
+        }
         guard let site else {
             bag.error(.laterReference, "`\(name.value)` has not run when the workflow's `env` and `defaults` are evaluated", at: name.span,
                       notes: [.init("`\(name.value)` is here", at: target.name.span)])
@@ -222,6 +236,46 @@ extension Validator {
         case .later:
             bag.error(.laterReference, "\(site.description) refers to step `\(name.value)`, which has not run yet", at: name.span,
                       help: "a step can use only steps that finished before it", notes: [note])
+        }
+    }
+
+    /// The help for a step name that is not in the current scope but in another one: an
+    /// action's steps and the workflow's cannot see each other, which users of GitHub
+    /// Actions' composite actions (or go-task's `deps`) do not always expect.
+    mutating func otherScopeHelp(for name: String) -> String? {
+        if stepOwners == nil {
+            // Built once, at the first unknown name: a file may have thousands of them.
+            var owners: [String: [String]] = [:]
+            func collect(_ steps: [Step], owner: String) {
+                for step in steps {
+                    if let stepName = step.name?.value, owners[stepName]?.last != owner { owners[stepName, default: []].append(owner) }
+                    collect(step.children, owner: owner)
+                    collect(step.finallySteps, owner: owner)
+                    collect(step.undo ?? [], owner: owner)
+                }
+            }
+            collect(workflow.steps + workflow.finally, owner: "")
+            for action in workflow.actions { collect(action.steps, owner: action.name.value) }
+            stepOwners = owners
+        }
+        let here = scope.action?.name.value ?? ""
+        let owners = (stepOwners?[name] ?? []).filter { $0 != here }
+        if scope.action != nil, owners.contains("") {
+            return "`\(name)` is a step of the workflow, which an action's steps cannot see: pass what they need in with `with:` on the `use` step"
+        }
+        guard let owner = owners.first else { return nil }
+        return "`\(name)` is a step of action `\(owner)`, seen only inside that action"
+    }
+
+    /// What to do instead of reading the outputs of a step of `kind`, which writes none.
+    static func noOutputsHelp(kind: String) -> String {
+        switch kind {
+        case "use":
+            "actions pass no outputs back: compute the value in a shell step before the `use` and pass it in with `with:`"
+        case "sequential", "concurrent":
+            "only shell steps write outputs: refer to the shell step inside the group that writes it"
+        default:
+            "only shell steps write outputs"
         }
     }
 

@@ -11,6 +11,8 @@ public struct Validator {
         var name: Located<String>
         var path: StepPath
         var outputs: [Located<String>]?
+        /// The step's kind key (`shell`, `use`, …): only a `shell` step writes outputs.
+        var kind: String
         /// The alias the step was reached through, if any (see `Step.aliasSite`).
         var aliasSite: SourceSpan?
     }
@@ -28,6 +30,9 @@ public struct Validator {
 
     var scope = Scope()
     var usedVars: Set<String> = []
+    /// For each step name, the scopes that have it (`""` the workflow, else an action's
+    /// name), built at the first reference to a step the current scope does not have.
+    var stepOwners: [String: [String]]?
     /// "Did you mean" over the workflow's variables, built at the first unknown one.
     var varSuggestions: SuggestionIndex?
 
@@ -147,7 +152,7 @@ public struct Validator {
                               help: "step names are unique in a \(scope.action == nil ? "workflow" : "action")",
                               notes: notes)
                 } else {
-                    scope.steps[name.value] = NamedStep(name: name, path: path, outputs: step.outputs, aliasSite: step.aliasSite)
+                    scope.steps[name.value] = NamedStep(name: name, path: path, outputs: step.outputs, kind: step.kind.keyword, aliasSite: step.aliasSite)
                 }
             }
             switch step.kind {

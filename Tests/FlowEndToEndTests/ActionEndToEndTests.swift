@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+/// Reusable actions (`actions:`, `use:`, `with:`, `flow run FILE ACTION --with`) seen
+/// through the built binary, as a user of GitHub Actions' composite actions or go-task
+/// meets them: what validation says at the `use` site, and what plan and run do.
+@Suite struct ActionEndToEndTests {
+    /// Only a shell step writes outputs: `steps.X.outputs.K` of a `use` step (GitHub
+    /// Actions' composite actions have outputs, flow's actions do not), a group, a `print`
+    /// or a `delay` was always empty at run time, without a word. Now an error that says
+    /// what to do instead.
+    @Test func outputsOfAStepThatIsNoShellStepAreAnError() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              build:
+                steps:
+                  - name: compile
+                    shell: echo "art=bin" >> "$FLOW_OUTPUT"
+                    outputs: [art]
+            steps:
+              - use: build
+                name: b
+              - name: g
+                sequential:
+                  - shell: "true"
+              - name: p
+                print: hi
+              - print: "${{ steps.b.outputs.art }} ${{ steps.g.outputs.x }} ${{ steps.p.outputs.y }} ${{ steps.b.status }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for line in [
+            "wf.yaml:15:33: error: step `b` is a `use` step, which has no outputs [undeclared-output]",
+            "actions pass no outputs back: compute the value in a shell step before the `use` and pass it in with `with:`",
+            "wf.yaml:15:60: error: step `g` is a `sequential` step, which has no outputs [undeclared-output]",
+            "only shell steps write outputs: refer to the shell step inside the group that writes it",
+            "wf.yaml:15:85: error: step `p` is a `print` step, which has no outputs [undeclared-output]",
+            "wf.yaml:9:11: note: `b` is here",
+        ] {
+            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
+        }
+        #expect(validate.stderr.hasSuffix("3 errors in 1 file\n"), "\(validate)")
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+    }
+
+    /// An action's steps and the workflow's are separate scopes; a reference across them
+    /// said only "no step named `x`", as if the name were a typo. The help now says where
+    /// the step is.
+    @Test func aStepOfAnotherScopeIsNamedInTheHelp() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              a:
+                steps:
+                  - name: inner
+                    shell: echo "v=1" >> "$FLOW_OUTPUT"
+                  - print: "${{ steps.top.status }}"
+            steps:
+              - name: top
+                print: top
+              - use: a
+              - print: "${{ steps.inner.outputs.v }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for line in [
+            "wf.yaml:6:27: error: no step named `top` in action `a` [unknown-reference]",
+            "^^^ `top` is a step of the workflow, which an action's steps cannot see: pass what they need in with `with:` on the `use` step",
+            "wf.yaml:11:23: error: no step named `inner` in this workflow [unknown-reference]",
+            "^^^^^ `inner` is a step of action `a`, seen only inside that action",
+        ] {
+            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
+        }
+    }
+
+    /// `--with` naming no parameter of ACTION, with nothing close to suggest, had no help;
+    /// `with:` in the file lists the parameters, so the command line does too.
+    @Test func anUnknownWithOnTheCommandLineListsTheParameters() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                  region: { default: eu }
+                steps:
+                  - print: "${{ params.env }} ${{ params.region }}"
+              bare:
+                steps:
+                  - print: bare
+            steps:
+              - print: main
+            """)
+        let run = try box.run(["run", "wf.yaml", "deploy", "--with", "zzz=1", "--with", "env=prod"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr == "error: action `deploy` has no parameter `zzz`\nhelp: its parameters are `env`, `region`\n", "\(run)")
+        let bare = try box.run(["plan", "wf.yaml", "bare", "--with", "x=1"])
+        #expect(bare.status == 2, "\(bare)")
+        #expect(bare.stderr.hasSuffix("help: it takes no parameters\n"), "\(bare)")
+    }
+
+    /// An action passing its own parameter on to another whose `allowed` refuses the value
+    /// known before the run (a literal, a var, `--with`, a declared env): `flow plan` showed
+    /// `inner(env=dev)` and exited 0, and `flow run` ran the outer action's first steps
+    /// before failing at the inner `use`. Now plan and run refuse it before anything runs
+    /// (exit 2), naming the `with` value and where the `params` came from.
+    @Test func aKnownValuePassedOnThroughParamsIsCheckedBeforeTheRun() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            env:
+              TARGET: evil
+            actions:
+              outer:
+                params:
+                  env: { required: true }
+                steps:
+                  - shell: echo side effect >> log
+                  - use: inner
+                    with: { env: "${{ params.env }}" }
+              inner:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "inner ${{ params.env }}"
+            steps:
+              - use: outer
+                with: { env: dev }
+            """)
+        #expect(try box.run(["validate", "wf.yaml"]).status == 0)
+        let message = "error: wf.yaml:10:22: `dev` (from `${{ params.env }}`) is not an allowed value of `env` of action `inner`\n"
+        for arguments in [["plan", "wf.yaml"], ["run", "wf.yaml", "--output", "prefixed"]] {
+            let r = try box.run(arguments)
+            #expect(r.status == 2 && r.stdout.isEmpty, "\(r)")
+            #expect(r.stderr == message + "help: allowed: staging, prod; `params` are those of the use of `outer` at wf.yaml:17:5\n", "\(r)")
+        }
+        let action = try box.run(["run", "wf.yaml", "outer", "--with", "env=dev"])
+        #expect(action.status == 2, "\(action)")
+        #expect(action.stderr == message + "help: allowed: staging, prod; `params` are those of `outer` given on the command line\n", "\(action)")
+        #expect(!box.exists("log"), "nothing ran")
+        // A value known now that is allowed runs; one from the declared env is checked too.
+        #expect(try box.run(["run", "wf.yaml", "outer", "--with", "env=prod"]).status == 0)
+        #expect(box.lines("log") == ["side effect"])
+        try box.write("env.yaml", """
+            env:
+              TARGET: evil
+            actions:
+              inner:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "inner ${{ params.env }}"
+            steps:
+              - shell: echo side effect >> log2
+              - use: inner
+                with: { env: "${{ env.TARGET }}" }
+              - use: inner
+                env: { TARGET: prod }
+                with: { env: "${{ env.TARGET }}" }
+            """)
+        let env = try box.run(["run", "env.yaml"])
+        #expect(env.status == 2, "\(env)")
+        #expect(env.stderr == "error: env.yaml:12:18: `evil` (from `${{ env.TARGET }}`) is not an allowed value of `env` of action `inner`\nhelp: allowed: staging, prod\n", "\(env)")
+        #expect(!box.exists("log2"), "nothing ran")
+    }
+
+    /// `use: ""` said "unknown action ``" with a "did you mean" of the nearest short name;
+    /// an action with `steps: []` said "the steps of action `x` is empty", with the help
+    /// "remove the group" (there is none). Both now say what is wrong and what to do.
+    @Test func anEmptyUseOrActionSaysSo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              a:
+                steps: []
+            steps:
+              - use: ""
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for line in [
+            "wf.yaml:3:12: error: `steps` of action `a` is empty [empty-group]",
+            "^^ add at least one step, or remove the action\n",
+            "wf.yaml:5:10: error: `use` names no action [unknown-action]",
+            "^^ name one of `a`\n",
+        ] {
+            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
+        }
+    }
+
+    /// A GitHub Actions habit: `default: "${{ env.USER }}"`. flow's defaults are literal,
+    /// so the steps got the text `${{ env.USER }}` without a word; now a warning says so
+    /// (the run still runs, as the format says; `--strict` refuses it).
+    @Test func anExpressionInAParamDefaultIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              greet:
+                params:
+                  who: { default: "${{ env.USER }}" }
+                steps:
+                  - print: "hello ${{ params.who }}"
+            steps:
+              - use: greet
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        #expect(validate.stderr.contains(
+            "wf.yaml:4:23: warning: the default of `who` is literal: its `${{ … }}` is not expanded [unexpanded-expression]"), "\(validate)")
+        #expect(validate.stderr.contains("give the value at the `use` site instead: `with: {who: \"${{ … }}\"}`"), "\(validate)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 0 && run.stdout.contains("hello ${{ env.USER }}"), "\(run)")
+    }
+}
