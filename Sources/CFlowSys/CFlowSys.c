@@ -357,6 +357,14 @@ int cflow_forward_signal(int sig, int pipe_fd) {
     return install_handler(sig, signal_forwarder);
 }
 
+static void exit_on_signal(int sig) {
+    _exit(128 + sig);
+}
+
+int cflow_exit_on_signal(int sig) {
+    return install_handler(sig, exit_on_signal);
+}
+
 static volatile sig_atomic_t suspend_requested = 0;
 static int suspend_eventfd = -1;
 

@@ -6,6 +6,8 @@ import FlowKit
 
 // Before anything else of flow runs (see `inheritedAtStart`).
 _ = OpenFileLimit.inheritedAtStart
+// Ctrl-\ quits flow from the start, not only once a run traps it (see `quitOnSIGQUIT`).
+SignalDisposition.quitOnSIGQUIT()
 
 // Usage errors exit with 2 (the contract); help, --version and completion scripts exit 0.
 do {

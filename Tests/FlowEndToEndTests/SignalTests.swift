@@ -134,6 +134,31 @@ import Glibc
         #expect(stubborn?["state"] as? String == "cancelled", "\(show)")
     }
 
+    /// A Ctrl-\ while flow is still reading the workflow (here a FIFO it is blocked on)
+    /// quits it: the Swift runtime's crash handler took it, printed "Program crashed" and
+    /// let flow go on to run the workflow.
+    @Test func sigquitBeforeTheRunStartsQuits() throws {
+        let box = try RunSandbox()
+        let fifo = box.root.appendingPathComponent("wf.yaml").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        // Opening the FIFO for writing succeeds once flow has it open for reading.
+        var writer: Int32 = -1
+        let deadline = Date().addingTimeInterval(15)
+        while writer < 0, Date() < deadline {
+            writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            if writer < 0 { usleep(2_000) }
+        }
+        #expect(writer >= 0, "flow never opened the workflow")
+        flow.signal(SIGQUIT)
+        // An empty workflow after that: what flow would read if it went on.
+        if writer >= 0 { close(writer) }
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 131, "\(r)")
+        #expect(!r.stderr.contains("crashed"), "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     /// After a first Ctrl-C, SIGQUIT is the second signal: the exit status stays Ctrl-C's.
     @Test func sigquitAfterCtrlCIsTheSecondSignal() throws {
         let box = try RunSandbox()

@@ -133,6 +133,10 @@ int cflow_child_stopped(pid_t pid);
 /// so no signal is lost to a registration still under way. Returns 0 or -1 with errno.
 int cflow_forward_signal(int sig, int pipe_fd);
 
+/// Handle `sig` by exiting at once with 128 + `sig` (_exit: no atexit handlers, no core
+/// file). Returns 0 or -1 with errno.
+int cflow_exit_on_signal(int sig);
+
 /// Handle SIGTSTP (Ctrl-Z) by noting the request and writing 1 to `eventfd`; children
 /// get SIGTSTP back at its default. Returns 0 or -1 with errno.
 int cflow_install_suspend_notifier(int eventfd);

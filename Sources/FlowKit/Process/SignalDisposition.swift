@@ -11,4 +11,16 @@ public enum SignalDisposition {
         signal(sig, SIG_IGN)
         cflow_reset_in_children(sig)
     }
+
+    /// Until a run's `SignalTrap` takes it, SIGQUIT (the terminal's `Ctrl-\`) ends flow at
+    /// once with 131, the status a run quit so ends with; unless flow was started with it
+    /// ignored, which it keeps (as `SignalTrap` does). Called first thing in `main`.
+    ///
+    /// Why: the Swift runtime's crash handler holds SIGQUIT from the start. It printed a
+    /// crash report ("Program crashed") and then let flow go on: a `Ctrl-\` while flow read
+    /// and checked the workflow was lost, and the run went ahead as if none had come.
+    public static func quitOnSIGQUIT() {
+        guard !SignalTrap.isIgnored(SIGQUIT) else { return }
+        _ = cflow_exit_on_signal(SIGQUIT)
+    }
 }
