@@ -159,6 +159,37 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// Ctrl-\\ during `finally` of a run to roll back: nothing is undone, nor recorded as
+    /// undone (the killed `finally` was reaped, the rollback began and found its undo
+    /// steps skipped, which counted as success: `a` was recorded `undone`).
+    @Test func sigquitDuringFinallyUndoesNothing() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            rollback: true
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - shell: echo undone > undone.txt
+              - name: fails
+                shell: exit 1
+            finally:
+              - name: slowfin
+                shell: $CHILD --stderr ready --sleep 30
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("slowfin | ready"), "\(flow.stderr)")
+        flow.signal(SIGQUIT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 131, "\(r)")
+        #expect(!box.exists("undone.txt"), "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        let show = try box.run(["show", "last", "--json"])
+        let steps = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["steps"] as? [[String: Any]]
+        #expect(steps?.first { $0["name"] as? String == "a" }?["state"] as? String == "succeeded", "\(show)")
+        #expect(steps?.first { $0["name"] as? String == "slowfin" }?["state"] as? String == "cancelled", "\(show)")
+    }
+
     /// After a first Ctrl-C, SIGQUIT is the second signal: the exit status stays Ctrl-C's.
     @Test func sigquitAfterCtrlCIsTheSecondSignal() throws {
         let box = try RunSandbox()

@@ -565,6 +565,9 @@ public final class Executor: Sendable {
         guard !order.isEmpty else { return }
         bus.emit(.note(nil, "rolling back \(order.count) step\(order.count == 1 ? "" : "s")"))
         for completion in order {
+            // After a second signal (or SIGQUIT) nothing more is undone: its handler records
+            // the run's end, with a step being undone `undo_failed` and the rest as they are.
+            if cancellation.killsEverything { return }
             let instance = completion.instance
             instance.transition(to: .undoing)
             runState.reinstate(completion)
@@ -574,6 +577,9 @@ public final class Executor: Sendable {
             let scope = FailureScope(parent: nil, inheritsFailure: status == .failed)
             let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: scope,
                                       env: env, mode: .undo, status: status, isUndo: true)
+            // Its undo steps were killed or never started (skipped, which counts as
+            // success): it was not undone (it was recorded `undone` with its undo skipped).
+            if cancellation.killsEverything { return }
             if state == .succeeded {
                 instance.transition(to: .undone)
                 runState.recount(instance, to: .undone)
