@@ -22,7 +22,8 @@ public final class SignalTrap: @unchecked Sendable {
     /// lost a Ctrl-C so). Here the handler is installed before `init` returns and writes
     /// the signal to a pipe, where it waits however late the pipe's reader starts.
     /// `onSecond` gets the run's signal (the exit status is 128 + it) and the one that
-    /// asked to kill everything (the second signal, or SIGQUIT).
+    /// asked to kill everything (the second signal, or SIGQUIT). It must end the process:
+    /// the run's end waits for it (`RunCancellation.awaitRepeatHandler`).
     public init(cancellation: RunCancellation, hub: ProcessHub = .shared,
                 onSecond: @escaping @Sendable (_ runSignal: Int32, _ trigger: Int32) -> Void) {
         hub.enableJobControl()

@@ -72,7 +72,8 @@ public struct LoadedWorkflow: Sendable {
                            span: SourceSpan(line: 1, column: 1, length: 0)),
             ])]
         }
-        guard let paths = WorkflowDirectory.workflowPaths(in: bytes) else { return unreadable(String(cString: strerror(errno))) }
+        let paths: [(path: String, bytes: [UInt8])]
+        do { paths = try WorkflowDirectory.workflowPaths(in: bytes) } catch { return unreadable(error.reason) }
         guard !paths.isEmpty else { return unreadable("the directory holds no workflow files (`*.yaml`, `*.yml`)") }
         return paths.map { load(path: $0.path, pathBytes: $0.bytes) }
     }

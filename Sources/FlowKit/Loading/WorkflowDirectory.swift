@@ -20,8 +20,17 @@ public enum WorkflowDirectory {
     /// empty); nil when it cannot be opened. At most `limit` names: a hint need not read a
     /// directory of thousands to its end.
     public static func workflowNames(in bytes: [UInt8], limit: Int = .max) -> [[UInt8]]? {
+        try? names(in: bytes, limit: limit)
+    }
+
+    /// `workflowNames`, with why the directory could not be opened (`strerror`'s text,
+    /// taken before other code can change `errno`).
+    static func names(in bytes: [UInt8], limit: Int = .max) throws(FileReader.Failure) -> [[UInt8]] {
         let opened = PathBytes.withCString(bytes.isEmpty ? Array(".".utf8) : bytes) { $0.flatMap { opendir($0) } }
-        guard let dir = opened else { return nil }
+        guard let dir = opened else {
+            let code = errno
+            throw FileReader.Failure(path: ControlEscaping.displayName(ofPathBytes: bytes), reason: String(cString: strerror(code)))
+        }
         defer { closedir(dir) }
         var names: [[UInt8]] = []
         while names.count < limit, let entry = readdir(dir) {
@@ -33,10 +42,10 @@ public enum WorkflowDirectory {
     }
 
     /// The paths (shown name, bytes) of the workflow files in the directory `bytes`, in
-    /// name order; nil when it cannot be opened.
-    public static func workflowPaths(in bytes: [UInt8]) -> [(path: String, bytes: [UInt8])]? {
+    /// name order; throws when it cannot be opened.
+    public static func workflowPaths(in bytes: [UInt8]) throws(FileReader.Failure) -> [(path: String, bytes: [UInt8])] {
         let base = bytes.last == UInt8(ascii: "/") ? bytes : bytes + [UInt8(ascii: "/")]
-        return workflowNames(in: bytes)?.map { name in
+        return try names(in: bytes).map { name in
             let path = base + name
             return (ControlEscaping.displayName(ofPathBytes: path), path)
         }
