@@ -5,6 +5,17 @@ import Testing
 /// through the built binary, as a user of GitHub Actions' composite actions or go-task
 /// meets them: what validation says at the `use` site, and what plan and run do.
 @Suite struct ActionEndToEndTests {
+    /// `flow validate wf.yaml` in `box` fails (exit 1), its stderr holding each of `lines`.
+    @discardableResult
+    static func expectInvalid(_ box: RunSandbox, _ lines: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> FlowOutcome {
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)", sourceLocation: sourceLocation)
+        for line in lines {
+            #expect(validate.stderr.contains(line), "\(line)\n\(validate)", sourceLocation: sourceLocation)
+        }
+        return validate
+    }
+
     /// Only a shell step writes outputs: `steps.X.outputs.K` of a `use` step (GitHub
     /// Actions' composite actions have outputs, flow's actions do not), a group, a `print`
     /// or a `delay` was always empty at run time, without a word. Now an error that says
@@ -28,18 +39,14 @@ import Testing
                 print: hi
               - print: "${{ steps.b.outputs.art }} ${{ steps.g.outputs.x }} ${{ steps.p.outputs.y }} ${{ steps.b.status }}"
             """)
-        let validate = try box.run(["validate", "wf.yaml"])
-        #expect(validate.status == 1, "\(validate)")
-        for line in [
+        let validate = try Self.expectInvalid(box, [
             "wf.yaml:15:33: error: step `b` is a `use` step, which has no outputs [undeclared-output]",
             "actions pass no outputs back: compute the value in a shell step before the `use` and pass it in with `with:`",
             "wf.yaml:15:60: error: step `g` is a `sequential` step, which has no outputs [undeclared-output]",
             "only shell steps write outputs: refer to the shell step inside the group that writes it",
             "wf.yaml:15:85: error: step `p` is a `print` step, which has no outputs [undeclared-output]",
             "wf.yaml:9:11: note: `b` is here",
-        ] {
-            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
-        }
+        ])
         #expect(validate.stderr.hasSuffix("3 errors in 1 file\n"), "\(validate)")
         let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
@@ -63,16 +70,12 @@ import Testing
               - use: a
               - print: "${{ steps.inner.outputs.v }}"
             """)
-        let validate = try box.run(["validate", "wf.yaml"])
-        #expect(validate.status == 1, "\(validate)")
-        for line in [
+        try Self.expectInvalid(box, [
             "wf.yaml:6:27: error: no step named `top` in action `a` [unknown-reference]",
             "^^^ `top` is a step of the workflow, which an action's steps cannot see: pass what they need in with `with:` on the `use` step",
             "wf.yaml:11:23: error: no step named `inner` in this workflow [unknown-reference]",
             "^^^^^ `inner` is a step of action `a`, seen only inside that action",
-        ] {
-            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
-        }
+        ])
     }
 
     /// `--with` naming no parameter of ACTION, with nothing close to suggest, had no help;
@@ -177,16 +180,12 @@ import Testing
             steps:
               - use: ""
             """)
-        let validate = try box.run(["validate", "wf.yaml"])
-        #expect(validate.status == 1, "\(validate)")
-        for line in [
+        try Self.expectInvalid(box, [
             "wf.yaml:3:12: error: `steps` of action `a` is empty [empty-group]",
             "^^ add at least one step, or remove the action\n",
             "wf.yaml:5:10: error: `use` names no action [unknown-action]",
             "^^ name one of `a`\n",
-        ] {
-            #expect(validate.stderr.contains(line), "\(line)\n\(validate)")
-        }
+        ])
     }
 
     /// A GitHub Actions habit: `default: "${{ env.USER }}"`. flow's defaults are literal,
