@@ -58,6 +58,38 @@ struct TTYOutputTests {
         ], "\(run.report)")
     }
 
+    /// A line a step has not ended yet shows while the step runs, as on a terminal: a `\r`
+    /// progress bar as far as it got, a `Compiling… ` on stderr. Before, a line showed only
+    /// once its `\n` came: a progress bar, which ends its line when it is done, never did.
+    @Test func aRunningStepsUnfinishedLineShows() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: download
+                    shell: |
+                      printf 'fetching\\n\\rdownload 10%%'; printf '\\rdownload 60%%'; \(Self.waitForGo)
+                  - name: compile
+                    shell: |
+                      echo started; printf 'Compiling foo ' >&2; \(Self.waitForGo)
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80)
+        let seen = run.waitFor { screen in
+            Self.shows(screen, #/  ▶ download [0-9.]+s  download 60%/#) && Self.shows(screen, #/  ▶ compile [0-9.]+s  Compiling foo/#)
+        }
+        #expect(seen, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ download T",
+            "  ✓ compile T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
+
     /// A running step's last line is cut to the room left in its row by terminal columns:
     /// tabs go to the next 8-column stop, a CJK character takes two columns, and a cut line
     /// ends in `…`. Before, a tab or a wide character counted as one column: the row

@@ -35,6 +35,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         /// row (`shownLine`) only when a redraw shows it, not for every line a chatty step
         /// prints, nor at every redraw.
         var lastLine: [UInt8] = []
+        /// The line each stream (stdout, stderr) is writing, not ended yet; the one of
+        /// `latestStream`, if any, shows rather than `lastLine`: it came after it.
+        var unfinished = [UnfinishedLine(), UnfinishedLine()]
+        var latestStream = 0
         var lineChanged = false
         var shownLine = (text: "", width: 0, room: -1)
     }
@@ -103,6 +107,8 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 }
                 rows[i].state = t.to
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
+                // An attempt's unfinished line was delivered whole when it ended.
+                if t.to == .running { rows[i].unfinished = [UnfinishedLine(), UnfinishedLine()] }
                 if let elapsed = t.elapsed { rows[i].elapsed = elapsed }
                 if rows[i].isLeaf {
                     count(i, t)
@@ -192,6 +198,18 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 rows[i].lastLine.append(contentsOf: line)
                 rows[i].lineChanged = true
             }
+        }
+    }
+
+    /// A shell step's output as read: its unfinished line shows in the tree at once (a
+    /// prompt, a `\r` progress bar), not only once its `\n` comes.
+    public func outputChunk(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {
+        lock.withLock { _ in
+            guard !step.isUndo, let i = index[step.path] else { return }
+            let s = stream == .stdout ? 0 : 1
+            rows[i].unfinished[s].feed(chunk)
+            rows[i].latestStream = s
+            rows[i].lineChanged = true
         }
     }
 
@@ -296,12 +314,14 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             text += style.paint(time, "2")
             left -= time.utf8.count
         }
-        if row.state == .running, !row.lastLine.isEmpty, left >= 2 + 4 {
+        let unfinished = row.unfinished[row.latestStream].bytes
+        if row.state == .running, !row.lastLine.isEmpty || !unfinished.isEmpty, left >= 2 + 4 {
             // The output goes in as plain text cut to the room left: an escape sequence
             // would act on the terminal at every redraw.
             let room = left - 2
             if row.lineChanged || row.shownLine.room != room {
-                let plain = row.lastLine.withUnsafeBytes { TerminalText.plain($0) }
+                let shown = unfinished.isEmpty ? row.lastLine : unfinished
+                let plain = shown.withUnsafeBytes { TerminalText.plain($0) }
                 let fitted = DisplayWidth.fit(plain, in: room)
                 rows[i].shownLine = (fitted.text, fitted.width, room)
                 rows[i].lineChanged = false
