@@ -31,6 +31,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var counted = false
         var started: Double?
         var elapsed: Double?
+        /// Where a step `flow resume` or `flow undo` took from the earlier run comes from
+        /// (`reused from run ID`), shown instead of a time: it did not run now.
+        var origin: String?
         /// The last line the step printed, as read: made plain and cut to the room in its
         /// row (`shownLine`) only when a redraw shows it, not for every line a chatty step
         /// prints, nor at every redraw.
@@ -106,6 +109,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     return
                 }
                 rows[i].state = t.to
+                rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
                 // An attempt's unfinished line was delivered whole when it ended.
                 if t.to == .running { rows[i].unfinished = [UnfinishedLine(), UnfinishedLine()] }
@@ -294,7 +298,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var left = columns - indent - 2
         var time = ""
         if row.state != .skipped {
-            if let elapsed = row.elapsed, row.state.isFinal {
+            if let origin = row.origin {
+                time = " " + origin
+            } else if let elapsed = row.elapsed, row.state.isFinal {
                 time = " " + formatElapsed(elapsed)
             } else if let started = row.started, !row.state.isFinal {
                 time = " " + formatElapsed(now - started)
