@@ -136,14 +136,14 @@ extension Journal {
             for row in try db.rows("SELECT path, key, value FROM outputs WHERE run_id = ?", [runID]) {
                 outputs[row["path"] ?? "", default: [:]][row["key"] ?? ""] = row["value"]
             }
-            var records = rows.map { row in
+            var records = StepRecord.markingSharedNames(rows.map { row in
                 let path: String = row["path"] ?? ""
                 return StepRecord(path: path, position: row["position"] ?? 0, depth: row["depth"] ?? 0, name: row["name"],
                                   kind: row["kind"] ?? "", summary: row["label"] ?? "", state: row["state"] ?? "",
                                   attempts: row["attempts"] ?? 0, exitCode: row["exit_code"], startedAt: row["started_at"],
                                   endedAt: row["ended_at"], completedSeq: row["completed_seq"], signal: row["signal"],
                                   outputs: outputs[path] ?? [:])
-            }
+            })
             let state: String? = try db.value("SELECT state FROM runs WHERE id = ?", [runID])
             guard state == "running" else { return records }
             var ledger = StepLedger()

@@ -72,9 +72,29 @@ public struct StepRecord: Sendable {
     /// did not reach or reused from there; 2 the run before that… (see `Journal.carriedSteps`).
     public var generation = 0
 
-    /// What the live output calls the step (`PlanNode.label`): its name, or `KIND@PATH`.
-    /// Derived from the stored name, kind and path, so journals written before it read alike.
-    public var label: String { name ?? "\(kind)@\(path)" }
+    /// Whether another step of the run has the same name (the steps of an action used
+    /// twice): its label is then `name@path`, as the live output had it.
+    public var sharesName = false
+
+    /// What the live output calls the step (`StepRef.label`): its name (`name@path` when it
+    /// `sharesName`), or `KIND@PATH`. Derived from the stored name, kind and path, so
+    /// journals written before it read alike.
+    public var label: String {
+        guard let name else { return "\(kind)@\(path)" }
+        return sharesName ? "\(name)@\(path)" : name
+    }
+
+    /// `records` (a run's steps) with `sharesName` set, as `Executor.sharedNameLabels` does.
+    public static func markingSharedNames(_ records: [StepRecord]) -> [StepRecord] {
+        var count: [String: Int] = [:]
+        for record in records { if let name = record.name { count[name, default: 0] += 1 } }
+        guard count.values.contains(where: { $0 > 1 }) else { return records }
+        return records.map { record in
+            var record = record
+            record.sharesName = record.name.map { count[$0, default: 0] > 1 } ?? false
+            return record
+        }
+    }
 }
 
 /// Recorded output: consecutive lines of one step and stream (one row of the journal).

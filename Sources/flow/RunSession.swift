@@ -73,7 +73,9 @@ struct RunSession {
         case .tty: bus.add(TTYReporter(plan: plan, color: color))
         case .prefixed, .auto:
             let width = plan.steps.compactMap { $0.name?.count }.max() ?? 0
-            bus.add(PrefixedReporter(color: color, quiet: options.quiet, labelWidth: width))
+            // Labels on stdout are coloured only when stdout is a terminal too.
+            let stdoutColor = color && isatty(1) == 1
+            bus.add(PrefixedReporter(color: color, stdoutColor: stdoutColor, quiet: options.quiet, labelWidth: width))
         case .grouped:
             bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true",
                                     quiet: options.quiet))

@@ -37,6 +37,36 @@ import FoundationXML
         #expect(lines == ["first", "", "third"], "\(json)")
     }
 
+    /// Step names repeat only across actions' scopes (an action used twice): such steps
+    /// are labelled `name@path` in the output, `flow logs` and `flow show`, so a line or a
+    /// failure says which one. Before, both were `push`: `✗ push exit 1` named neither.
+    @Test func stepsThatShareANameAreLabelledByPath() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params: { env: { required: true } }
+                steps:
+                  - name: push
+                    shell: echo "pushing ${{ params.env }}"; test "${{ params.env }}" = staging
+            steps:
+              - concurrent:
+                  - { use: deploy, with: { env: staging } }
+                  - { use: deploy, with: { env: prod } }
+                fail_fast: false
+              - { name: push, shell: echo top }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(Set(r.stdoutLines) == ["push@1.1.1 | pushing staging", "push@1.2.1 | pushing prod"], "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("✗ push@1.2.1 exit 1 ") }, "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("✓ push@1.1.1 ") }, "\(r)")
+        let logs = try box.run(["logs", "last"])
+        #expect(Set(logs.stdoutLines) == ["push@1.1.1 | pushing staging", "push@1.2.1 | pushing prod"], "\(logs)")
+        let one = try box.run(["logs", "last", "push@1.2.1"])
+        #expect(one.stdout == "pushing prod\n", "\(one)")
+    }
+
     @Test func printGoesToItsStream() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -58,6 +58,64 @@ struct TTYOutputTests {
         ], "\(run.report)")
     }
 
+    /// A line a step has not ended yet shows while the step runs, as on a terminal: a `\r`
+    /// progress bar as far as it got, a `Compiling… ` on stderr. Before, a line showed only
+    /// once its `\n` came: a progress bar, which ends its line when it is done, never did.
+    @Test func aRunningStepsUnfinishedLineShows() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: download
+                    shell: |
+                      printf 'fetching\\n\\rdownload 10%%'; printf '\\rdownload 60%%'; \(Self.waitForGo)
+                  - name: compile
+                    shell: |
+                      echo started; printf 'Compiling foo ' >&2; \(Self.waitForGo)
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 80)
+        let seen = run.waitFor { screen in
+            Self.shows(screen, #/  ▶ download [0-9.]+s  download 60%/#) && Self.shows(screen, #/  ▶ compile [0-9.]+s  Compiling foo/#)
+        }
+        #expect(seen, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ download T",
+            "  ✓ compile T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
+
+    /// A step `flow resume` or `flow undo` takes from the earlier run says where it comes
+    /// from, as in `prefixed` and `grouped`. Before, its row showed `0.0s`, as if it had run.
+    @Test func aStepFromTheEarlierRunSaysSo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: "true" }
+              - { name: b, shell: test -f ok }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let runID = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        try box.write("ok", "")
+        let resumed = try TerminalRun(box, ["resume", "last", "--output", "tty"], rows: 20, columns: 80)
+        #expect(resumed.finish() == 0, "\(resumed.report)")
+        #expect(Self.timeless(resumed.screen.all).prefix(4) == [
+            "resuming run \(runID): 1 step already succeeded",
+            "✓ a reused from run \(runID)",
+            "✓ b T",
+            "2/2 steps finished",
+        ], "\(resumed.report)")
+        // Reversed by `flow undo`, `a` shows its undo's time, no longer where it came from.
+        let undone = try TerminalRun(box, ["undo", "last", "--output", "tty"], rows: 20, columns: 80)
+        #expect(undone.finish() == 0, "\(undone.report)")
+        #expect(Self.timeless(undone.screen.all).contains("↺ a T"), "\(undone.report)")
+    }
+
     /// A running step's last line is cut to the room left in its row by terminal columns:
     /// tabs go to the next 8-column stop, a CJK character takes two columns, and a cut line
     /// ends in `…`. Before, a tab or a wide character counted as one column: the row

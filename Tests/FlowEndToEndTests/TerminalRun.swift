@@ -26,7 +26,10 @@ final class TerminalRun {
     private(set) var screen: TerminalScreen
     private(set) var status: Int32?
 
-    init(_ box: RunSandbox, _ arguments: [String], rows: Int, columns: Int, env extra: [String: String] = [:]) throws {
+    /// With `stdoutFile` (a path in the sandbox), flow's stdout goes to that file instead:
+    /// `flow run … > file` typed at a terminal.
+    init(_ box: RunSandbox, _ arguments: [String], rows: Int, columns: Int, env extra: [String: String] = [:],
+         stdoutFile: String? = nil) throws {
         var path = [CChar](repeating: 0, count: 128)
         master = ctest_open_pty(&path, path.count)
         guard master >= 0 else { throw LiveFlow.SpawnFailure(message: "no pseudo-terminal: errno \(errno)") }
@@ -41,7 +44,11 @@ final class TerminalRun {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, slave, 1)
+        if let stdoutFile {
+            posix_spawn_file_actions_addopen(&actions, 1, box.path(stdoutFile), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, slave, 1)
+        }
         posix_spawn_file_actions_adddup2(&actions, slave, 2)
         _ = Self.addchdir(&actions, box.root.path)
         var env = box.environment

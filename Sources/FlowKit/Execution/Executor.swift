@@ -29,6 +29,9 @@ public final class Executor: Sendable {
     let scratch: ScratchDirectory
     /// flow's environment (`options.environment`), encoded once for every step's spawn.
     let environment: ChildEnvironment
+    /// By path, the labels of the steps whose name another step of the plan has too (the
+    /// steps of an action used twice, or named as a workflow step is): `name@path`.
+    let sharedNameLabels: [String: String]
 
     public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
         self.plan = plan
@@ -41,8 +44,28 @@ public final class Executor: Sendable {
         var base = options.environment
         base["FLOW_RUN_ID"] = options.runID
         environment = ChildEnvironment(base)
+        sharedNameLabels = Self.sharedNameLabels(plan.root)
         scratch = try ScratchDirectory(runID: options.runID, expectedFiles: Self.shellCount(plan.root)) { [hub] in hub.whenIdle($0) }
         if plan.root.runsProcesses { ProcessGuard.shared.startSoon() }
+    }
+
+    /// Names repeat only across actions' scopes (each `use` of an action is one), where
+    /// output by name alone could not tell which step wrote a line or failed: those steps
+    /// are labelled `name@path`, as unnamed ones are `KIND@PATH`.
+    static func sharedNameLabels(_ root: PlanNode) -> [String: String] {
+        var byName: [String: [String]] = [:]
+        func visit(_ node: PlanNode) {
+            if let name = node.name { byName[name, default: []].append(node.path) }
+            for child in node.children { visit(child) }
+            for child in node.finally { visit(child) }
+            for child in node.undo { visit(child) }
+        }
+        visit(root)
+        var labels: [String: String] = [:]
+        for (name, paths) in byName where paths.count > 1 {
+            for path in paths { labels[path] = "\(name)@\(path)" }
+        }
+        return labels
     }
 
     /// Runs the plan to the end (including `finally` and rollback) and reports the outcome.
@@ -220,7 +243,7 @@ public final class Executor: Sendable {
     /// Marks a step, and every step inside it, skipped without running it: each gets its
     /// own `pending → skipped` event, so the journal and reporters never leave one pending.
     func skip(_ node: PlanNode, frame: ScopeFrame, isUndo: Bool, reason: String) -> StepState {
-        let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
+        let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
         instance.transition(to: .skipped, reason: reason)
         runState.record(instance, StepResult(state: .skipped))
         if node.isGroup {
@@ -301,7 +324,7 @@ public final class Executor: Sendable {
         if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
             // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
-            let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
+            let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
             instance.transition(to: .running, reason: options.reusedFrom.map(StepTransition.reusedReason))
             instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map(StepTransition.reusedReason),
                                outputs: previous.outputs.isEmpty ? nil : previous.outputs)
@@ -328,7 +351,7 @@ public final class Executor: Sendable {
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: reason))
         }
 
-        let instance = StepInstance(node: node, frame: frame, bus: bus, isUndo: isUndo)
+        let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
         // A step of a `finally` list runs whatever its siblings did, and so do the steps of
         // a group there: they must not find an earlier sibling's failure in their scope.
         let ownScope = runsAlways ? FailureScope(parent: nil, inheritsFailure: inheritedFailure || scope.seesFailure) : scope
@@ -613,7 +636,7 @@ extension Executor {
         for (path, result) in steps {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
             let frame = recordedFrame(for: node)
-            let instance = StepInstance(node: node, frame: frame, bus: bus)
+            let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path])
             let reason = options.reusedFrom.map(StepTransition.reversedReason)
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,

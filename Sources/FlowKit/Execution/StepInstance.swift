@@ -16,9 +16,10 @@ final class StepInstance: Sendable {
     }
     private let state = Mutex(State())
 
-    init(node: PlanNode, frame: ScopeFrame, bus: EventBus, isUndo: Bool = false) {
+    /// `label` replaces the node's own (`Executor.sharedNameLabels`).
+    init(node: PlanNode, frame: ScopeFrame, bus: EventBus, label: String? = nil, isUndo: Bool = false) {
         self.node = node
-        self.ref = StepRef(node: node, isUndo: isUndo)
+        self.ref = StepRef(node: node, isUndo: isUndo, label: label)
         self.frame = frame
         self.bus = bus
     }

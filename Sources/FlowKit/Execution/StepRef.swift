@@ -11,11 +11,13 @@ public struct StepRef: Sendable, Hashable {
     /// (the terminal) itself, so reporters never see where it left off.
     public var isInteractive: Bool
 
-    public init(node: PlanNode, isUndo: Bool = false) {
+    /// `label`, when given, replaces the node's own (`name@path` for a name that several
+    /// steps of the plan have).
+    public init(node: PlanNode, isUndo: Bool = false, label: String? = nil) {
         path = node.path
         name = node.name
         kind = node.keyword
-        label = node.label
+        self.label = label ?? node.label
         self.isUndo = isUndo
         if case .shell(let task) = node.kind { isInteractive = task.interactive } else { isInteractive = false }
     }

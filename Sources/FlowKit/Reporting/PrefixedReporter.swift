@@ -11,10 +11,13 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
     let out = OutputWriter(fd: 1)
     let err = OutputWriter(fd: 2)
     let style: ReporterStyle
+    /// Colour of the labels on stdout lines: stdout can be a file or a pipe while stderr is
+    /// the terminal (`flow run wf.yaml > build.log`), and escape codes there are garbage.
+    let outStyle: ReporterStyle
     let quiet: Bool
     var log = FailureLog()
     var width = 0
-    /// `label | ` per step, as bytes: built once, not per line.
+    /// `label | ` per step and stream, as bytes: built once, not per line.
     var prefixes: [String: [UInt8]] = [:]
     /// `--quiet`: the failures so far, by path, in order, written at the end: an attempt
     /// that a retry makes good is no failure (its `✗` would stand alone, with no retry
@@ -24,16 +27,20 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
     /// each stream starts a line of its own.
     var unseen = UnseenWrites()
 
-    public init(color: Bool, quiet: Bool, labelWidth: Int = 0) {
+    /// `color` is for flow's own lines on stderr, `stdoutColor` for the labels of the
+    /// steps' stdout lines (by default the same).
+    public init(color: Bool, stdoutColor: Bool? = nil, quiet: Bool, labelWidth: Int = 0) {
         style = ReporterStyle(color: color)
+        outStyle = ReporterStyle(color: stdoutColor ?? color)
         self.quiet = quiet
         width = min(labelWidth, 24)
     }
 
-    func prefix(_ step: StepRef) -> String {
+    /// `label | ` for a line on `stream`, coloured as that stream is.
+    func prefix(_ step: StepRef, _ stream: OutputChannel) -> String {
         let label = step.label
         let padded = label.count < width ? label + String(repeating: " ", count: width - label.count) : label
-        return style.paint(padded, "36") + " | "
+        return (stream == .stdout ? outStyle : style).paint(padded, "36") + " | "
     }
 
     public func handle(_ event: RunEvent) {
@@ -117,8 +124,9 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         if stream == .stderr { out.flush() }
         // `err` is flushed after each line of its own, `out` just above for a stderr line.
         unseen.startLine(writer)
-        if prefixes[step.path] == nil { prefixes[step.path] = Array(prefix(step).utf8) }
-        prefixes[step.path]!.withUnsafeBytes { writer.append($0) }
+        let key = stream == .stdout ? step.path : step.path + "\u{1}e"
+        if prefixes[key] == nil { prefixes[key] = Array(prefix(step, stream).utf8) }
+        prefixes[key]!.withUnsafeBytes { writer.append($0) }
         writer.append(line)
         writer.append(byte: 0x0A)
         if stream == .stderr { err.flush() }
@@ -131,8 +139,9 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         if stream == .stderr { out.flush() }
         // `err` is flushed after each line of its own, `out` just above for a stderr line.
         unseen.startLine(writer)
-        if prefixes[step.path] == nil { prefixes[step.path] = Array(prefix(step).utf8) }
-        prefixes[step.path]!.withUnsafeBytes { prefix in
+        let key = stream == .stdout ? step.path : step.path + "\u{1}e"
+        if prefixes[key] == nil { prefixes[key] = Array(prefix(step, stream).utf8) }
+        prefixes[key]!.withUnsafeBytes { prefix in
             // Lines keep their own `\n` (and `\r\n`): prefix, then the line as it came.
             var start = 0
             while start < lines.count {

@@ -31,10 +31,17 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var counted = false
         var started: Double?
         var elapsed: Double?
+        /// Where a step `flow resume` or `flow undo` took from the earlier run comes from
+        /// (`reused from run ID`), shown instead of a time: it did not run now.
+        var origin: String?
         /// The last line the step printed, as read: made plain and cut to the room in its
         /// row (`shownLine`) only when a redraw shows it, not for every line a chatty step
         /// prints, nor at every redraw.
         var lastLine: [UInt8] = []
+        /// The line each stream (stdout, stderr) is writing, not ended yet; the one of
+        /// `latestStream`, if any, shows rather than `lastLine`: it came after it.
+        var unfinished = [UnfinishedLine(), UnfinishedLine()]
+        var latestStream = 0
         var lineChanged = false
         var shownLine = (text: "", width: 0, room: -1)
     }
@@ -102,7 +109,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     return
                 }
                 rows[i].state = t.to
+                rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
+                // An attempt's unfinished line was delivered whole when it ended.
+                if t.to == .running { rows[i].unfinished = [UnfinishedLine(), UnfinishedLine()] }
                 if let elapsed = t.elapsed { rows[i].elapsed = elapsed }
                 if rows[i].isLeaf {
                     count(i, t)
@@ -195,6 +205,18 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         }
     }
 
+    /// A shell step's output as read: its unfinished line shows in the tree at once (a
+    /// prompt, a `\r` progress bar), not only once its `\n` comes.
+    public func outputChunk(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {
+        lock.withLock { _ in
+            guard !step.isUndo, let i = index[step.path] else { return }
+            let s = stream == .stdout ? 0 : 1
+            rows[i].unfinished[s].feed(chunk)
+            rows[i].latestStream = s
+            rows[i].lineChanged = true
+        }
+    }
+
     public func finish() {
         lock.withLock { _ in out.flush() }
     }
@@ -276,7 +298,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var left = columns - indent - 2
         var time = ""
         if row.state != .skipped {
-            if let elapsed = row.elapsed, row.state.isFinal {
+            if let origin = row.origin {
+                time = " " + origin
+            } else if let elapsed = row.elapsed, row.state.isFinal {
                 time = " " + formatElapsed(elapsed)
             } else if let started = row.started, !row.state.isFinal {
                 time = " " + formatElapsed(now - started)
@@ -296,12 +320,14 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             text += style.paint(time, "2")
             left -= time.utf8.count
         }
-        if row.state == .running, !row.lastLine.isEmpty, left >= 2 + 4 {
+        let unfinished = row.unfinished[row.latestStream].bytes
+        if row.state == .running, !row.lastLine.isEmpty || !unfinished.isEmpty, left >= 2 + 4 {
             // The output goes in as plain text cut to the room left: an escape sequence
             // would act on the terminal at every redraw.
             let room = left - 2
             if row.lineChanged || row.shownLine.room != room {
-                let plain = row.lastLine.withUnsafeBytes { TerminalText.plain($0) }
+                let shown = unfinished.isEmpty ? row.lastLine : unfinished
+                let plain = shown.withUnsafeBytes { TerminalText.plain($0) }
                 let fitted = DisplayWidth.fit(plain, in: room)
                 rows[i].shownLine = (fitted.text, fitted.width, room)
                 rows[i].lineChanged = false
