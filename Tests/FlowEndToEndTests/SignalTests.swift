@@ -151,9 +151,11 @@ import Glibc
         }
         #expect(writer >= 0, "flow never opened the workflow")
         flow.signal(SIGQUIT)
-        // An empty workflow after that: what flow would read if it went on.
-        if writer >= 0 { close(writer) }
+        // The FIFO stays open (nothing written) until flow has gone: it ends blocked on it,
+        // by the signal alone. (Closing it at once raced the signal under load: flow read
+        // the end of an empty workflow first, on another thread than the handler's.)
         let r = try flow.finish(timeout: 15)
+        if writer >= 0 { close(writer) }
         #expect(r.status == 131, "\(r)")
         #expect(!r.stderr.contains("crashed"), "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
