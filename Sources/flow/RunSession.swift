@@ -72,7 +72,7 @@ struct RunSession {
         switch mode {
         case .tty: bus.add(TTYReporter(plan: plan, color: color))
         case .prefixed, .auto:
-            let width = plan.steps.compactMap { $0.name?.count }.max() ?? 0
+            let width = PrefixedReporter.labelWidth(of: plan)
             // Labels on stdout are coloured only when stdout is a terminal too.
             let stdoutColor = color && isatty(1) == 1
             bus.add(PrefixedReporter(color: color, stdoutColor: stdoutColor, quiet: options.quiet, labelWidth: width))

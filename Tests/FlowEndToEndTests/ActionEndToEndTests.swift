@@ -104,6 +104,28 @@ import Testing
         #expect(bare.stderr.hasSuffix("help: it takes no parameters\n"), "\(bare)")
     }
 
+    /// A graph of one action says which, as the plan's header does (`wf · action deploy`):
+    /// before, its start node named the workflow alone, as if the graph were the whole run.
+    @Test(arguments: ["mermaid", "dot"]) func aGraphOfOneActionNamesIt(format: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: shop
+            actions:
+              deploy:
+                steps:
+                  - print: deploying
+            steps:
+              - print: main
+            """)
+        let graph = try box.run(["graph", "wf.yaml", "deploy", "--format", format])
+        #expect(graph.status == 0, "\(graph)")
+        #expect(graph.stdout.contains(format == "dot" ? "[label=\"shop · action deploy\"" : "([\"shop · action deploy\"])"), "\(graph)")
+        let plan = try box.run(["plan", "wf.yaml", "deploy"])
+        #expect(plan.stdoutLines.first == "shop · action deploy (wf.yaml)", "\(plan)")
+        let whole = try box.run(["graph", "wf.yaml", "--format", format])
+        #expect(!whole.stdout.contains("action") && whole.stdout.contains("shop"), "\(whole)")
+    }
+
     /// An action passing its own parameter on to another whose `allowed` refuses the value
     /// known before the run (a literal, a var, `--with`, a declared env): `flow plan` showed
     /// `inner(env=dev)` and exited 0, and `flow run` ran the outer action's first steps

@@ -339,7 +339,7 @@ final class LiveFlow: @unchecked Sendable {
         }
     }
 
-    /// `a   | x` → `a | x`: the prefixed label is padded to the widest name.
+    /// `a   | x` → `a | x`: the prefixed label is padded to the widest label.
     static func squeeze(_ line: String) -> String {
         guard let bar = line.range(of: " | ") else { return line }
         let label = line[..<bar.lowerBound].trimmingCharacters(in: .whitespaces)

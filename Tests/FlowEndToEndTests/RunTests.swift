@@ -67,6 +67,29 @@ import FoundationXML
         #expect(one.stdout == "pushing prod\n", "\(one)")
     }
 
+    /// Prefixed lines start in one column whatever labels the steps carry: an unnamed
+    /// step's `shell@2` and a shared name's `push@3.1.1` count, as names do. Before, only
+    /// names counted, so `build      | …` and `shell@2 | …` did not line up.
+    @Test func prefixedLabelsArePaddedToTheWidestLabel() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                steps:
+                  - { name: push, shell: echo pushed }
+            steps:
+              - { name: build, shell: echo built }
+              - shell: echo unnamed
+              - sequential:
+                  - use: deploy
+                  - use: deploy
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines == ["build      | built", "shell@2    | unnamed", "push@3.1.1 | pushed", "push@3.2.1 | pushed"],
+                "\(r)")
+    }
+
     @Test func printGoesToItsStream() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -48,7 +48,7 @@ public struct GraphExporter {
         switch format {
         case .mermaid:
             out.append("flowchart TD")
-            out.append("  \(start)([\"\(Self.mermaidEscape(plan.workflowName))\"])")
+            out.append("  \(start)([\"\(Self.mermaidEscape(plan.title))\"])")
             out += lines
             out.append("  \(end)([\"end\"])")
             for (a, b) in edges { out.append("  \(a) --> \(b)") }
@@ -60,7 +60,7 @@ public struct GraphExporter {
             out.append("digraph \"\(Self.dotEscape(plan.workflowName))\" {")
             out.append("  rankdir=TB;")
             out.append("  node [shape=box, style=rounded];")
-            out.append("  \(start) [label=\"\(Self.dotEscape(plan.workflowName))\", shape=oval];")
+            out.append("  \(start) [label=\"\(Self.dotEscape(plan.title))\", shape=oval];")
             out += lines
             out.append("  \(end) [label=\"end\", shape=oval];")
             for (a, b) in edges { out.append("  \(a) -> \(b);") }

@@ -11,6 +11,12 @@ public struct Plan: Sendable {
     /// Whether rollback runs on failure (the workflow's `rollback`).
     public var rollback: Bool
 
+    /// What the plan is called in its printed tree and graphs: the workflow's name, and
+    /// the action when the plan runs one (`release · action deploy`).
+    public var title: String {
+        action.map { "\(workflowName) · action \($0)" } ?? workflowName
+    }
+
     /// Every node except the root, in pre-order (children, then finally; undo excluded).
     public var steps: [PlanNode] {
         var out: [PlanNode] = []

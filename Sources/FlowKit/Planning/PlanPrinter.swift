@@ -17,7 +17,7 @@ public struct PlanPrinter {
         // seam, which costs more than everything else here on a 100,000-step plan.
         var out: [UInt8] = []
         out.reserveCapacity(128 * 1024)
-        out.append(contentsOf: ControlEscaping.escaped(plan.action.map { "\(plan.workflowName) · action \($0)" } ?? plan.workflowName).utf8)
+        out.append(contentsOf: ControlEscaping.escaped(plan.title).utf8)
         out.append(contentsOf: (" (\(ControlEscaping.escaped(plan.file.path)))\n").utf8)
         var context = base
         if case .use(_, let with) = plan.root.kind { context = base.entering(with) }

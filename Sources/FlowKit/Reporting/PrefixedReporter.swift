@@ -36,10 +36,22 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         width = min(labelWidth, 24)
     }
 
+    /// The width the labels of `plan`'s output lines are padded to, so that the lines
+    /// start in one column: the widest label a step that runs something carries (its name;
+    /// `NAME@PATH` where steps share a name; `KIND@PATH` unnamed), in terminal columns, at
+    /// most 24 (a longer label is not cut, and does not push every other line right).
+    public static func labelWidth(of plan: Plan) -> Int {
+        let shared = Executor.sharedNameLabels(plan.root)
+        let widest = plan.steps.lazy.filter { !$0.isGroup && $0.selected }
+            .map { DisplayWidth.columns(of: shared[$0.path] ?? $0.label) }.max() ?? 0
+        return min(widest, 24)
+    }
+
     /// `label | ` for a line on `stream`, coloured as that stream is.
     func prefix(_ step: StepRef, _ stream: OutputChannel) -> String {
         let label = step.label
-        let padded = label.count < width ? label + String(repeating: " ", count: width - label.count) : label
+        let columns = DisplayWidth.columns(of: label)
+        let padded = columns < width ? label + String(repeating: " ", count: width - columns) : label
         return (stream == .stdout ? outStyle : style).paint(padded, "36") + " | "
     }
 
