@@ -88,6 +88,19 @@ import FoundationXML
         #expect(r.status == 0, "\(r)")
         #expect(r.stdoutLines == ["build      | built", "shell@2    | unnamed", "push@3.1.1 | pushed", "push@3.2.1 | pushed"],
                 "\(r)")
+        // Undo steps' labels count too: a rollback's lines line up with the run's.
+        try box.write("undo.yaml", """
+            rollback: true
+            steps:
+              - name: create
+                shell: echo created
+                undo:
+                  - shell: echo removed
+              - { name: boom, shell: exit 1 }
+            """)
+        let undo = try box.run(["run", "undo.yaml", "--output", "prefixed"])
+        #expect(undo.status == 1, "\(undo)")
+        #expect(undo.stdoutLines == ["create     | created", "shell@1.u1 | removed"], "\(undo)")
     }
 
     @Test func printGoesToItsStream() throws {

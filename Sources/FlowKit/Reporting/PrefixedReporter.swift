@@ -38,12 +38,22 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
 
     /// The width the labels of `plan`'s output lines are padded to, so that the lines
     /// start in one column: the widest label a step that runs something carries (its name;
-    /// `NAME@PATH` where steps share a name; `KIND@PATH` unnamed), in terminal columns, at
-    /// most 24 (a longer label is not cut, and does not push every other line right).
+    /// `NAME@PATH` where steps share a name; `KIND@PATH` unnamed), undo steps' too (a
+    /// rollback, or `flow undo`, runs them), in terminal columns, at most 24 (a longer label is not cut, and does
+    /// not push every other line right).
     public static func labelWidth(of plan: Plan) -> Int {
         let shared = Executor.sharedNameLabels(plan.root)
-        let widest = plan.steps.lazy.filter { !$0.isGroup && $0.selected }
-            .map { DisplayWidth.columns(of: shared[$0.path] ?? $0.label) }.max() ?? 0
+        var widest = 0
+        func visit(_ nodes: [PlanNode]) {
+            for node in nodes where node.selected {
+                if !node.isGroup { widest = max(widest, DisplayWidth.columns(of: shared[node.path] ?? node.label)) }
+                visit(node.children)
+                visit(node.finally)
+                visit(node.undo)
+            }
+        }
+        visit(plan.root.children)
+        visit(plan.root.finally)
         return min(widest, 24)
     }
 
