@@ -21,10 +21,12 @@ final class RunState: Sendable {
         /// How many results `record` has recorded so far: a clock for `superseded`.
         var records = 0
         /// Results a later one of the same step replaced (a retried group runs its steps
-        /// again), oldest first, each with the clock of its replacement: what `rewind`
-        /// needs to show an earlier attempt's undo the results of that attempt. Empty in
-        /// a run without group retries.
-        var superseded: [String: [(replacedAt: Int, result: StepResult)]] = [:]
+        /// again; a resume records a seeded step again), in the order replaced, each with
+        /// the clock of its replacement: an undo log that `reinstate` plays backwards to
+        /// show an earlier attempt's undo the results of that attempt.
+        var superseded: [(replacedAt: Int, key: String, result: StepResult)] = []
+        /// How much of `superseded` rollback has played back so far (it only goes back).
+        var rewound: Int?
         var completed: [Completion] = []
         /// The latest state of every workflow leaf that got one, and the instance that set
         /// it (a superseded instance's undo does not recount), by plan node (undo steps
@@ -52,7 +54,7 @@ final class RunState: Sendable {
             if let name = instance.node.name {
                 let key = Self.key(instance.node.scope, name)
                 if let earlier = s.results.updateValue(result, forKey: key) {
-                    s.superseded[key, default: []].append((s.records, earlier))
+                    s.superseded.append((s.records, key, earlier))
                 }
             }
             if instance.ref.isLeaf, !instance.ref.isUndo {
@@ -105,12 +107,14 @@ final class RunState: Sendable {
     /// records as it runs.
     func reinstate(_ completion: Completion) {
         state.withLock { s in
-            for (key, replaced) in s.superseded {
-                // The result at the completion's time is the one the first later
-                // replacement replaced.
-                guard let first = replaced.first(where: { $0.replacedAt > completion.recorded }) else { continue }
-                s.results[key] = first.result
+            // Latest replacement first: what each replaced is what was there before it.
+            // Entries rollback itself adds (an undo list run again) lie past `rewound`.
+            var i = s.rewound ?? s.superseded.count
+            while i > 0, s.superseded[i - 1].replacedAt > completion.recorded {
+                i -= 1
+                s.results[s.superseded[i].key] = s.superseded[i].result
             }
+            s.rewound = i
             if let name = completion.instance.node.name {
                 s.results[Self.key(completion.instance.node.scope, name)] = completion.result
             }
