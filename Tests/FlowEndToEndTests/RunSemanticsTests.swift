@@ -216,6 +216,38 @@ import Glibc
         #expect(notes.contains { $0["step"] is NSNull && $0["message"] as? String == "rolling back 2 steps" }, "\(r)")
     }
 
+    /// The undo of an earlier attempt's step sees that attempt's results, also those of the
+    /// steps before it: `attach` reverses what it did to the resource its sibling `create`
+    /// made in the same attempt. It saw the last attempt's `create` (`detach 2` twice), so
+    /// resource 1 stayed attached; its own outputs were already its attempt's.
+    @Test func anEarlierAttemptsUndoSeesItsOwnAttemptsSiblings() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: create
+                    shell: |
+                      n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n
+                      echo "id=$n" >> "$FLOW_OUTPUT"
+                  - name: attach
+                    shell: echo "to=${{ steps.create.outputs.id }}" >> "$FLOW_OUTPUT"
+                    undo:
+                      - name: detach
+                        shell: echo "detach ${{ steps.create.outputs.id }} (attached to ${{ steps.attach.outputs.to }}) ${{ steps.create.status }}" >> log
+                      - shell: echo "after ${{ steps.detach.status }} ${{ steps.create.outputs.id }}" >> log
+                  - { name: flaky, shell: "test -e marker || { touch marker; exit 1; }" }
+              - { name: boom, shell: exit 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == [
+            "detach 2 (attached to 2) succeeded", "after succeeded 2",
+            "detach 1 (attached to 1) succeeded", "after succeeded 1",
+        ], "\(r)")
+    }
+
     /// A skipped group's steps (nested to any depth) each get their own `pending → skipped`.
     @Test func stepsOfASkippedGroupAreSkippedToo() throws {
         let box = try RunSandbox()

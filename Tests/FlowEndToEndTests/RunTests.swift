@@ -766,6 +766,21 @@ import FoundationXML
         #expect(box.lines("log").isEmpty)
     }
 
+    /// A multi-line value left open is reported at its `key<<DELIM` line: it was at the
+    /// file's last line ("line 5: the value of `notes` is not closed by `EOF`"), which in a
+    /// long file named none of the values.
+    @Test func anUnclosedMultiLineOutputNamesTheLineItStarts() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: gen
+                shell: printf 'a=1\\nnotes<<EOF\\none\\ntwo\\nEOF \\n' >> "$FLOW_OUTPUT"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("✗ gen FLOW_OUTPUT line 2: the value of `notes` is not closed: no line `EOF` follows"), "\(r)")
+    }
+
     @Test func stepStatusAndExitCode() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

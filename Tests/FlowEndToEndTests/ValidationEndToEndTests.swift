@@ -321,6 +321,40 @@ import Testing
             """, "\(validate)")
     }
 
+    /// `if: "success("` (and `success( && b`) said "`success()` takes no arguments": the
+    /// `)` is missing, so that is what it says now, as for any unclosed `(`. A call with
+    /// something between its parentheses still takes no arguments.
+    @Test func anUnclosedStatusCallIsAMissingParenthesis() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - print: a
+                if: "success("
+              - print: b
+                if: ${{ always( && true }}
+              - print: c
+                if: failure(1)
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:3:18: error: expected `)`, found the end of the expression [expression-syntax]
+              |
+            3 |     if: "success("
+              |                  ^ the `(` at column 17 is not closed
+            wf.yaml:5:21: error: expected `)`, found `&&` [expression-syntax]
+              |
+            5 |     if: ${{ always( && true }}
+              |                     ^^ the `(` at column 19 is not closed
+            wf.yaml:7:16: error: `failure()` takes no arguments [expression-syntax]
+              |
+            7 |     if: failure(1)
+              |                ^^
+            3 errors in 1 file
+
+            """, "\(validate)")
+    }
+
     /// `${{ 100000000000000000000 }}` printed `1e+20`, `${{ 123456789012345678 }}` another
     /// number, and two 400-digit literals were both infinity (and equal). A literal beyond
     /// 2^53 is now an error; whole numbers up to it print as integers.

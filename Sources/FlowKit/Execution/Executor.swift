@@ -633,6 +633,9 @@ extension Executor {
         let byPath = nodesByPath
         bus.emit(.runStarted(RunInfo(id: options.runID, workflowName: plan.workflowName, file: plan.file.path,
                                      startedAt: .now(), totalSteps: steps.count)))
+        // Before the frames are made: a `use`'s params are evaluated again from its `with`,
+        // which may read any earlier step (`ver: "${{ steps.tag.outputs.version }}"`).
+        for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
         for (path, result) in steps {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
             let frame = recordedFrame(for: node)
@@ -704,8 +707,11 @@ extension Executor {
             while let current = ancestor {
                 if case .use(_, let with) = current.kind, current.children.contains(where: { $0.scope == node.scope }) {
                     let outer = frame(of: current)
+                    // The environment the `use` step had (the workflow's `env` and its
+                    // groups'), as `with: { v: "${{ env.V }}" }` read it at run time.
+                    let env = renderEnv(current, base: environment, frame: outer, scope: FailureScope(parent: nil), status: .failed)
                     let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
-                                                 frame: outer, failures: FailureScope(parent: nil), env: environment,
+                                                 frame: outer, failures: FailureScope(parent: nil), env: env,
                                                  runStatus: .failed)
                     var params: [String: String] = [:]
                     for (name, value) in with { params[name] = context.render(value) }

@@ -27,6 +27,9 @@ public enum OutputFile {
                 let delimiter = String(line[heredoc.upperBound...])
                 guard WorkflowParser.isIdentifier(key) else { throw Failure(line: i, message: "invalid output key `\(key)`") }
                 guard !delimiter.isEmpty else { throw Failure(line: i, message: "`\(key)<<` needs a delimiter") }
+                // Reported at the `key<<DELIM` line: the end of the file, where the search
+                // stopped, says nothing about which value was left open.
+                let opening = i
                 var value: [Substring] = []
                 var closed = false
                 while i < lines.count {
@@ -35,7 +38,9 @@ public enum OutputFile {
                     if next == delimiter { closed = true; break }
                     value.append(next)
                 }
-                guard closed else { throw Failure(line: i, message: "the value of `\(key)` is not closed by `\(delimiter)`") }
+                guard closed else {
+                    throw Failure(line: opening, message: "the value of `\(key)` is not closed: no line `\(delimiter)` follows")
+                }
                 outputs[key] = value.joined(separator: "\n")
             } else if let equals = line.firstIndex(of: "=") {
                 let key = String(line[..<equals])

@@ -12,10 +12,21 @@ final class RunState: Sendable {
     struct Completion: Sendable {
         var instance: StepInstance
         var result: StepResult
+        /// When it was recorded (see `State.records`): its undo sees results as they were then.
+        var recorded: Int
     }
 
     private struct State {
         var results: [String: StepResult] = [:]
+        /// How many results `record` has recorded so far: a clock for `superseded`.
+        var records = 0
+        /// Results a later one of the same step replaced (a retried group runs its steps
+        /// again; a resume records a seeded step again), in the order replaced, each with
+        /// the clock of its replacement: an undo log that `reinstate` plays backwards to
+        /// show an earlier attempt's undo the results of that attempt.
+        var superseded: [(replacedAt: Int, key: String, result: StepResult)] = []
+        /// How much of `superseded` rollback has played back so far (it only goes back).
+        var rewound: Int?
         var completed: [Completion] = []
         /// The latest state of every workflow leaf that got one, and the instance that set
         /// it (a superseded instance's undo does not recount), by plan node (undo steps
@@ -39,7 +50,13 @@ final class RunState: Sendable {
 
     func record(_ instance: StepInstance, _ result: StepResult) {
         state.withLock { s in
-            if let name = instance.node.name { s.results[Self.key(instance.node.scope, name)] = result }
+            s.records += 1
+            if let name = instance.node.name {
+                let key = Self.key(instance.node.scope, name)
+                if let earlier = s.results.updateValue(result, forKey: key) {
+                    s.superseded.append((s.records, key, earlier))
+                }
+            }
             if instance.ref.isLeaf, !instance.ref.isUndo {
                 s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance))
             } else if !instance.ref.isUndo {
@@ -54,7 +71,7 @@ final class RunState: Sendable {
                 }
             }
             if result.state == .succeeded, !instance.node.undo.isEmpty {
-                s.completed.append(Completion(instance: instance, result: result))
+                s.completed.append(Completion(instance: instance, result: result, recorded: s.records))
             }
         }
     }
@@ -78,11 +95,30 @@ final class RunState: Sendable {
         state.withLock { $0.results[Self.key(frame.id, name)] }
     }
 
-    /// Makes `completion`'s own result the one its undo steps see as `steps.<name>…`
-    /// (with a retried group, a later instance may have replaced it).
+    /// Makes the results as they were when `completion` succeeded the ones its undo steps
+    /// see as `steps.<name>…`: its own, and those of the steps that finished before it.
+    /// With a retried group a later instance may have replaced them; the undo of an
+    /// earlier attempt's step must see that attempt's outputs (the resource its sibling
+    /// created then), not the last attempt's.
+    ///
+    /// Rollback goes latest completion first, so each call winds the clock back further.
+    /// Results first recorded after the completion are left: an undo step may refer only
+    /// to steps that finished before it and to earlier steps of its own list, which it
+    /// records as it runs.
     func reinstate(_ completion: Completion) {
-        guard let name = completion.instance.node.name else { return }
-        state.withLock { $0.results[Self.key(completion.instance.node.scope, name)] = completion.result }
+        state.withLock { s in
+            // Latest replacement first: what each replaced is what was there before it.
+            // Entries rollback itself adds (an undo list run again) lie past `rewound`.
+            var i = s.rewound ?? s.superseded.count
+            while i > 0, s.superseded[i - 1].replacedAt > completion.recorded {
+                i -= 1
+                s.results[s.superseded[i].key] = s.superseded[i].result
+            }
+            s.rewound = i
+            if let name = completion.instance.node.name {
+                s.results[Self.key(completion.instance.node.scope, name)] = completion.result
+            }
+        }
     }
 
     /// Steps with `undo` that succeeded, latest first.

@@ -187,6 +187,12 @@ public struct ExpressionParser {
                 }
                 guard tokens[position].kind == .rightParen else {
                     let t = tokens[position]
+                    // `success(` (or `success( && x`) never closes the call: the `)` is
+                    // missing, not an argument too many.
+                    guard Self.callEnd(tokens, open: position - 1) != nil else {
+                        throw Failure(message: "expected `)`, found \(describe(t))", span: span(t.start, max(t.end, t.start + 1)),
+                                      help: "the `(` at column \(locate(open.start).column) is not closed")
+                    }
                     throw Failure(message: "`\(name)()` takes no arguments", span: span(open.start, t.end))
                 }
                 let close = tokens[position]
