@@ -262,7 +262,9 @@ public final class Journal: @unchecked Sendable {
         do {
             return try result!.get()
         } catch let error as SQLiteError {
-            throw JournalError(Self.describe(error, path: path))
+            var failure = JournalError(Self.describe(error, path: path))
+            failure.diskFull = error.primaryCode == SQLITE_FULL
+            throw failure
         } catch let error as JournalError {
             throw error
         } catch {

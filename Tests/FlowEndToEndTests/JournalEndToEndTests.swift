@@ -994,4 +994,32 @@ import Glibc
         let logs = try box.run(["show", "last"])
         #expect(logs.status == 0)
     }
+
+    /// A disk filled by the runs' output is what `--prune` is for, but deleting their rows
+    /// needs room in the WAL first: the prune failed (`the disk holding … is full`, exit 2)
+    /// and so did every `flow` after it. The state dir is a 1 MiB tmpfs, mounted in a mount
+    /// namespace of the script's own (where user namespaces are not allowed, the test has
+    /// nothing to run on and passes).
+    @Test func pruneFreesAFullDisk() throws {
+        let box = try RunSandbox()
+        try box.write("fill.yaml", "name: fill\nsteps:\n  - shell: seq 1 400000\n")
+        try box.write("small.yaml", "name: small\nsteps:\n  - shell: echo small\n")
+        let script = #"""
+            unshare --user --map-root-user --mount true 2>/dev/null || { echo no-namespace; exit 0; }
+            exec unshare --user --map-root-user --mount /bin/sh -c '
+              mount -t tmpfs -o size=1m tmpfs "$FLOW_STATE_DIR" 2>/dev/null || { echo no-namespace; exit 0; }
+              "$0" run fill.yaml --output prefixed >/dev/null 2>fill.err
+              grep -q "No space left" fill.err && echo disk-filled
+              "$0" runs --prune 0 || exit
+              "$0" run small.yaml --output prefixed >/dev/null 2>&1
+              "$0" runs
+            ' "$0"
+            """#
+        let r = try FlowBinary.run([], in: box.root, shellScript: script)
+        if r.stdout.contains("no-namespace") { return }
+        #expect(r.stdout.contains("disk-filled"), "the run filled the disk: \(r)")
+        #expect(r.status == 0 && r.stdout.contains("pruned 1 run"), "\(r)")
+        // The journal records again: the space is free.
+        #expect(r.stdout.contains("succeeded") && r.stdout.contains("small") && !r.stdout.contains("fill "), "\(r)")
+    }
 }
