@@ -100,9 +100,17 @@ public final class Journal: @unchecked Sendable {
                 PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864; PRAGMA wal_autocheckpoint = 64;
                 PRAGMA synchronous = \(fresh ? "OFF" : "NORMAL"); PRAGMA journal_mode = WAL
                 """)
-            let created = try connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }
+            // Nearly always the journal is made and migrated already, which a read says: in
+            // WAL mode a read goes on beside a writer. Only making or migrating takes the
+            // write lock (`BEGIN IMMEDIATE`); taken at every open, it made `runs`, `show` and
+            // `logs` wait for any writer (a long prune, a migration, a tool's transaction)
+            // and, past the 10 s busy timeout, fail with "stayed locked".
+            let current = try !fresh && connection.transaction(write: false) { () throws(SQLiteError) in
+                try JournalSchema.isCurrent(connection)
+            }
+            let created = try !current && connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }
             if fresh { try connection.execute("PRAGMA synchronous = NORMAL") }
-            if !created {
+            if !created && !current {
                 do {
                     try JournalSchema.migrate(connection)
                 } catch let error as SQLiteError where !create && error.primaryCode == SQLITE_READONLY {
@@ -129,9 +137,10 @@ public final class Journal: @unchecked Sendable {
     /// The journal of `stateDir` for a quick look that must neither wait nor write (shell
     /// completion): nil when there is none, or it cannot be read at once.
     ///
-    /// `open` takes the write lock (`BEGIN IMMEDIATE`, to make the tables of a new journal),
-    /// may migrate, and folds dead runs' lock files in (`recover`): while another `flow`
-    /// held the lock, a TAB waited out the 10 s busy timeout and then listed nothing. A
+    /// `open` may take the write lock (`BEGIN IMMEDIATE`, to make the tables of a new
+    /// journal or migrate an old one) and folds dead runs' lock files in (`recover`): while
+    /// another `flow` held the lock, a TAB waited out the 10 s busy timeout and then listed
+    /// nothing. A
     /// read-only connection in WAL mode reads beside a writer; a dead run it did not fold
     /// in reads as `interrupted` all the same (`runRecord`).
     public static func peek(stateDir: String) -> Journal? {

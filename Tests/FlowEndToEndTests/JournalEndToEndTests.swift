@@ -995,6 +995,26 @@ import Glibc
         #expect(logs.status == 0)
     }
 
+    /// `runs`, `show` and `logs` read beside a writer, as WAL mode lets them: they took the
+    /// write lock at every open (to make the tables of a journal that had them), so while
+    /// another process held it (a long prune, a migration, a tool's open transaction) they
+    /// waited out the 10 s busy timeout and failed with "stayed locked" (exit 2).
+    @Test func historyCommandsReadWhileAnotherProcessWrites() throws {
+        let box = try RunSandbox()
+        try box.write("demo.yaml", Self.demo)
+        #expect(try box.run(["run", "demo.yaml", "--output", "prefixed"]).status == 1)
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("BEGIN IMMEDIATE")
+        try db.execute("UPDATE runs SET host = host")
+        defer { try? db.execute("ROLLBACK") }
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdout.contains("demo"), "\(runs)")
+        let show = try box.run(["show", "last", "--json"])
+        #expect(show.status == 0 && show.stdout.contains("\"build\""), "\(show)")
+        let logs = try box.run(["logs", "last", "build"])
+        #expect(logs.status == 0 && logs.stdout.contains("building") && logs.stdout.contains("warn"), "\(logs)")
+    }
+
     /// A disk filled by the runs' output is what `--prune` is for, but deleting their rows
     /// needs room in the WAL first: the prune failed (`the disk holding … is full`, exit 2)
     /// and so did every `flow` after it. The state dir is a 1 MiB tmpfs, mounted in a mount
