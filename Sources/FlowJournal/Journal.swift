@@ -49,9 +49,11 @@ public final class Journal: @unchecked Sendable {
             if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
                 throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
             }
-            // Not "no journal" when this user may not look (another user's 0700 state dir).
-            if missing == EACCES {
-                throw JournalError("cannot read the state dir \(stateDir): \(String(cString: strerror(EACCES)))")
+            // Not "no journal" when this user may not look (another user's 0700 state dir),
+            // nor when the path cannot hold one (`file/state`: a component is a file), where
+            // "`flow run` records runs there" sent the user to a command that cannot.
+            if missing != ENOENT {
+                throw JournalError("cannot read the state dir \(stateDir): \(String(cString: strerror(missing)))")
             }
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
         }
