@@ -193,6 +193,24 @@ import Glibc
         #expect(logs.stderr.contains(file), "\(logs)")
     }
 
+    /// An output file cut short (a machine crash can keep the journal's rows but not the
+    /// file's last bytes; or a hand) is read as far as it goes: the lines before the damage
+    /// are printed, then the error (exit 2). They were dropped with the piece of output not
+    /// yet written, so a small log printed nothing at all.
+    @Test func logsOfACutOutputFilePrintWhatIsThere() throws {
+        let box = try RunSandbox()
+        try box.write("two.yaml", "name: two\nsteps:\n  - name: first\n    shell: echo one\n  - name: second\n    shell: echo two\n")
+        #expect(try box.run(["run", "two.yaml", "--output", "prefixed"]).status == 0)
+        let id = try #require(try Self.runs(box).first?["id"] as? String)
+        let file = box.state.appendingPathComponent("output/\(id).log").path
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "one\ntwo\n")
+        #expect(truncate(file, 4) == 0)
+        let logs = try box.run(["logs", "last"])
+        #expect(logs.status == 2, "\(logs)")
+        #expect(logs.stdout == "first | one\n", "\(logs)")
+        #expect(logs.stderr.contains("is shorter than the journal says"), "\(logs)")
+    }
+
     static let resumable = """
         name: resumable
         steps:
