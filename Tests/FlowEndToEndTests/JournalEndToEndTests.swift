@@ -923,6 +923,36 @@ import Glibc
         }
     }
 
+    /// A run whose lock file cannot be made (`locks` is not a directory) is not recorded.
+    /// It was, without a lock: while it ran, every other `flow` read it as `interrupted`,
+    /// and `flow resume` or `flow undo` of it would run its steps beside it.
+    @Test func aRunWithoutItsLockFileIsNotRecorded() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "name: ok\nsteps:\n  - shell: echo ok\n")
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0)
+        let locks = box.state.appendingPathComponent("locks").path
+        try FileManager.default.removeItem(atPath: locks)
+        try box.write("state/locks", "not a directory\n")
+        // The first step's end is recorded before the second starts: by then the journal
+        // holds the run, if it is to hold it.
+        try box.write("slow.yaml", """
+            name: slow
+            steps:
+              - name: first
+                shell: "true"
+              - name: wait
+                shell: echo waiting; while [ ! -e go ]; do sleep 0.05; done
+            """)
+        let run = try box.start(["run", "slow.yaml", "--output", "prefixed"])
+        #expect(run.waitForLine("wait | waiting"), "the second step runs")
+        let runs = try Self.runs(box)
+        #expect(runs.map { $0["workflow"] as? String } == ["ok"], "the live run is not there as interrupted: \(runs)")
+        _ = try box.write("go", "")
+        let ran = try run.finish()
+        #expect(ran.status == 0, "\(ran)")
+        #expect(ran.stderr.contains("cannot make the run's lock file") && ran.stderr.contains("this run is not recorded"), "\(ran)")
+    }
+
     /// A run that cannot start (no temporary directory for its `FLOW_OUTPUT` files) exits
     /// 2 with nothing run and nothing recorded (it was recorded `interrupted`, exit 1).
     @Test func aRunThatCannotStartIsNotRecorded() throws {
