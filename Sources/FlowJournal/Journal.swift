@@ -142,9 +142,8 @@ public final class Journal: @unchecked Sendable {
     /// `open` may take the write lock (`BEGIN IMMEDIATE`, to make the tables of a new
     /// journal or migrate an old one) and folds dead runs' lock files in (`recover`): while
     /// another `flow` held the lock, a TAB waited out the 10 s busy timeout and then listed
-    /// nothing. A
-    /// read-only connection in WAL mode reads beside a writer; a dead run it did not fold
-    /// in reads as `interrupted` all the same (`runRecord`).
+    /// nothing. A read-only connection in WAL mode reads beside a writer; a dead run it did
+    /// not fold in reads as `interrupted` all the same (`runRecord`).
     public static func peek(stateDir: String) -> Journal? {
         _ = configured
         let path = stateDir + "/journal.sqlite"
