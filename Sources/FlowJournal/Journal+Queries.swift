@@ -231,14 +231,27 @@ extension Journal {
             if let before, run.startedAt < before { doomed.append(run.id) }
         }
         guard !doomed.isEmpty else { return 0 }
-        try write { db in
-            // Foreign keys are declared but not enforced (see `Journal.open`): delete the
-            // children ourselves, in the same transaction.
-            for id in doomed {
-                for table in ["output_lines", "outputs", "transitions", "attempts", "steps", "runs"] {
-                    try db.execute("DELETE FROM \(table) WHERE \(table == "runs" ? "id" : "run_id") = ?", [id])
+        func deleteRows() throws(JournalError) {
+            try write { db in
+                // Foreign keys are declared but not enforced (see `Journal.open`): delete the
+                // children ourselves, in the same transaction.
+                for id in doomed {
+                    for table in ["output_lines", "outputs", "transitions", "attempts", "steps", "runs"] {
+                        try db.execute("DELETE FROM \(table) WHERE \(table == "runs" ? "id" : "run_id") = ?", [id])
+                    }
                 }
             }
+        }
+        do {
+            try deleteRows()
+        } catch where error.diskFull {
+            // Deleting rows writes pages to the WAL first, and a full disk (most often filled
+            // by these runs' output) has no room for them: `--prune`, the way to free space,
+            // failed for want of it. These runs are going: their files go first this once,
+            // and the rows after; should that fail too, their rows stay, their output gone,
+            // which `flow logs` names.
+            for id in doomed { unlink(outputPath(id)) }
+            try deleteRows()
         }
         // After the rows: a crash in between leaves a file nothing points to, never a row
         // pointing nowhere.

@@ -49,9 +49,11 @@ public final class Journal: @unchecked Sendable {
             if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
                 throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
             }
-            // Not "no journal" when this user may not look (another user's 0700 state dir).
-            if missing == EACCES {
-                throw JournalError("cannot read the state dir \(stateDir): \(String(cString: strerror(EACCES)))")
+            // Not "no journal" when this user may not look (another user's 0700 state dir),
+            // nor when the path cannot hold one (`file/state`: a component is a file), where
+            // "`flow run` records runs there" sent the user to a command that cannot.
+            if missing != ENOENT {
+                throw JournalError("cannot read the state dir \(stateDir): \(String(cString: strerror(missing)))")
             }
             throw JournalError("no journal in \(stateDir)/ yet: `flow run` records runs there (see --state-dir)")
         }
@@ -100,9 +102,17 @@ public final class Journal: @unchecked Sendable {
                 PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864; PRAGMA wal_autocheckpoint = 64;
                 PRAGMA synchronous = \(fresh ? "OFF" : "NORMAL"); PRAGMA journal_mode = WAL
                 """)
-            let created = try connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }
+            // Nearly always the journal is made and migrated already, which a read says: in
+            // WAL mode a read goes on beside a writer. Only making or migrating takes the
+            // write lock (`BEGIN IMMEDIATE`); taken at every open, it made `runs`, `show` and
+            // `logs` wait for any writer (a long prune, a migration, a tool's transaction)
+            // and, past the 10 s busy timeout, fail with "stayed locked".
+            let current = try !fresh && connection.transaction(write: false) { () throws(SQLiteError) in
+                try JournalSchema.isCurrent(connection)
+            }
+            let created = try !current && connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }
             if fresh { try connection.execute("PRAGMA synchronous = NORMAL") }
-            if !created {
+            if !created && !current {
                 do {
                     try JournalSchema.migrate(connection)
                 } catch let error as SQLiteError where !create && error.primaryCode == SQLITE_READONLY {
@@ -129,11 +139,11 @@ public final class Journal: @unchecked Sendable {
     /// The journal of `stateDir` for a quick look that must neither wait nor write (shell
     /// completion): nil when there is none, or it cannot be read at once.
     ///
-    /// `open` takes the write lock (`BEGIN IMMEDIATE`, to make the tables of a new journal),
-    /// may migrate, and folds dead runs' lock files in (`recover`): while another `flow`
-    /// held the lock, a TAB waited out the 10 s busy timeout and then listed nothing. A
-    /// read-only connection in WAL mode reads beside a writer; a dead run it did not fold
-    /// in reads as `interrupted` all the same (`runRecord`).
+    /// `open` may take the write lock (`BEGIN IMMEDIATE`, to make the tables of a new
+    /// journal or migrate an old one) and folds dead runs' lock files in (`recover`): while
+    /// another `flow` held the lock, a TAB waited out the 10 s busy timeout and then listed
+    /// nothing. A read-only connection in WAL mode reads beside a writer; a dead run it did
+    /// not fold in reads as `interrupted` all the same (`runRecord`).
     public static func peek(stateDir: String) -> Journal? {
         _ = configured
         let path = stateDir + "/journal.sqlite"
@@ -262,7 +272,9 @@ public final class Journal: @unchecked Sendable {
         do {
             return try result!.get()
         } catch let error as SQLiteError {
-            throw JournalError(Self.describe(error, path: path))
+            var failure = JournalError(Self.describe(error, path: path))
+            failure.diskFull = error.primaryCode == SQLITE_FULL
+            throw failure
         } catch let error as JournalError {
             throw error
         } catch {

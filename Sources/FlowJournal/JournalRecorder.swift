@@ -177,7 +177,16 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
 
     /// Writes the run and its (pending) steps, and takes the run's lock.
     public func begin() throws(JournalError) {
-        lock = RunLock(stateDir: journal.stateDir, runID: metadata.id)
+        // Without its lock a live run reads as `interrupted` to every other `flow`, which
+        // then lets `resume` or `undo` run its steps while it still runs them (it was
+        // recorded all the same when `locks/` could not take the file). So it is not
+        // recorded, as for any journal that cannot be written.
+        guard let lock = RunLock(stateDir: journal.stateDir, runID: metadata.id) else {
+            let reason = String(cString: strerror(errno))
+            throw JournalError("cannot make the run's lock file \(RunLock.path(stateDir: journal.stateDir, runID: metadata.id)) "
+                + "(\(reason)); without it the run would read as interrupted while it runs")
+        }
+        self.lock = lock
         let m = metadata
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, 255)
@@ -211,8 +220,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         } catch {
             // No run was written: its lock file would stay behind for good (nothing clears
             // the lock of a run the journal does not have).
-            lock?.release(stateDir: journal.stateDir, runID: metadata.id)
-            lock = nil
+            lock.release(stateDir: journal.stateDir, runID: metadata.id)
+            self.lock = nil
             throw error
         }
         attached.store(true, ordering: .releasing)

@@ -186,6 +186,13 @@ enum JournalSchema {
         return Set(try db.values("SELECT identifier FROM grdb_migrations"))
     }
 
+    /// Whether `db` has the tables and every migration: nothing to make or migrate.
+    static func isCurrent(_ db: SQLiteConnection) throws(SQLiteError) -> Bool {
+        let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
+        guard tables ?? 0 > 0 else { return false }
+        return try appliedMigrations(db).isSuperset(of: identifiers)
+    }
+
     /// Applies the migrations `db` lacks, in order, each in its own transaction (up to and
     /// including `last`, if given).
     static func migrate(_ db: SQLiteConnection, upTo last: String? = nil) throws {

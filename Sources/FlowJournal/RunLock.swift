@@ -15,17 +15,23 @@ import FlowKit
 public final class RunLock: @unchecked Sendable {
     let fd: Int32
 
-    /// Takes the lock for `runID`, making its file; fails if the file cannot be made, or is
-    /// there already: another run drew the same id (see `newRunID`), and waiting for its
-    /// lock would hold this run's journal until that run ended (its rows are then refused
-    /// as a duplicate id, and the run goes on unrecorded with a warning).
+    /// Takes the lock for `runID`, making its file; fails (with `errno` set) if the file
+    /// cannot be made, or is there already: another run drew the same id (see `newRunID`),
+    /// and waiting for its lock would hold this run's journal until that run ended. Either
+    /// way the run goes on unrecorded, with a warning (see `JournalRecorder.begin`).
     public init?(stateDir: String, runID: String) {
         let path = Self.path(stateDir: stateDir, runID: runID)
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
         // Waits: the only other holders are `flow`s looking at the file for a moment
         // (`isHeld`, `Journal.recover`).
         guard fd >= 0, flock(fd, LOCK_EX) == 0 else {
-            if fd >= 0 { close(fd) }
+            if fd >= 0 {
+                // Made here (`O_EXCL`) but not locked: left, it would stay for good.
+                let failure = errno
+                unlink(path)
+                close(fd)
+                errno = failure
+            }
             return nil
         }
         self.fd = fd

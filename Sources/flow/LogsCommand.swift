@@ -79,7 +79,10 @@ struct LogsCommand: Command {
             // Asked before the rows are read: rows the run commits after the read, before
             // it ends, are read in the next round (asked after, they could be missed).
             let live = try follow && JournalInput.attempt { () throws(JournalError) in try journal.isLive(id) }
-            last = try JournalInput.attempt { () throws(JournalError) in
+            // What was read before a failure (an output file cut short by a crash or by
+            // hand) is printed before the error: it was dropped with the unflushed piece,
+            // so a small log printed nothing and a large one stopped at a 64 KiB boundary.
+            let read = Result { () throws(JournalError) -> Int64 in
                 try journal.forEachLines(id, path: path, after: last) { record in
                     // Bytes, not a String: a line that is not UTF-8 is printed as the step printed it.
                     guard prefixed else {
@@ -106,6 +109,7 @@ struct LogsCommand: Command {
                 }
             }
             flush()
+            last = try JournalInput.attempt { () throws(JournalError) in try read.get() }
             guard follow, live else { return }
             if last == before { usleep(200_000) }
         }

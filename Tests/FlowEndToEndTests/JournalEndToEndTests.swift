@@ -193,6 +193,24 @@ import Glibc
         #expect(logs.stderr.contains(file), "\(logs)")
     }
 
+    /// An output file cut short (a machine crash can keep the journal's rows but not the
+    /// file's last bytes; or a hand) is read as far as it goes: the lines before the damage
+    /// are printed, then the error (exit 2). They were dropped with the piece of output not
+    /// yet written, so a small log printed nothing at all.
+    @Test func logsOfACutOutputFilePrintWhatIsThere() throws {
+        let box = try RunSandbox()
+        try box.write("two.yaml", "name: two\nsteps:\n  - name: first\n    shell: echo one\n  - name: second\n    shell: echo two\n")
+        #expect(try box.run(["run", "two.yaml", "--output", "prefixed"]).status == 0)
+        let id = try #require(try Self.runs(box).first?["id"] as? String)
+        let file = box.state.appendingPathComponent("output/\(id).log").path
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "one\ntwo\n")
+        #expect(truncate(file, 4) == 0)
+        let logs = try box.run(["logs", "last"])
+        #expect(logs.status == 2, "\(logs)")
+        #expect(logs.stdout == "first | one\n", "\(logs)")
+        #expect(logs.stderr.contains("is shorter than the journal says"), "\(logs)")
+    }
+
     static let resumable = """
         name: resumable
         steps:
@@ -930,6 +948,49 @@ import Glibc
         #expect(runs.stderr.contains("cannot read the state dir") && runs.stderr.contains("Permission denied"), "\(runs)")
     }
 
+    /// A state dir whose path goes through a regular file can hold no journal: the history
+    /// commands said "no journal in blocker/state/ yet: `flow run` records runs there",
+    /// though `flow run` cannot make it there either.
+    @Test func aStateDirUnderAFileIsNamed() throws {
+        let box = try RunSandbox()
+        try box.write("blocker", "a file\n")
+        for command in [["runs"], ["show", "last"], ["logs", "last"], ["resume", "last"], ["undo", "last"]] {
+            let r = try box.run(command + ["--state-dir", "blocker/state"])
+            #expect(r.status == 2, "\(r)")
+            #expect(r.stderr == "error: cannot read the state dir blocker/state: Not a directory\n", "\(r)")
+        }
+    }
+
+    /// A run whose lock file cannot be made (`locks` is not a directory) is not recorded.
+    /// It was, without a lock: while it ran, every other `flow` read it as `interrupted`,
+    /// and `flow resume` or `flow undo` of it would run its steps beside it.
+    @Test func aRunWithoutItsLockFileIsNotRecorded() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "name: ok\nsteps:\n  - shell: echo ok\n")
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0)
+        let locks = box.state.appendingPathComponent("locks").path
+        try FileManager.default.removeItem(atPath: locks)
+        try box.write("state/locks", "not a directory\n")
+        // The first step's end is recorded before the second starts: by then the journal
+        // holds the run, if it is to hold it.
+        try box.write("slow.yaml", """
+            name: slow
+            steps:
+              - name: first
+                shell: "true"
+              - name: wait
+                shell: echo waiting; while [ ! -e go ]; do sleep 0.05; done
+            """)
+        let run = try box.start(["run", "slow.yaml", "--output", "prefixed"])
+        #expect(run.waitForLine("wait | waiting"), "the second step runs")
+        let runs = try Self.runs(box)
+        #expect(runs.map { $0["workflow"] as? String } == ["ok"], "the live run is not there as interrupted: \(runs)")
+        _ = try box.write("go", "")
+        let ran = try run.finish()
+        #expect(ran.status == 0, "\(ran)")
+        #expect(ran.stderr.contains("cannot make the run's lock file") && ran.stderr.contains("this run is not recorded"), "\(ran)")
+    }
+
     /// A run that cannot start (no temporary directory for its `FLOW_OUTPUT` files) exits
     /// 2 with nothing run and nothing recorded (it was recorded `interrupted`, exit 1).
     @Test func aRunThatCannotStartIsNotRecorded() throws {
@@ -1031,5 +1092,53 @@ import Glibc
         #expect(files == ["\(runs.first?["id"] as? String ?? "?").log"], "the pruned runs' output files are gone: \(files)")
         let logs = try box.run(["show", "last"])
         #expect(logs.status == 0)
+    }
+
+    /// `runs`, `show` and `logs` read beside a writer, as WAL mode lets them: they took the
+    /// write lock at every open (to make the tables of a journal that had them), so while
+    /// another process held it (a long prune, a migration, a tool's open transaction) they
+    /// waited out the 10 s busy timeout and failed with "stayed locked" (exit 2).
+    @Test func historyCommandsReadWhileAnotherProcessWrites() throws {
+        let box = try RunSandbox()
+        try box.write("demo.yaml", Self.demo)
+        #expect(try box.run(["run", "demo.yaml", "--output", "prefixed"]).status == 1)
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("BEGIN IMMEDIATE")
+        try db.execute("UPDATE runs SET host = host")
+        defer { try? db.execute("ROLLBACK") }
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdout.contains("demo"), "\(runs)")
+        let show = try box.run(["show", "last", "--json"])
+        #expect(show.status == 0 && show.stdout.contains("\"build\""), "\(show)")
+        let logs = try box.run(["logs", "last", "build"])
+        #expect(logs.status == 0 && logs.stdout.contains("building") && logs.stdout.contains("warn"), "\(logs)")
+    }
+
+    /// A disk filled by the runs' output is what `--prune` is for, but deleting their rows
+    /// needs room in the WAL first: the prune failed (`the disk holding … is full`, exit 2)
+    /// and so did every `flow` after it. The state dir is a 1 MiB tmpfs, mounted in a mount
+    /// namespace of the script's own (where user namespaces are not allowed, the test has
+    /// nothing to run on and passes).
+    @Test func pruneFreesAFullDisk() throws {
+        let box = try RunSandbox()
+        try box.write("fill.yaml", "name: fill\nsteps:\n  - shell: seq 1 400000\n")
+        try box.write("small.yaml", "name: small\nsteps:\n  - shell: echo small\n")
+        let script = #"""
+            unshare --user --map-root-user --mount true 2>/dev/null || { echo no-namespace; exit 0; }
+            exec unshare --user --map-root-user --mount /bin/sh -c '
+              mount -t tmpfs -o size=1m tmpfs "$FLOW_STATE_DIR" 2>/dev/null || { echo no-namespace; exit 0; }
+              "$0" run fill.yaml --output prefixed >/dev/null 2>fill.err
+              grep -q "No space left" fill.err && echo disk-filled
+              "$0" runs --prune 0 || exit
+              "$0" run small.yaml --output prefixed >/dev/null 2>&1
+              "$0" runs
+            ' "$0"
+            """#
+        let r = try FlowBinary.run([], in: box.root, shellScript: script)
+        if r.stdout.contains("no-namespace") { return }
+        #expect(r.stdout.contains("disk-filled"), "the run filled the disk: \(r)")
+        #expect(r.status == 0 && r.stdout.contains("pruned 1 run"), "\(r)")
+        // The journal records again: the space is free.
+        #expect(r.stdout.contains("succeeded") && r.stdout.contains("small") && !r.stdout.contains("fill "), "\(r)")
     }
 }
