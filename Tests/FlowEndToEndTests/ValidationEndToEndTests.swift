@@ -402,4 +402,41 @@ import Testing
 
             """, "\(validate)")
     }
+
+    /// make's and just's `@echo` (and `%`) at the start of a value was libyaml's bare "found
+    /// character that cannot start any token", with no hint; the backtick hint looked at the
+    /// byte at the column, so a non-ASCII character earlier on the line (columns count
+    /// characters) lost it, as a non-ASCII key lost the too-deep-indentation hint. Each
+    /// reserved character now gets its hint, wherever it is.
+    @Test func aValueStartingWithAReservedCharacterGetsAHint() throws {
+        let box = try RunSandbox()
+        let cases: [(String, String, String)] = [
+            ("steps:\n  - shell: @echo hi\n", "2:12",
+             "quote values that start with `@`; in a command, drop make's and just's `@`: it is not shell syntax"),
+            ("steps:\n  - @make test\n", "2:5",
+             "quote values that start with `@`; in a command, drop make's and just's `@`: it is not shell syntax"),
+            ("steps:\n  - print: %d done\n", "2:12", "quote values that start with `%`"),
+            ("steps:\n  - { print: \"caf\u{E9} \u{1F680}\", shell: `date` }\n", "2:31",
+             "quote values that start with a backtick"),
+        ]
+        for (index, (text, spot, help)) in cases.enumerated() {
+            let file = "wf\(index).yaml"
+            try box.write(file, text)
+            let validate = try box.run(["validate", file])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix("\(file):\(spot): error: invalid YAML: found character that cannot start any "
+                + "token while scanning for the next token [yaml-syntax]\n"), "\(validate)")
+            #expect(validate.stderr.contains("^ \(help)\n"), "\(validate)")
+            let github = try box.run(["validate", "--format", "github", file])
+            // GitHub's workflow commands escape `%` as `%25`.
+            let escaped = help.replacingOccurrences(of: "%", with: "%25")
+            #expect(github.stdout.contains("line=\(spot.split(separator: ":")[0]),col=\(spot.split(separator: ":")[1]),")
+                && github.stdout.contains("(\(escaped))"), "\(github)")
+        }
+        // The indentation hint finds the key before the colon by its column too.
+        try box.write("deep.yaml", "steps:\n  - name: build\n    shell: make\n      d\u{E9}lai: 5m\n")
+        let deep = try box.run(["validate", "deep.yaml"])
+        #expect(deep.stderr.contains("^^^^^ `d\u{E9}lai` is indented 6 spaces, the line above 4: YAML reads it as more of "
+            + "that line's value"), "\(deep)")
+    }
 }

@@ -453,11 +453,33 @@ extension YAMLReader {
                 // what token it missed).
                 help = "this line is indented \(Self.spaces(indent)), the line above \(above): the keys of one mapping, "
                     + "and the items of one list, start in the same column"
-            } else if problem.contains("found character that cannot start any token"), location.column - 1 < lineBytes.count,
-                      lineBytes[lineBytes.startIndex + location.column - 1] == UInt8(ascii: "`") {
-                help = "quote values that start with a backtick"
+            } else if problem.contains("found character that cannot start any token"),
+                      let offset = Self.byteOffset(ofColumn: location.column, in: lineBytes) {
+                // YAML reserves `@` and `` ` `` (and `%` outside directives) at the start of a
+                // plain value; libyaml's message does not say which character, nor what to do.
+                switch lineBytes[offset] {
+                case UInt8(ascii: "`"): help = "quote values that start with a backtick"
+                case UInt8(ascii: "@"):
+                    // make's and just's habit (`@echo hi`): quoting alone would run `@echo`.
+                    help = "quote values that start with `@`; in a command, drop make's and just's `@`: "
+                        + "it is not shell syntax"
+                case UInt8(ascii: "%"): help = "quote values that start with `%`"
+                default: break
+                }
             }
             bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: length), help: help)
+        }
+
+        /// The index in `line` of the first byte of the character at `column` (1-based, in
+        /// Unicode scalars as libyaml counts columns), or nil past the line's end: a column is
+        /// a byte offset only on an ASCII line.
+        static func byteOffset(ofColumn column: Int, in line: ArraySlice<UInt8>) -> Int? {
+            var scalars = 0
+            for index in line.indices where line[index] & 0xC0 != 0x80 {
+                scalars += 1
+                if scalars == column { return index }
+            }
+            return nil
         }
 
         /// `1 space`, `4 spaces`.
@@ -498,8 +520,8 @@ extension YAMLReader {
         /// from its indentation to that colon, a plain word without spaces (`timeout`).
         static func keyBeforeColon(_ line: ArraySlice<UInt8>, column: Int) -> String? {
             let start = line.startIndex + indentation(line)
-            let colon = line.startIndex + column - 1
-            guard colon > start, colon < line.endIndex, line[colon] == UInt8(ascii: ":") else { return nil }
+            guard let colon = byteOffset(ofColumn: column, in: line), colon > start,
+                  line[colon] == UInt8(ascii: ":") else { return nil }
             let key = line[start..<colon]
             let plain = key.allSatisfy { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "#") }
             guard plain, key.first != UInt8(ascii: "-") else { return nil }
