@@ -439,4 +439,29 @@ import Testing
         #expect(deep.stderr.contains("^^^^^ `d\u{E9}lai` is indented 6 spaces, the line above 4: YAML reads it as more of "
             + "that line's value"), "\(deep)")
     }
+
+    /// An empty `steps:` of the workflow said "add at least one step, or remove the group":
+    /// there is no group, and without `steps` the workflow is invalid. An empty `finally`
+    /// (the workflow's or a group's) said the same, where removing the group would throw
+    /// its steps away with it. Each help now names what can go, if anything.
+    @Test func anEmptyStepListSaysWhatToRemove() throws {
+        let box = try RunSandbox()
+        let cases: [(String, [String])] = [
+            ("steps: []\n", ["wf0.yaml:1:8: error: `steps` is empty [empty-group]\n", "^^ add at least one step\n"]),
+            ("steps:\n", ["wf1.yaml:1:1: error: `steps` is empty [empty-group]\n", "^^^^^ add at least one step\n"]),
+            ("steps:\n  - print: hi\nfinally: []\n",
+             ["wf2.yaml:3:10: error: `finally` is empty [empty-group]\n", "^^ add at least one step, or remove `finally`\n"]),
+            ("steps:\n  - concurrent:\n      - print: hi\n    finally:\n",
+             ["wf3.yaml:4:5: error: `finally` is empty [empty-group]\n", "^^^^^^^ add at least one step, or remove `finally`\n"]),
+            ("steps:\n  - sequential: []\n",
+             ["wf4.yaml:2:17: error: `sequential` is empty [empty-group]\n", "^^ add at least one step, or remove the group\n"]),
+        ]
+        for (index, (text, expected)) in cases.enumerated() {
+            let file = "wf\(index).yaml"
+            try box.write(file, text)
+            let validate = try box.run(["validate", file])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix(expected[0]) && validate.stderr.contains(expected[1]), "\(validate)")
+        }
+    }
 }

@@ -1,12 +1,12 @@
 /// Parsing of step lists and steps.
 extension WorkflowParser {
-    /// A non-empty list of steps; `owner` names the list in messages, `whole` what holds it
-    /// (what to remove instead of filling it).
-    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan, whole: String = "the group") -> [Step] {
+    /// A non-empty list of steps; `owner` names the list in messages, `whole` what to remove
+    /// instead of filling it (nil where nothing can go: a workflow needs its `steps`).
+    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan, whole: String? = "the group") -> [Step] {
         let node = document[id]
         if node.isNull || (node.kind == .sequence && document.children(of: id).isEmpty) {
             bag.error(.emptyGroup, "\(owner) is empty", at: node.isNull ? ownerSpan : valueSpan(node),
-                      help: "add at least one step, or remove \(whole)")
+                      help: whole.map { "add at least one step, or remove \($0)" } ?? "add at least one step")
             return []
         }
         guard node.kind == .sequence else {
@@ -239,10 +239,10 @@ extension WorkflowParser {
             s.interactive = bool(value, "`interactive`")
             step.kind = .shell(s)
         case ("finally", .sequential(var g)):
-            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             step.kind = .sequential(g)
         case ("finally", .concurrent(var g)):
-            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             step.kind = .concurrent(g)
         case ("max_parallel", .concurrent(var g)):
             guard let n = int(value, "`max_parallel`") else { return }

@@ -91,8 +91,9 @@ public struct WorkflowParser {
             case "steps":
                 sawSteps = true
                 workflow.stepsSpan = name.span
-                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span)
-            case "finally": workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span, whole: nil)
+            case "finally":
+                workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             default:
                 unknownKey(name, in: "the workflow", candidates: Self.topLevelKeys, foreign: .workflow)
             }
