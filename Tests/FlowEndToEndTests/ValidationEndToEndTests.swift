@@ -464,4 +464,42 @@ import Testing
             #expect(validate.stderr.hasPrefix(expected[0]) && validate.stderr.contains(expected[1]), "\(validate)")
         }
     }
+
+    /// `- delay:5s` (no space after the colon) is YAML for the string `delay:5s`: it was
+    /// valid, planned as `shell: delay:5s` and failed at run time with "not found", exit
+    /// 127. Now a warning says what happened; a quoted command, or one that does not start
+    /// with a kind key, is left alone.
+    @Test func aKindKeyRunIntoItsValueIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - print:hi
+              - "use:deploy"
+              - docker:build
+            finally:
+              - delay:1s
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        #expect(validate.stdout == "wf.yaml: valid\n", "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:2:5: warning: this step is the command `print:hi`: `print:` is a key only with a space after it [colon-without-space]
+              |
+            2 |   - print:hi
+              |     ^^^^^^^^ write `print: hi`, or quote the command if it is one
+            wf.yaml:6:5: warning: this step is the command `delay:1s`: `delay:` is a key only with a space after it [colon-without-space]
+              |
+            6 |   - delay:1s
+              |     ^^^^^^^^ write `delay: 1s`, or quote the command if it is one
+            2 warnings in 1 file
+
+            """, "\(validate)")
+        let json = try box.run(["validate", "--format", "json", "--strict", "wf.yaml"])
+        #expect(json.status == 1, "\(json)")
+        #expect(json.stdout.contains("\"line\": 2,\n    \"column\": 5,") && json.stdout.contains("\"code\": \"colon-without-space\""),
+                "\(json)")
+        // A warning does not stop a run: flow says it before the steps start.
+        let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(run.stderr.hasPrefix("wf.yaml:2:5: warning: this step is the command `print:hi`"), "\(run)")
+    }
 }

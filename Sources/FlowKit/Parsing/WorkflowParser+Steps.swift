@@ -24,6 +24,18 @@ extension WorkflowParser {
         return steps
     }
 
+    /// `- print:hi` or `- delay:5s` is YAML for the string `print:hi` (a key needs a space
+    /// after its colon), so a bare command that no one has, which runs and fails with 127.
+    /// A warning, since the format says a bare string is a command; quoting it says so.
+    mutating func warnIfKindKeyLostItsSpace(_ text: Located<String>) {
+        guard let colon = text.value.firstIndex(of: ":") else { return }
+        let key = String(text.value[..<colon])
+        let rest = text.value[text.value.index(after: colon)...]
+        guard StepKind.isKeyword(key), !rest.isEmpty, !rest.hasPrefix(" ") else { return }
+        bag.warning(.colonWithoutSpace, "this step is the command `\(text.value)`: `\(key):` is a key only with a space after it",
+                    at: text.span, help: "write `\(key): \(rest)`, or quote the command if it is one")
+    }
+
     /// One step: a mapping, or a bare string as shorthand for a shell step.
     mutating func step(_ id: Int32) -> Step? {
         let node = document[id]
@@ -50,6 +62,7 @@ extension WorkflowParser {
                 return nil
             }
             guard isFreeOfNUL(id, text, "the command") else { return nil }
+            if node.isPlainScalar { warnIfKindKeyLostItsSpace(text) }
             return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {
