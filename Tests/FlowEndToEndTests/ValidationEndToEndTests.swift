@@ -502,4 +502,33 @@ import Testing
         let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
         #expect(run.stderr.hasPrefix("wf.yaml:2:5: warning: this step is the command `print:hi`"), "\(run)")
     }
+
+    /// Docker Compose's `x-common: &c` (and GitLab CI's `.defaults: &d`) is where those
+    /// users keep anchors; flow said only "unknown key `x-common` in the workflow", with no
+    /// help. The help now says flow has no extension keys and what to do instead.
+    @Test func anExtensionKeyForAnchorsSaysWhereAnchorsGo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            x-common: &common
+              timeout: 5s
+            .hidden: &hidden
+              retry: 2
+            steps:
+              - shell: "true"
+                <<: [*common, *hidden]
+            """)
+        let help = "flow has no extension keys: options every shell step shares go in `defaults`; else anchor the first "
+            + "step or value that uses it and reuse it with `*name` or `<<: *name`"
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.hasPrefix("wf.yaml:1:1: error: unknown key `x-common` in the workflow [unknown-key]\n"),
+                "\(validate)")
+        #expect(validate.stderr.contains("^^^^^^^^ \(help)\n"), "\(validate)")
+        #expect(validate.stderr.contains("wf.yaml:3:1: error: unknown key `.hidden` in the workflow [unknown-key]\n"),
+                "\(validate)")
+        #expect(validate.stderr.contains("^^^^^^^ \(help)\n") && validate.stderr.hasSuffix("2 errors in 1 file\n"),
+                "\(validate)")
+        let json = try box.run(["validate", "--format", "json", "wf.yaml"])
+        #expect(json.stdout.components(separatedBy: "\"help\": \"\(help)\"").count == 3, "\(json)")
+    }
 }
