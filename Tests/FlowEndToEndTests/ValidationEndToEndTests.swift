@@ -531,4 +531,37 @@ import Testing
         let json = try box.run(["validate", "--format", "json", "wf.yaml"])
         #expect(json.stdout.components(separatedBy: "\"help\": \"\(help)\"").count == 3, "\(json)")
     }
+
+    /// Two GitHub Actions habits got a wrong or no hint: `on: push` was "did you mean
+    /// `env`?", and `name: Build app` (free text there) only listed the name rules. Now
+    /// `on` says flow has no triggers and a name with a space says where free text goes.
+    @Test func gitHubActionsTriggersAndStepTitlesGetAHint() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            on: push
+            steps:
+              - name: Build app
+                shell: make
+              - name: 1st
+                shell: make
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:1:1: error: unknown key `on` in the workflow [unknown-key]
+              |
+            1 | on: push
+              | ^^ flow has no triggers: a workflow runs when `flow run` is called (from CI, a hook, a shell)
+            wf.yaml:3:11: error: invalid step name `Build app` [invalid-name]
+              |
+            3 |   - name: Build app
+              |           ^^^^^^^^^ names start with a letter or `_` and hold letters, digits, `_` and `-`; free text goes in `description`
+            wf.yaml:5:11: error: invalid step name `1st` [invalid-name]
+              |
+            5 |   - name: 1st
+              |           ^^^ names start with a letter or `_` and hold letters, digits, `_` and `-`
+            3 errors in 1 file
+
+            """, "\(validate)")
+    }
 }
