@@ -564,4 +564,32 @@ import Testing
 
             """, "\(validate)")
     }
+
+    /// The help for a file that is not UTF-8 was "convert the file, e.g. with `iconv -t
+    /// UTF-8`": iconv then reads it as the locale's encoding (UTF-8) and stops at the same
+    /// byte, "illegal input sequence". The help now names a source encoding, UTF-16 when
+    /// the file starts with its byte order mark. Each suggested command really converts.
+    @Test func aFileThatIsNotUTF8GetsAConversionThatWorks() throws {
+        let box = try RunSandbox()
+        let script = """
+            printf 'steps:\\n  - print: "caf\\351"\\n' > latin1.yaml
+            printf '\\377\\376s\\000t\\000e\\000p\\000s\\000:\\000\\n\\000' > utf16.yaml
+            for f in latin1 utf16; do "$0" validate $f.yaml; echo "status $?"; done 2>&1
+            iconv -f LATIN1 -t UTF-8 latin1.yaml > latin1-converted.yaml && iconv -f UTF-16 -t UTF-8 utf16.yaml > utf16-converted.yaml \\
+                && echo converted
+            """
+        let result = try FlowBinary.run([], in: box.root, shellScript: script)
+        #expect(result.stdout.contains("""
+            2 |   - print: "caf\u{FFFD}"
+              |                ^ flow reads workflows as UTF-8; convert the file from its encoding, e.g. with `iconv -f LATIN1 -t UTF-8`
+            1 error in 1 file
+            status 1
+            """), "\(result)")
+        #expect(result.stdout.contains("utf16.yaml:1:1: error: file is not valid UTF-8 (byte 0xFF) [invalid-utf8]\n"), "\(result)")
+        #expect(result.stdout.contains("^ the file is UTF-16 (it starts with a UTF-16 byte order mark); flow reads workflows as "
+            + "UTF-8: convert it with `iconv -f UTF-16 -t UTF-8`\n"), "\(result)")
+        #expect(result.stdout.hasSuffix("converted\n"), "\(result)")
+        #expect(box.read("latin1-converted.yaml") == "steps:\n  - print: \"caf\u{E9}\"\n")
+        #expect(box.read("utf16-converted.yaml") == "steps:\n")
+    }
 }

@@ -25,10 +25,18 @@ public struct YAMLReader {
     public func read(_ file: SourceFile, into bag: inout DiagnosticBag) -> YAMLDocument {
         if let (offset, byte) = Self.firstInvalidUTF8(file.bytes) {
             let location = file.location(ofByte: offset)
+            // `iconv -t UTF-8` alone (the help this was) reads the file as the locale's
+            // encoding, UTF-8 nowadays, and fails on the same byte: name a source encoding.
+            // A UTF-16 byte order mark (Windows PowerShell's `>`) says which one it is.
+            let utf16 = file.bytes.starts(with: [0xFF, 0xFE]) || file.bytes.starts(with: [0xFE, 0xFF])
             bag.error(
                 .invalidUTF8, "file is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
                 at: SourceSpan(start: location, end: SourceLocation(line: location.line, column: location.column + 1)),
-                help: "flow reads workflows as UTF-8; convert the file, e.g. with `iconv -t UTF-8`")
+                help: utf16
+                    ? "the file is UTF-16 (it starts with a UTF-16 byte order mark); flow reads workflows as UTF-8: "
+                        + "convert it with `iconv -f UTF-16 -t UTF-8`"
+                    : "flow reads workflows as UTF-8; convert the file from its encoding, e.g. with "
+                        + "`iconv -f LATIN1 -t UTF-8`")
             return YAMLDocument()
         }
         var builder = Builder(file: file, limits: limits)
