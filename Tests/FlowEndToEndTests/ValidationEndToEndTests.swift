@@ -592,4 +592,42 @@ import Testing
         #expect(box.read("latin1-converted.yaml") == "steps:\n  - print: \"caf\u{E9}\"\n")
         #expect(box.read("utf16-converted.yaml") == "steps:\n")
     }
+
+    /// `tags: lint, unit` is YAML for the one tag `lint, unit`; `--tags` splits on commas
+    /// and trims spaces, so no command line could select it: validate said "valid" and
+    /// `flow run --tags lint` was refused ("unknown tag `lint`; the tags are `lint, unit`").
+    /// Such a tag (and one with spaces around it, or an empty one) is now an error at the
+    /// tag, and the schema says so too; a list of tags selects as it should.
+    @Test func aTagThatTagsCouldNotNameIsAnError() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: echo a
+                tags: lint, unit
+              - shell: echo b
+                tags: [" e2e", "", ok]
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for (spot, message, help) in [
+            ("3:11", "the tag `lint, unit` holds a comma, which `--tags` splits on", "^^^^^^^^^^ give one tag per item of a list: `tags: [lint, unit]`"),
+            ("5:12", "the tag ` e2e` has spaces around it, which `--tags` drops", "^^^^^^ write `e2e`"),
+            ("5:20", "a tag is empty", "^^ remove it, or name the tag"),
+        ] {
+            #expect(validate.stderr.contains("wf.yaml:\(spot): error: \(message) [invalid-value]\n"), "\(validate)")
+            #expect(validate.stderr.contains(help + "\n"), "\(validate)")
+        }
+        #expect(validate.stderr.hasSuffix("3 errors in 1 file\n"), "\(validate)")
+        try box.write("fixed.yaml", """
+            steps:
+              - shell: echo a
+                tags: [lint, unit]
+              - shell: echo b
+                tags: e2e
+            """)
+        let run = try box.run(["run", "fixed.yaml", "--tags", "lint", "--no-journal", "--output", "prefixed"])
+        #expect(run.status == 0 && run.stdout == "shell@1 | a\n", "\(run)")
+        let schema = try box.run(["schema"])
+        #expect(schema.stdout.contains(#""pattern": "^[^, ]([^,]*[^, ])?$""#), "\(schema.stdout)")
+    }
 }

@@ -36,6 +36,34 @@ extension WorkflowParser {
                     at: text.span, help: "write `\(key): \(rest)`, or quote the command if it is one")
     }
 
+    /// A step's `tags`, each one that `--tags` and `--skip-tags` can name: they split their
+    /// value on commas and drop the spaces around each name, so a tag with a comma
+    /// (`tags: lint, unit` is the one tag `lint, unit`), with spaces around it, or empty
+    /// could never be selected, and `--tags lint` was refused as an unknown tag.
+    mutating func tags(_ id: Int32) -> [Located<String>] {
+        let tags = stringList(id, "`tags`")
+        // As `--tags` trims: spaces only.
+        func trimmed(_ text: Substring) -> Substring {
+            var text = text
+            while text.first == " " { text.removeFirst() }
+            while text.last == " " { text.removeLast() }
+            return text
+        }
+        for tag in tags {
+            if tag.value.contains(",") {
+                let names = tag.value.split(separator: ",").map(trimmed).filter { !$0.isEmpty }
+                bag.error(.invalidValue, "the tag `\(tag.value)` holds a comma, which `--tags` splits on", at: tag.span,
+                          help: "give one tag per item of a list: `tags: [\(names.joined(separator: ", "))]`")
+            } else if tag.value.allSatisfy({ $0 == " " }) {
+                bag.error(.invalidValue, "a tag is empty", at: tag.span, help: "remove it, or name the tag")
+            } else if tag.value.hasPrefix(" ") || tag.value.hasSuffix(" ") {
+                bag.error(.invalidValue, "the tag `\(tag.value)` has spaces around it, which `--tags` drops", at: tag.span,
+                          help: "write `\(trimmed(tag.value[...]))`")
+            }
+        }
+        return tags
+    }
+
     /// One step: a mapping, or a bare string as shorthand for a shell step.
     mutating func step(_ id: Int32) -> Step? {
         let node = document[id]
@@ -181,7 +209,7 @@ extension WorkflowParser {
             case "retry": step.retry = retry(value)
             case "continue_on_error": step.continueOnError = bool(value, "`continue_on_error`")
             case "undo": step.undo = undoSteps(value, keySpan: name.span)
-            case "tags": step.tags = stringList(value, "`tags`")
+            case "tags": step.tags = tags(value)
             case "env": step.env = envVars(value)
             case "outputs":
                 var keys = stringList(value, "`outputs`")
