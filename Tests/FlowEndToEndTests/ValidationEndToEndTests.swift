@@ -630,4 +630,34 @@ import Testing
         let schema = try box.run(["schema"])
         #expect(schema.stdout.contains(#""pattern": "^[^, ]([^,]*[^, ])?$""#), "\(schema.stdout)")
     }
+
+    /// `delay: 10 s`, `timeout: 1min`, `retry: {delay: 7d}`: each got only "write e.g.
+    /// `30s`, `1m30s`, `250ms` or a number of seconds", and the user had to find the
+    /// difference. Each now gets "did you mean" with flow's spelling; a value that is no
+    /// duration at all keeps the examples.
+    @Test func aDurationWrittenAnotherWayGetsADidYouMean() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - delay: 10 s
+              - shell: make
+                timeout: 1min
+                retry: { limit: 1, delay: 30m1h }
+              - delay: soon
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for (spot, value, what, help) in [
+            ("2:12", "10 s", "`delay`", "^^^^ did you mean `10s`?"),
+            ("4:14", "1min", "`timeout`", "^^^^ did you mean `1m`?"),
+            ("5:31", "30m1h", "`delay`", "^^^^^ did you mean `1h30m`?"),
+            ("6:12", "soon", "`delay`", "^^^^ write e.g. `30s`, `1m30s`, `250ms` or a number of seconds"),
+        ] {
+            #expect(validate.stderr.contains("wf.yaml:\(spot): error: invalid duration `\(value)` for \(what) [invalid-duration]\n"),
+                    "\(validate)")
+            #expect(validate.stderr.contains(help + "\n"), "\(validate)")
+        }
+        let json = try box.run(["validate", "--format", "json", "wf.yaml"])
+        #expect(json.stdout.contains("\"help\": \"did you mean `10s`?\""), "\(json)")
+    }
 }
