@@ -660,4 +660,26 @@ import Testing
         let json = try box.run(["validate", "--format", "json", "wf.yaml"])
         #expect(json.stdout.contains("\"help\": \"did you mean `10s`?\""), "\(json)")
     }
+
+    /// A mapping where steps belong (`-print: hi` without the space, go-task's named tasks,
+    /// a step without its `- `) got "`steps` must be a list of steps, found a mapping" and
+    /// nothing else. Each now gets a help for what it likely was.
+    @Test func aMappingWhereStepsBelongSaysWhatToWrite() throws {
+        let box = try RunSandbox()
+        let cases: [(String, String, String)] = [
+            ("steps:\n  -print: hi\n", "wf0.yaml:2:3: error: `steps` must be a list of steps, found a mapping [wrong-type]\n",
+             "^ a list item needs a space after its `-`: `- print: …`\n"),
+            ("steps:\n  build:\n    shell: make\n", "wf1.yaml:2:3: error: `steps` must be a list of steps, found a mapping [wrong-type]\n",
+             "^ write each step as a list item starting with `- `; a step's name goes in its `name:`\n"),
+            ("steps:\n  - concurrent:\n      print: hi\n",
+             "wf2.yaml:3:7: error: `concurrent` must be a list of steps, found a mapping [wrong-type]\n",
+             "^ write each step as a list item: `- print: …`\n"),
+        ]
+        for (index, (text, message, help)) in cases.enumerated() {
+            try box.write("wf\(index).yaml", text)
+            let validate = try box.run(["validate", "wf\(index).yaml"])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix(message) && validate.stderr.contains(help), "\(validate)")
+        }
+    }
 }

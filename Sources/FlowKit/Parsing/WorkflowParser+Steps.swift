@@ -10,7 +10,7 @@ extension WorkflowParser {
             return []
         }
         guard node.kind == .sequence else {
-            wrongType(id, expected: "a list of steps", what: owner)
+            wrongType(id, expected: "a list of steps", what: owner, help: node.kind == .mapping ? stepMappingHelp(id) : nil)
             return []
         }
         let outerAlias = aliasContext
@@ -22,6 +22,18 @@ extension WorkflowParser {
             if let step = step(item) { steps.append(step) }
         }
         return steps
+    }
+
+    /// What a mapping where a list of steps belongs was probably meant as: `-print: hi`
+    /// (no space after the dash reads as the key `-print`), or go-task's map of named tasks
+    /// (`build:` with the step's keys under it).
+    func stepMappingHelp(_ id: Int32) -> String {
+        if let first = document.pairs(id).first, document[first.key].kind == .scalar {
+            let key = document[first.key].value
+            if key.hasPrefix("-") { return "a list item needs a space after its `-`: `- \(key.dropFirst()): …`" }
+            if StepKind.isKeyword(key) { return "write each step as a list item: `- \(key): …`" }
+        }
+        return "write each step as a list item starting with `- `; a step's name goes in its `name:`"
     }
 
     /// `- print:hi` or `- delay:5s` is YAML for the string `print:hi` (a key needs a space
