@@ -682,4 +682,36 @@ import Testing
             #expect(validate.stderr.hasPrefix(message) && validate.stderr.contains(help), "\(validate)")
         }
     }
+
+    /// An unclosed `[` or `{` is noticed by libyaml only at the next line's colon: the
+    /// error pointed there ("did not find expected ',' or ']'"), a line after the mistake,
+    /// with nothing at the bracket. A note now points at the bracket left open.
+    @Test func anUnclosedBracketIsShownWhereItOpened() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - print: [a, b\n  - delay: 1s\n")
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:3:10: error: invalid YAML: did not find expected ',' or ']' while parsing a flow sequence [yaml-syntax]
+              |
+            3 |   - delay: 1s
+              |          ^
+            wf.yaml:2:12: note: the `[` opened here is not closed
+              |
+            2 |   - print: [a, b
+              |            ^
+            1 error in 1 file
+
+            """, "\(validate)")
+        let json = try box.run(["validate", "--format", "json", "wf.yaml"])
+        #expect(json.stdout.contains("""
+                "notes": [
+                  {
+                    "message": "the `[` opened here is not closed",
+                    "line": 2,
+                    "column": 12
+                  }
+                ]
+            """), "\(json)")
+    }
 }

@@ -475,7 +475,18 @@ extension YAMLReader {
                 default: break
                 }
             }
-            bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: length), help: help)
+            // libyaml often notices an unclosed `[`, `{` or quote lines later, at whatever
+            // came next: point at where it was opened too.
+            var notes: [Diagnostic.Note] = []
+            let opened = self.location(parser.context_mark)
+            if let context, opened != location, opened.line <= file.lineCount {
+                let what: String? = context.hasSuffix("flow sequence") ? "the `[` opened here is not closed"
+                    : context.hasSuffix("flow mapping") ? "the `{` opened here is not closed"
+                    : context.hasSuffix("quoted scalar") ? "the quote opened here is not closed" : nil
+                if let what { notes.append(.init(what, at: SourceSpan(line: opened.line, column: opened.column, length: 1))) }
+            }
+            bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: length), help: help,
+                      notes: notes)
         }
 
         /// The index in `line` of the first byte of the character at `column` (1-based, in
