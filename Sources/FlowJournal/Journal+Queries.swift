@@ -39,7 +39,12 @@ extension Journal {
         if ids.contains(reference) { return reference }
         switch ids.count {
         case 0:
-            throw JournalError(reference == "last" ? "no runs recorded in \(stateDir)/ yet" : "no run `\(reference)` in \(stateDir)/ (see `flow runs`)")
+            if reference == "last" { throw JournalError("no runs recorded in \(stateDir)/ yet") }
+            // `flow show lsat`: ids are hexadecimal, so a word near `last` is a typo of it.
+            if Suggestion.closest(to: reference, in: ["last"]) != nil {
+                throw JournalError("no run `\(reference)` in \(stateDir)/ (did you mean `last`?)")
+            }
+            throw JournalError("no run `\(reference)` in \(stateDir)/ (see `flow runs`)")
         case 1: return ids[0]
         default:
             throw JournalError("`\(reference)` matches \(ids.count) runs (\(ids.prefix(5).joined(separator: ", "))); give more of the id")

@@ -26,6 +26,22 @@ import Testing
         #expect(try box.run(["runs", "--limit", "1"]).stdout.contains("succeeded"))
     }
 
+    /// `flow show lsat` said "no run `lsat` in .flow/ (see `flow runs`)": true, but the
+    /// typo was in `last`. Run ids are hexadecimal, so a word a typo away from `last` gets
+    /// "did you mean `last`?"; nothing is undone or resumed.
+    @Test(arguments: [["show", "lsat"], ["logs", "las"], ["undo", "Last"], ["resume", "lats"]])
+    func aTypoOfLastSaysDidYouMean(_ arguments: [String]) throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n    undo:\n      shell: touch undone\n")
+        #expect(try box.run(["run", "ok.yaml", "--output", "prefixed"]).status == 0)
+        let r = try box.run(arguments)
+        #expect(r.status == 2, "\(r)")
+        #expect(r.stderr == "error: no run `\(arguments[1])` in \(box.state.path)/ (did you mean `last`?)\n", "\(r)")
+        #expect(!box.exists("undone"))
+        let other = try box.run(["show", "zzzz"])
+        #expect(other.stderr == "error: no run `zzzz` in \(box.state.path)/ (see `flow runs`)\n", "\(other)")
+    }
+
     /// An empty run id is refused: as a prefix it matched every run, so with one run
     /// recorded `flow show ""` showed it and `flow undo ""` would have rolled it back.
     @Test(arguments: [["show", ""], ["logs", ""], ["undo", ""], ["resume", ""]])

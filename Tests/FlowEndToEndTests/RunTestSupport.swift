@@ -36,11 +36,25 @@ final class RunSandbox: @unchecked Sendable {
     func path(_ name: String) -> String { root.appendingPathComponent(name).path }
 
     /// Writes `text` to `name` (a workflow, usually) and returns its path.
+    ///
+    /// The file is opened with O_CLOEXEC (Foundation's `Data.write` opens it without): tests
+    /// run in parallel, and a `flow` another test spawned while this file was open for
+    /// writing kept the descriptor for its whole life, so a script written here failed to
+    /// run with "Text file busy" (ETXTBSY).
     @discardableResult
     func write(_ name: String, _ text: String) throws -> String {
         let url = root.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LiveFlow.SpawnFailure(message: "open \(url.path): errno \(errno)") }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { throw LiveFlow.SpawnFailure(message: "write \(url.path): errno \(errno)") }
+            bytes = bytes.dropFirst(written)
+        }
         return url.path
     }
 

@@ -436,4 +436,316 @@ import Testing
 
             """, "\(validate)")
     }
+
+    /// make's and just's `@echo` (and `%`) at the start of a value was libyaml's bare "found
+    /// character that cannot start any token", with no hint; the backtick hint looked at the
+    /// byte at the column, so a non-ASCII character earlier on the line (columns count
+    /// characters) lost it, as a non-ASCII key lost the too-deep-indentation hint. Each
+    /// reserved character now gets its hint, wherever it is.
+    @Test func aValueStartingWithAReservedCharacterGetsAHint() throws {
+        let box = try RunSandbox()
+        let cases: [(String, String, String)] = [
+            ("steps:\n  - shell: @echo hi\n", "2:12",
+             "quote values that start with `@`; in a command, drop make's and just's `@`: it is not shell syntax"),
+            ("steps:\n  - @make test\n", "2:5",
+             "quote values that start with `@`; in a command, drop make's and just's `@`: it is not shell syntax"),
+            ("steps:\n  - print: %d done\n", "2:12", "quote values that start with `%`"),
+            ("steps:\n  - { print: \"caf\u{E9} \u{1F680}\", shell: `date` }\n", "2:31",
+             "quote values that start with a backtick"),
+        ]
+        for (index, (text, spot, help)) in cases.enumerated() {
+            let file = "wf\(index).yaml"
+            try box.write(file, text)
+            let validate = try box.run(["validate", file])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix("\(file):\(spot): error: invalid YAML: found character that cannot start any "
+                + "token while scanning for the next token [yaml-syntax]\n"), "\(validate)")
+            #expect(validate.stderr.contains("^ \(help)\n"), "\(validate)")
+            let github = try box.run(["validate", "--format", "github", file])
+            // GitHub's workflow commands escape `%` as `%25`.
+            let escaped = help.replacingOccurrences(of: "%", with: "%25")
+            #expect(github.stdout.contains("line=\(spot.split(separator: ":")[0]),col=\(spot.split(separator: ":")[1]),")
+                && github.stdout.contains("(\(escaped))"), "\(github)")
+        }
+        // The indentation hint finds the key before the colon by its column too.
+        try box.write("deep.yaml", "steps:\n  - name: build\n    shell: make\n      d\u{E9}lai: 5m\n")
+        let deep = try box.run(["validate", "deep.yaml"])
+        #expect(deep.stderr.contains("^^^^^ `d\u{E9}lai` is indented 6 spaces, the line above 4: YAML reads it as more of "
+            + "that line's value"), "\(deep)")
+    }
+
+    /// An empty `steps:` of the workflow said "add at least one step, or remove the group":
+    /// there is no group, and without `steps` the workflow is invalid. An empty `finally`
+    /// (the workflow's or a group's) said the same, where removing the group would throw
+    /// its steps away with it. Each help now names what can go, if anything.
+    @Test func anEmptyStepListSaysWhatToRemove() throws {
+        let box = try RunSandbox()
+        let cases: [(String, [String])] = [
+            ("steps: []\n", ["wf0.yaml:1:8: error: `steps` is empty [empty-group]\n", "^^ add at least one step\n"]),
+            ("steps:\n", ["wf1.yaml:1:1: error: `steps` is empty [empty-group]\n", "^^^^^ add at least one step\n"]),
+            ("steps:\n  - print: hi\nfinally: []\n",
+             ["wf2.yaml:3:10: error: `finally` is empty [empty-group]\n", "^^ add at least one step, or remove `finally`\n"]),
+            ("steps:\n  - concurrent:\n      - print: hi\n    finally:\n",
+             ["wf3.yaml:4:5: error: `finally` is empty [empty-group]\n", "^^^^^^^ add at least one step, or remove `finally`\n"]),
+            ("steps:\n  - sequential: []\n",
+             ["wf4.yaml:2:17: error: `sequential` is empty [empty-group]\n", "^^ add at least one step, or remove the group\n"]),
+        ]
+        for (index, (text, expected)) in cases.enumerated() {
+            let file = "wf\(index).yaml"
+            try box.write(file, text)
+            let validate = try box.run(["validate", file])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix(expected[0]) && validate.stderr.contains(expected[1]), "\(validate)")
+        }
+    }
+
+    /// `- delay:5s` (no space after the colon) is YAML for the string `delay:5s`: it was
+    /// valid, planned as `shell: delay:5s` and failed at run time with "not found", exit
+    /// 127. Now a warning says what happened; a quoted command, or one that does not start
+    /// with a kind key, is left alone.
+    @Test func aKindKeyRunIntoItsValueIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - print:hi
+              - "use:deploy"
+              - docker:build
+            finally:
+              - delay:1s
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        #expect(validate.stdout == "wf.yaml: valid\n", "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:2:5: warning: this step is the command `print:hi`: `print:` is a key only with a space after it [colon-without-space]
+              |
+            2 |   - print:hi
+              |     ^^^^^^^^ write `print: hi`, or quote the command if it is one
+            wf.yaml:6:5: warning: this step is the command `delay:1s`: `delay:` is a key only with a space after it [colon-without-space]
+              |
+            6 |   - delay:1s
+              |     ^^^^^^^^ write `delay: 1s`, or quote the command if it is one
+            2 warnings in 1 file
+
+            """, "\(validate)")
+        let json = try box.run(["validate", "--format", "json", "--strict", "wf.yaml"])
+        #expect(json.status == 1, "\(json)")
+        #expect(json.stdout.contains("\"line\": 2,\n    \"column\": 5,") && json.stdout.contains("\"code\": \"colon-without-space\""),
+                "\(json)")
+        // A warning does not stop a run: flow says it before the steps start.
+        let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(run.stderr.hasPrefix("wf.yaml:2:5: warning: this step is the command `print:hi`"), "\(run)")
+    }
+
+    /// Docker Compose's `x-common: &c` (and GitLab CI's `.defaults: &d`) is where those
+    /// users keep anchors; flow said only "unknown key `x-common` in the workflow", with no
+    /// help. The help now says flow has no extension keys and what to do instead.
+    @Test func anExtensionKeyForAnchorsSaysWhereAnchorsGo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            x-common: &common
+              timeout: 5s
+            .hidden: &hidden
+              retry: 2
+            steps:
+              - shell: "true"
+                <<: [*common, *hidden]
+            """)
+        let help = "flow has no extension keys: options every shell step shares go in `defaults`; else anchor the first "
+            + "step or value that uses it and reuse it with `*name` or `<<: *name`"
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.hasPrefix("wf.yaml:1:1: error: unknown key `x-common` in the workflow [unknown-key]\n"),
+                "\(validate)")
+        #expect(validate.stderr.contains("^^^^^^^^ \(help)\n"), "\(validate)")
+        #expect(validate.stderr.contains("wf.yaml:3:1: error: unknown key `.hidden` in the workflow [unknown-key]\n"),
+                "\(validate)")
+        #expect(validate.stderr.contains("^^^^^^^ \(help)\n") && validate.stderr.hasSuffix("2 errors in 1 file\n"),
+                "\(validate)")
+        let json = try box.run(["validate", "--format", "json", "wf.yaml"])
+        #expect(json.stdout.components(separatedBy: "\"help\": \"\(help)\"").count == 3, "\(json)")
+    }
+
+    /// Two GitHub Actions habits got a wrong or no hint: `on: push` was "did you mean
+    /// `env`?", and `name: Build app` (free text there) only listed the name rules. Now
+    /// `on` says flow has no triggers and a name with a space says where free text goes.
+    @Test func gitHubActionsTriggersAndStepTitlesGetAHint() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            on: push
+            steps:
+              - name: Build app
+                shell: make
+              - name: 1st
+                shell: make
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:1:1: error: unknown key `on` in the workflow [unknown-key]
+              |
+            1 | on: push
+              | ^^ flow has no triggers: a workflow runs when `flow run` is called (from CI, a hook, a shell)
+            wf.yaml:3:11: error: invalid step name `Build app` [invalid-name]
+              |
+            3 |   - name: Build app
+              |           ^^^^^^^^^ names start with a letter or `_` and hold letters, digits, `_` and `-`; free text goes in `description`
+            wf.yaml:5:11: error: invalid step name `1st` [invalid-name]
+              |
+            5 |   - name: 1st
+              |           ^^^ names start with a letter or `_` and hold letters, digits, `_` and `-`
+            3 errors in 1 file
+
+            """, "\(validate)")
+    }
+
+    /// The help for a file that is not UTF-8 was "convert the file, e.g. with `iconv -t
+    /// UTF-8`": iconv then reads it as the locale's encoding (UTF-8) and stops at the same
+    /// byte, "illegal input sequence". The help now names a source encoding, UTF-16 when
+    /// the file starts with its byte order mark. Each suggested command really converts.
+    @Test func aFileThatIsNotUTF8GetsAConversionThatWorks() throws {
+        let box = try RunSandbox()
+        let script = """
+            printf 'steps:\\n  - print: "caf\\351"\\n' > latin1.yaml
+            printf '\\377\\376s\\000t\\000e\\000p\\000s\\000:\\000\\n\\000' > utf16.yaml
+            for f in latin1 utf16; do "$0" validate $f.yaml; echo "status $?"; done 2>&1
+            iconv -f LATIN1 -t UTF-8 latin1.yaml > latin1-converted.yaml && iconv -f UTF-16 -t UTF-8 utf16.yaml > utf16-converted.yaml \\
+                && echo converted
+            """
+        let result = try FlowBinary.run([], in: box.root, shellScript: script)
+        #expect(result.stdout.contains("""
+            2 |   - print: "caf\u{FFFD}"
+              |                ^ flow reads workflows as UTF-8; convert the file from its encoding, e.g. with `iconv -f LATIN1 -t UTF-8`
+            1 error in 1 file
+            status 1
+            """), "\(result)")
+        #expect(result.stdout.contains("utf16.yaml:1:1: error: file is not valid UTF-8 (byte 0xFF) [invalid-utf8]\n"), "\(result)")
+        #expect(result.stdout.contains("^ the file is UTF-16 (it starts with a UTF-16 byte order mark); flow reads workflows as "
+            + "UTF-8: convert it with `iconv -f UTF-16 -t UTF-8`\n"), "\(result)")
+        #expect(result.stdout.hasSuffix("converted\n"), "\(result)")
+        #expect(box.read("latin1-converted.yaml") == "steps:\n  - print: \"caf\u{E9}\"\n")
+        #expect(box.read("utf16-converted.yaml") == "steps:\n")
+    }
+
+    /// `tags: lint, unit` is YAML for the one tag `lint, unit`; `--tags` splits on commas
+    /// and trims spaces, so no command line could select it: validate said "valid" and
+    /// `flow run --tags lint` was refused ("unknown tag `lint`; the tags are `lint, unit`").
+    /// Such a tag (and one with spaces around it, or an empty one) is now an error at the
+    /// tag, and the schema says so too; a list of tags selects as it should.
+    @Test func aTagThatTagsCouldNotNameIsAnError() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: echo a
+                tags: lint, unit
+              - shell: echo b
+                tags: [" e2e", "", ok]
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for (spot, message, help) in [
+            ("3:11", "the tag `lint, unit` holds a comma, which `--tags` splits on", "^^^^^^^^^^ give one tag per item of a list: `tags: [lint, unit]`"),
+            ("5:12", "the tag ` e2e` has spaces around it, which `--tags` drops", "^^^^^^ write `e2e`"),
+            ("5:20", "a tag is empty", "^^ remove it, or name the tag"),
+        ] {
+            #expect(validate.stderr.contains("wf.yaml:\(spot): error: \(message) [invalid-value]\n"), "\(validate)")
+            #expect(validate.stderr.contains(help + "\n"), "\(validate)")
+        }
+        #expect(validate.stderr.hasSuffix("3 errors in 1 file\n"), "\(validate)")
+        try box.write("fixed.yaml", """
+            steps:
+              - shell: echo a
+                tags: [lint, unit]
+              - shell: echo b
+                tags: e2e
+            """)
+        let run = try box.run(["run", "fixed.yaml", "--tags", "lint", "--no-journal", "--output", "prefixed"])
+        #expect(run.status == 0 && run.stdout == "shell@1 | a\n", "\(run)")
+        let schema = try box.run(["schema"])
+        #expect(schema.stdout.contains(#""pattern": "^[^, ]([^,]*[^, ])?$""#), "\(schema.stdout)")
+    }
+
+    /// `delay: 10 s`, `timeout: 1min`, `retry: {delay: 7d}`: each got only "write e.g.
+    /// `30s`, `1m30s`, `250ms` or a number of seconds", and the user had to find the
+    /// difference. Each now gets "did you mean" with flow's spelling; a value that is no
+    /// duration at all keeps the examples.
+    @Test func aDurationWrittenAnotherWayGetsADidYouMean() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - delay: 10 s
+              - shell: make
+                timeout: 1min
+                retry: { limit: 1, delay: 30m1h }
+              - delay: soon
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for (spot, value, what, help) in [
+            ("2:12", "10 s", "`delay`", "^^^^ did you mean `10s`?"),
+            ("4:14", "1min", "`timeout`", "^^^^ did you mean `1m`?"),
+            ("5:31", "30m1h", "`delay`", "^^^^^ did you mean `1h30m`?"),
+            ("6:12", "soon", "`delay`", "^^^^ write e.g. `30s`, `1m30s`, `250ms` or a number of seconds"),
+        ] {
+            #expect(validate.stderr.contains("wf.yaml:\(spot): error: invalid duration `\(value)` for \(what) [invalid-duration]\n"),
+                    "\(validate)")
+            #expect(validate.stderr.contains(help + "\n"), "\(validate)")
+        }
+        let json = try box.run(["validate", "--format", "json", "wf.yaml"])
+        #expect(json.stdout.contains("\"help\": \"did you mean `10s`?\""), "\(json)")
+    }
+
+    /// A mapping where steps belong (`-print: hi` without the space, go-task's named tasks,
+    /// a step without its `- `) got "`steps` must be a list of steps, found a mapping" and
+    /// nothing else. Each now gets a help for what it likely was.
+    @Test func aMappingWhereStepsBelongSaysWhatToWrite() throws {
+        let box = try RunSandbox()
+        let cases: [(String, String, String)] = [
+            ("steps:\n  -print: hi\n", "wf0.yaml:2:3: error: `steps` must be a list of steps, found a mapping [wrong-type]\n",
+             "^ a list item needs a space after its `-`: `- print: …`\n"),
+            ("steps:\n  build:\n    shell: make\n", "wf1.yaml:2:3: error: `steps` must be a list of steps, found a mapping [wrong-type]\n",
+             "^ write each step as a list item starting with `- `; a step's name goes in its `name:`\n"),
+            ("steps:\n  - concurrent:\n      print: hi\n",
+             "wf2.yaml:3:7: error: `concurrent` must be a list of steps, found a mapping [wrong-type]\n",
+             "^ write each step as a list item: `- print: …`\n"),
+        ]
+        for (index, (text, message, help)) in cases.enumerated() {
+            try box.write("wf\(index).yaml", text)
+            let validate = try box.run(["validate", "wf\(index).yaml"])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.hasPrefix(message) && validate.stderr.contains(help), "\(validate)")
+        }
+    }
+
+    /// An unclosed `[` or `{` is noticed by libyaml only at the next line's colon: the
+    /// error pointed there ("did not find expected ',' or ']'"), a line after the mistake,
+    /// with nothing at the bracket. A note now points at the bracket left open.
+    @Test func anUnclosedBracketIsShownWhereItOpened() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - print: [a, b\n  - delay: 1s\n")
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:3:10: error: invalid YAML: did not find expected ',' or ']' while parsing a flow sequence [yaml-syntax]
+              |
+            3 |   - delay: 1s
+              |          ^
+            wf.yaml:2:12: note: the `[` opened here is not closed
+              |
+            2 |   - print: [a, b
+              |            ^
+            1 error in 1 file
+
+            """, "\(validate)")
+        let json = try box.run(["validate", "--format", "json", "wf.yaml"])
+        #expect(json.stdout.contains("""
+                "notes": [
+                  {
+                    "message": "the `[` opened here is not closed",
+                    "line": 2,
+                    "column": 12
+                  }
+                ]
+            """), "\(json)")
+    }
 }

@@ -889,6 +889,7 @@ import Testing
         .unexpandedExpression: "actions:\n  a:\n    params: {p: {default: \"${{ env.HOME }}\"}}\n    steps: [\"echo ${{ params.p }}\"]\nsteps:\n  - use: a\n",
         .unusedVar: "vars: {v: 1}\nsteps: [x]\n",
         .unknownStatus: "steps:\n  - name: a\n    print: x\n  - print: y\n    if: steps.a.status == 'success'\n",
+        .colonWithoutSpace: "steps:\n  - delay:5s\n",
     ]
 
     @Test func everyCodeHasASample() {
@@ -909,7 +910,8 @@ import Testing
             loaded = load(sample)
         }
         #expect(loaded.diagnostics.map(\.code).contains(code), "\(rendered(loaded.diagnostics))")
-        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression].contains(code) ? .warning : .error
+        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression, .colonWithoutSpace]
+            .contains(code) ? .warning : .error
         #expect(loaded.diagnostics.filter { $0.code == code }.allSatisfy { $0.severity == expectedSeverity })
     }
 

@@ -49,4 +49,5 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     case unusedVar = "unused-var"
     case unknownStatus = "unknown-status"
     case unexpandedExpression = "unexpanded-expression"
+    case colonWithoutSpace = "colon-without-space"
 }

@@ -24,6 +24,17 @@ enum ForeignKey {
             }
             return nil
         case .workflow:
+            // GitHub Actions' and GitLab CI's triggers: a "did you mean `env`" by spelling
+            // would send the user the wrong way.
+            if key == "on" || key == "workflow" {
+                return "flow has no triggers: a workflow runs when `flow run` is called (from CI, a hook, a shell)"
+            }
+            // Docker Compose's `x-…` and GitLab CI's hidden `.…` keys exist only to hold an
+            // anchor; flow has none (its unknown keys are errors), so say where one goes.
+            if key.hasPrefix("x-") || (key.hasPrefix(".") && key.count > 1) {
+                return "flow has no extension keys: options every shell step shares go in `defaults`; else anchor "
+                    + "the first step or value that uses it and reuse it with `*name` or `<<: *name`"
+            }
             return workflowKeys[key].map { "flow calls this `\($0)`" }
         case .action:
             return actionKeys[key].map { "flow calls this `\($0)`" }

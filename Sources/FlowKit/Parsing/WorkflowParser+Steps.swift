@@ -1,16 +1,16 @@
 /// Parsing of step lists and steps.
 extension WorkflowParser {
-    /// A non-empty list of steps; `owner` names the list in messages, `whole` what holds it
-    /// (what to remove instead of filling it).
-    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan, whole: String = "the group") -> [Step] {
+    /// A non-empty list of steps; `owner` names the list in messages, `whole` what to remove
+    /// instead of filling it (nil where nothing can go: a workflow needs its `steps`).
+    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan, whole: String? = "the group") -> [Step] {
         let node = document[id]
         if node.isNull || (node.kind == .sequence && document.children(of: id).isEmpty) {
             bag.error(.emptyGroup, "\(owner) is empty", at: node.isNull ? ownerSpan : valueSpan(node),
-                      help: "add at least one step, or remove \(whole)")
+                      help: whole.map { "add at least one step, or remove \($0)" } ?? "add at least one step")
             return []
         }
         guard node.kind == .sequence else {
-            wrongType(id, expected: "a list of steps", what: owner)
+            wrongType(id, expected: "a list of steps", what: owner, help: node.kind == .mapping ? stepMappingHelp(id) : nil)
             return []
         }
         let outerAlias = aliasContext
@@ -22,6 +22,58 @@ extension WorkflowParser {
             if let step = step(item) { steps.append(step) }
         }
         return steps
+    }
+
+    /// What a mapping where a list of steps belongs was probably meant as: `-print: hi`
+    /// (no space after the dash reads as the key `-print`), or go-task's map of named tasks
+    /// (`build:` with the step's keys under it).
+    func stepMappingHelp(_ id: Int32) -> String {
+        if let first = document.pairs(id).first, document[first.key].kind == .scalar {
+            let key = document[first.key].value
+            if key.hasPrefix("-") { return "a list item needs a space after its `-`: `- \(key.dropFirst()): …`" }
+            if StepKind.isKeyword(key) { return "write each step as a list item: `- \(key): …`" }
+        }
+        return "write each step as a list item starting with `- `; a step's name goes in its `name:`"
+    }
+
+    /// `- print:hi` or `- delay:5s` is YAML for the string `print:hi` (a key needs a space
+    /// after its colon), so a bare command that no one has, which runs and fails with 127.
+    /// A warning, since the format says a bare string is a command; quoting it says so.
+    mutating func warnIfKindKeyLostItsSpace(_ text: Located<String>) {
+        guard let colon = text.value.firstIndex(of: ":") else { return }
+        let key = String(text.value[..<colon])
+        let rest = text.value[text.value.index(after: colon)...]
+        guard StepKind.isKeyword(key), !rest.isEmpty, !rest.hasPrefix(" ") else { return }
+        bag.warning(.colonWithoutSpace, "this step is the command `\(text.value)`: `\(key):` is a key only with a space after it",
+                    at: text.span, help: "write `\(key): \(rest)`, or quote the command if it is one")
+    }
+
+    /// A step's `tags`, each one that `--tags` and `--skip-tags` can name: they split their
+    /// value on commas and drop the spaces around each name, so a tag with a comma
+    /// (`tags: lint, unit` is the one tag `lint, unit`), with spaces around it, or empty
+    /// could never be selected, and `--tags lint` was refused as an unknown tag.
+    mutating func tags(_ id: Int32) -> [Located<String>] {
+        let tags = stringList(id, "`tags`")
+        // As `--tags` trims: spaces only.
+        func trimmed(_ text: Substring) -> Substring {
+            var text = text
+            while text.first == " " { text.removeFirst() }
+            while text.last == " " { text.removeLast() }
+            return text
+        }
+        for tag in tags {
+            if tag.value.contains(",") {
+                let names = tag.value.split(separator: ",").map(trimmed).filter { !$0.isEmpty }
+                bag.error(.invalidValue, "the tag `\(tag.value)` holds a comma, which `--tags` splits on", at: tag.span,
+                          help: "give one tag per item of a list: `tags: [\(names.joined(separator: ", "))]`")
+            } else if tag.value.allSatisfy({ $0 == " " }) {
+                bag.error(.invalidValue, "a tag is empty", at: tag.span, help: "remove it, or name the tag")
+            } else if tag.value.hasPrefix(" ") || tag.value.hasSuffix(" ") {
+                bag.error(.invalidValue, "the tag `\(tag.value)` has spaces around it, which `--tags` drops", at: tag.span,
+                          help: "write `\(trimmed(tag.value[...]))`")
+            }
+        }
+        return tags
     }
 
     /// One step: a mapping, or a bare string as shorthand for a shell step.
@@ -50,6 +102,7 @@ extension WorkflowParser {
                 return nil
             }
             guard isFreeOfNUL(id, text, "the command") else { return nil }
+            if node.isPlainScalar { warnIfKindKeyLostItsSpace(text) }
             return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {
@@ -168,7 +221,7 @@ extension WorkflowParser {
             case "retry": step.retry = retry(value)
             case "continue_on_error": step.continueOnError = bool(value, "`continue_on_error`")
             case "undo": step.undo = undoSteps(value, keySpan: name.span)
-            case "tags": step.tags = stringList(value, "`tags`")
+            case "tags": step.tags = tags(value)
             case "env": step.env = envVars(value)
             case "outputs":
                 var keys = stringList(value, "`outputs`")
@@ -239,10 +292,10 @@ extension WorkflowParser {
             s.interactive = bool(value, "`interactive`")
             step.kind = .shell(s)
         case ("finally", .sequential(var g)):
-            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             step.kind = .sequential(g)
         case ("finally", .concurrent(var g)):
-            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+            g.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             step.kind = .concurrent(g)
         case ("max_parallel", .concurrent(var g)):
             guard let n = int(value, "`max_parallel`") else { return }

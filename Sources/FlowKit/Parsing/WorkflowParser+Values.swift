@@ -121,7 +121,8 @@ extension WorkflowParser {
             bag.error(.invalidDuration, "invalid duration `\(node.value)` for \(what)", at: valueSpan(node), help: "durations cannot be negative")
         case .failure(.malformed):
             bag.error(.invalidDuration, "invalid duration `\(node.value)` for \(what)", at: valueSpan(node),
-                      help: "write e.g. `30s`, `1m30s`, `250ms` or a number of seconds")
+                      help: Duration.suggestion(for: node.value).map { "did you mean `\($0)`?" }
+                          ?? "write e.g. `30s`, `1m30s`, `250ms` or a number of seconds")
         }
         return nil
     }

@@ -91,8 +91,9 @@ public struct WorkflowParser {
             case "steps":
                 sawSteps = true
                 workflow.stepsSpan = name.span
-                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span)
-            case "finally": workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span)
+                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span, whole: nil)
+            case "finally":
+                workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             default:
                 unknownKey(name, in: "the workflow", candidates: Self.topLevelKeys, foreign: .workflow)
             }
@@ -201,8 +202,10 @@ public struct WorkflowParser {
     mutating func identifier(_ id: Int32, _ what: String) -> Located<String>? {
         guard let text = string(id, what) else { return nil }
         guard Self.isIdentifier(text.value) else {
-            bag.error(.invalidName, "invalid \(what) `\(text.value)`", at: text.span,
-                      help: "names start with a letter or `_` and hold letters, digits, `_` and `-`")
+            var help = "names start with a letter or `_` and hold letters, digits, `_` and `-`"
+            // GitHub Actions' step `name` is free text (`name: Build app`): flow's is an id.
+            if text.value.contains(where: \.isWhitespace) { help += "; free text goes in `description`" }
+            bag.error(.invalidName, "invalid \(what) `\(text.value)`", at: text.span, help: help)
             return nil
         }
         return text

@@ -29,6 +29,8 @@ public enum WorkflowSchema {
     }
 
     static let namePattern = "^[A-Za-z_][A-Za-z0-9_-]*$"
+    /// A tag `--tags` can name: not empty, no comma, no spaces around it (flow: `invalid-value`).
+    static let tagPattern = "^[^, ]([^,]*[^, ])?$"
     /// A command that is not empty or blank (flow: `invalid-value`).
     static let commandPattern = "[^ \t]"
 
@@ -45,7 +47,8 @@ public enum WorkflowSchema {
             "continue_on_error": bool("A failure is recorded but does not fail the parent."),
             "undo": .object([("description", .string("A step, or list of steps, that reverses this one during rollback.")),
                              ("anyOf", .array([ref("step"), ref("steps")]))]),
-            "tags": .object([("type", .array([.string("array"), .string("string")])), ("items", .object([("type", .string("string"))])),
+            "tags": .object([("type", .array([.string("array"), .string("string")])), ("pattern", .string(tagPattern)),
+                             ("items", .object([("type", .string("string")), ("pattern", .string(tagPattern))])),
                              ("description", .string("Tags that --tags and --skip-tags select on."))]),
             "env": ref("env"),
             "outputs": .object([("type", .array([.string("array"), .string("string")])), ("pattern", .string(namePattern)),

@@ -25,10 +25,18 @@ public struct YAMLReader {
     public func read(_ file: SourceFile, into bag: inout DiagnosticBag) -> YAMLDocument {
         if let (offset, byte) = Self.firstInvalidUTF8(file.bytes) {
             let location = file.location(ofByte: offset)
+            // `iconv -t UTF-8` alone (the help this was) reads the file as the locale's
+            // encoding, UTF-8 nowadays, and fails on the same byte: name a source encoding.
+            // A UTF-16 byte order mark (Windows PowerShell's `>`) says which one it is.
+            let utf16 = file.bytes.starts(with: [0xFF, 0xFE]) || file.bytes.starts(with: [0xFE, 0xFF])
             bag.error(
                 .invalidUTF8, "file is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
                 at: SourceSpan(start: location, end: SourceLocation(line: location.line, column: location.column + 1)),
-                help: "flow reads workflows as UTF-8; convert the file, e.g. with `iconv -t UTF-8`")
+                help: utf16
+                    ? "the file is UTF-16 (it starts with a UTF-16 byte order mark); flow reads workflows as UTF-8: "
+                        + "convert it with `iconv -f UTF-16 -t UTF-8`"
+                    : "flow reads workflows as UTF-8; convert the file from its encoding, e.g. with "
+                        + "`iconv -f LATIN1 -t UTF-8`")
             return YAMLDocument()
         }
         var builder = Builder(file: file, limits: limits)
@@ -453,11 +461,44 @@ extension YAMLReader {
                 // what token it missed).
                 help = "this line is indented \(Self.spaces(indent)), the line above \(above): the keys of one mapping, "
                     + "and the items of one list, start in the same column"
-            } else if problem.contains("found character that cannot start any token"), location.column - 1 < lineBytes.count,
-                      lineBytes[lineBytes.startIndex + location.column - 1] == UInt8(ascii: "`") {
-                help = "quote values that start with a backtick"
+            } else if problem.contains("found character that cannot start any token"),
+                      let offset = Self.byteOffset(ofColumn: location.column, in: lineBytes) {
+                // YAML reserves `@` and `` ` `` (and `%` outside directives) at the start of a
+                // plain value; libyaml's message does not say which character, nor what to do.
+                switch lineBytes[offset] {
+                case UInt8(ascii: "`"): help = "quote values that start with a backtick"
+                case UInt8(ascii: "@"):
+                    // make's and just's habit (`@echo hi`): quoting alone would run `@echo`.
+                    help = "quote values that start with `@`; in a command, drop make's and just's `@`: "
+                        + "it is not shell syntax"
+                case UInt8(ascii: "%"): help = "quote values that start with `%`"
+                default: break
+                }
             }
-            bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: length), help: help)
+            // libyaml often notices an unclosed `[`, `{` or quote lines later, at whatever
+            // came next: point at where it was opened too.
+            var notes: [Diagnostic.Note] = []
+            let opened = self.location(parser.context_mark)
+            if let context, opened != location, opened.line <= file.lineCount {
+                let what: String? = context.hasSuffix("flow sequence") ? "the `[` opened here is not closed"
+                    : context.hasSuffix("flow mapping") ? "the `{` opened here is not closed"
+                    : context.hasSuffix("quoted scalar") ? "the quote opened here is not closed" : nil
+                if let what { notes.append(.init(what, at: SourceSpan(line: opened.line, column: opened.column, length: 1))) }
+            }
+            bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: length), help: help,
+                      notes: notes)
+        }
+
+        /// The index in `line` of the first byte of the character at `column` (1-based, in
+        /// Unicode scalars as libyaml counts columns), or nil past the line's end: a column is
+        /// a byte offset only on an ASCII line.
+        static func byteOffset(ofColumn column: Int, in line: ArraySlice<UInt8>) -> Int? {
+            var scalars = 0
+            for index in line.indices where line[index] & 0xC0 != 0x80 {
+                scalars += 1
+                if scalars == column { return index }
+            }
+            return nil
         }
 
         /// `1 space`, `4 spaces`.
@@ -498,8 +539,8 @@ extension YAMLReader {
         /// from its indentation to that colon, a plain word without spaces (`timeout`).
         static func keyBeforeColon(_ line: ArraySlice<UInt8>, column: Int) -> String? {
             let start = line.startIndex + indentation(line)
-            let colon = line.startIndex + column - 1
-            guard colon > start, colon < line.endIndex, line[colon] == UInt8(ascii: ":") else { return nil }
+            guard let colon = byteOffset(ofColumn: column, in: line), colon > start,
+                  line[colon] == UInt8(ascii: ":") else { return nil }
             let key = line[start..<colon]
             let plain = key.allSatisfy { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") && $0 != UInt8(ascii: "#") }
             guard plain, key.first != UInt8(ascii: "-") else { return nil }

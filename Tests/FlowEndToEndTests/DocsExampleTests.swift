@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+/// The examples in README.md and docs/ are what the built binary does: a user copies them
+/// first. Two checks:
+///
+/// - every ```` ```console ```` block whose commands are `flow validate`, `plan`, `graph`
+///   or `schema` (with `printf … > FILE` or `python3 -c … > FILE` to set up) prints what the block shows, stdout and
+///   stderr together, as docs/diagnostics.md promises ("the output shown is the real
+///   output"). The workflow is the ```` ```yaml ```` block before it, written to the file
+///   the command names (or that its `# FILE.yaml` first line names). Blocks with other
+///   commands (`flow run`, whose times vary; `ls`) and commands shown without output (a
+///   usage illustration) are left out;
+/// - every ```` ```yaml ```` block that is a whole workflow (it has `steps:` at the top)
+///   and is not the input of such an example validates without a problem.
+@Suite struct DocsExampleTests {
+    /// One fenced block: its language, its text (the fence's indentation removed) and the
+    /// line of its opening fence.
+    struct Block {
+        var language: String
+        var text: String
+        var line: Int
+    }
+
+    /// One `$ command` of a console block and the lines shown after it.
+    struct Command {
+        var text: String
+        var expected: [String]
+    }
+
+    static let documents = ["README.md", "docs/diagnostics.md", "docs/cli.md", "docs/workflow-format.md",
+                            "docs/journal.md", "docs/editor-setup.md"]
+
+    static func blocks(of name: String) throws -> [Block] {
+        let url = FlowBinary.packageRoot.appendingPathComponent(name)
+        let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+        var blocks: [Block] = []
+        var index = 0
+        while index < lines.count {
+            let line = lines[index]
+            let indent = line.prefix { $0 == " " }
+            guard line.dropFirst(indent.count).hasPrefix("```") else {
+                index += 1
+                continue
+            }
+            let language = String(line.dropFirst(indent.count + 3).prefix { $0.isLetter })
+            let opening = index + 1
+            var body: [String] = []
+            index += 1
+            while index < lines.count, lines[index] != indent + "```" {
+                body.append(String(lines[index].dropFirst(min(indent.count, lines[index].prefix { $0 == " " }.count))))
+                index += 1
+            }
+            blocks.append(Block(language: language, text: body.joined(separator: "\n") + "\n", line: opening))
+            index += 1
+        }
+        return blocks
+    }
+
+    static func commands(of block: Block) -> [Command] {
+        var commands: [Command] = []
+        for line in block.text.dropLast().components(separatedBy: "\n") {
+            if line.hasPrefix("$ ") {
+                commands.append(Command(text: String(line.dropFirst(2)), expected: []))
+            } else if !commands.isEmpty {
+                commands[commands.count - 1].expected.append(line)
+            }
+        }
+        return commands
+    }
+
+    /// Whether a command is one the examples are checked with: setup, or a `flow` command
+    /// whose output does not depend on time or the machine.
+    static func isCheckable(_ command: Command) -> Bool {
+        if isSetup(command) { return true }
+        let words = command.text.split(separator: " ")
+        guard words.first == "flow", words.count > 1, !command.text.contains("|"), !command.text.contains(">") else {
+            return false
+        }
+        return ["validate", "plan", "graph", "schema"].contains(words[1])
+    }
+
+    /// A command that writes the workflow an example reads (`printf '…' > workflow.yaml`).
+    static func isSetup(_ command: Command) -> Bool {
+        (command.text.hasPrefix("printf ") || command.text.hasPrefix("python3 -c ")) && command.text.contains(" > ")
+    }
+
+    /// The workflow file a command reads: the first argument that ends in `.yaml`/`.yml`.
+    static func workflowFile(of command: Command) -> String? {
+        command.text.split(separator: " ").dropFirst(2).first { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+            .map(String.init)
+    }
+
+    /// The name a yaml block gives itself on its first line (`# workflows/ci.yaml`).
+    static func ownName(of block: Block) -> String? {
+        guard let first = block.text.split(separator: "\n").first, first.hasPrefix("# ") else { return nil }
+        let name = first.dropFirst(2)
+        return !name.contains(" ") && (name.hasSuffix(".yaml") || name.hasSuffix(".yml")) ? String(name) : nil
+    }
+
+    @Test(arguments: documents)
+    func consoleExamplesAreTheRealOutput(document: String) throws {
+        var input: Block?
+        var checked = 0
+        for block in try Self.blocks(of: document) {
+            if block.language == "yaml" { input = block }
+            guard block.language == "console" else { continue }
+            let commands = Self.commands(of: block).filter { !$0.text.hasPrefix("flow ") || !$0.expected.isEmpty }
+            guard !commands.isEmpty, commands.allSatisfy(Self.isCheckable),
+                  commands.contains(where: { $0.text.hasPrefix("flow ") }) else { continue }
+            let box = try RunSandbox()
+            // The repository's example workflows, for the examples that name them.
+            for file in try FileManager.default.contentsOfDirectory(
+                atPath: FlowBinary.packageRoot.appendingPathComponent("workflows").path) {
+                let text = try String(contentsOf: FlowBinary.packageRoot.appendingPathComponent("workflows/\(file)"),
+                                      encoding: .utf8)
+                try box.write("workflows/\(file)", text)
+            }
+            if let input, let name = Self.ownName(of: input) { try box.write(name, input.text) }
+            for command in commands {
+                if let input, Self.ownName(of: input) == nil, !Self.isSetup(command),
+                   let file = Self.workflowFile(of: command), !file.contains("*"), !box.exists(file) {
+                    try box.write(file, input.text)
+                }
+                // bash, for printf's `\xE9`; `flow` is the built binary.
+                try box.write("example.sh", "flow() { \"$FLOW\" \"$@\"; }\n{ \(command.text)\n} 2>&1\n")
+                let result = try FlowBinary.run([], in: box.root,
+                                                shellScript: "FLOW=\"$0\" exec /bin/bash ./example.sh")
+                if Self.isSetup(command) { continue }
+                checked += 1
+                var expected = command.expected
+                while expected.last == "" { expected.removeLast() }
+                var output = result.stdout
+                if output.hasSuffix("\n") { output.removeLast() }
+                #expect(output == expected.joined(separator: "\n"),
+                        "\(document):\(block.line): `$ \(command.text)` printed:\n\(output)")
+            }
+        }
+        // The documents with examples have them found (a change of fences must not turn
+        // this test into nothing).
+        if document == "docs/diagnostics.md" { #expect(checked >= 40, "only \(checked) examples checked") }
+        if document == "README.md" || document == "docs/cli.md" { #expect(checked >= 1, "no example checked") }
+    }
+
+    @Test(arguments: documents)
+    func wholeWorkflowsAreValid(document: String) throws {
+        let blocks = try Self.blocks(of: document)
+        let box = try RunSandbox()
+        for (index, block) in blocks.enumerated() where block.language == "yaml" {
+            guard block.text.hasPrefix("steps:") || block.text.contains("\nsteps:") else { continue }
+            // The input of a console example is checked by what the example shows.
+            if index + 1 < blocks.count, blocks[index + 1].language == "console" { continue }
+            try box.write("example.yaml", block.text)
+            let result = try box.run(["validate", "example.yaml"])
+            #expect(result.status == 0 && result.stderr.isEmpty,
+                    "\(document):\(block.line): the example is not a valid workflow:\n\(result.stderr)")
+        }
+    }
+}
