@@ -397,7 +397,7 @@ import Testing
         #expect(validate.status == 0 && validate.stderr.isEmpty, "\(validate)")
         let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
         #expect(run.status == 1, "\(run)")
-        #expect(run.stdoutLines.contains("ub2 | ub said z"), "\(run)")
+        #expect(run.stdoutLines.contains("ub2     | ub said z"), "\(run)")
     }
 
     /// `with: { y: [1] }` on a required parameter gave `wrong-type` and a false
