@@ -11,7 +11,8 @@ struct ResumeCommand: Command {
             Leaf steps that succeeded are not run again; their recorded outputs are reused. \
             Groups run again around them, and every `finally` block runs again. The run uses \
             the workflow content and arguments recorded with it; if the file has changed since, \
-            resume refuses unless --force, which uses the current file (steps match by position). \
+            resume refuses unless --force, which uses the current file (a step that succeeded is reused \
+            only when the step at its position is still the same step). \
             The steps run in the directory the run was started in, wherever resume is \
             invoked from. The new run is recorded as a run of its own; a run that was resumed \
             before is resumed through that run, and steps an undo reversed run again.
@@ -87,6 +88,9 @@ struct ResumeCommand: Command {
         // A step a `flow undo` of this run reversed (or tried to) runs again, as one the
         // run rolled back itself does: its effect is gone, or in doubt.
         for path in try JournalInput.reachedByUndos(undos, in: journal).keys { reuse[path] = nil }
+        // Steps match by path, a position: with another file (--force) a step whose
+        // position holds another step now runs again rather than take its result.
+        let changed = content == record.content ? [] : Self.unmatched(&reuse, steps: steps, plan: plan, record: record)
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
                                    content: content, args: record.args, cwd: record.cwd,
                                    workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
@@ -96,6 +100,32 @@ struct ResumeCommand: Command {
         session.reuse = reuse
         let reused = JournalInput.reusedCount(reuse, plan: plan)
         Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
+        for (label, reason) in changed { Console.stderr("note: \(ControlEscaping.escaped(label)) runs again: \(ControlEscaping.escaped(reason))\n") }
         await session.run()
+    }
+
+    /// Drops from `reuse` the steps that are not, in `plan` (the current file), the step the
+    /// run recorded at their path, and says which and why (label, reason), in plan order.
+    /// The recorded content is planned, quietly, for what a named step did; if it no longer
+    /// plans (a flow that reads it otherwise), the journal's labels are compared instead.
+    static func unmatched(_ reuse: inout [String: StepResult], steps: [StepRecord], plan: Plan, record: RunRecord)
+        -> [(label: String, reason: String)]
+    {
+        let options = record.args.planOptions
+        let loaded = LoadedWorkflow.load(SourceFile(path: record.workflowPath, bytes: record.content),
+                                         overriddenVars: Set(options.vars.map(\.name)))
+        let recordedPlan = loaded.isValid ? loaded.workflow.flatMap { try? Planner.plan($0, options: options) } : nil
+        let recordedNodes = Dictionary((recordedPlan?.steps ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let records = Dictionary(steps.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var changed: [(label: String, reason: String)] = []
+        for node in plan.steps where reuse[node.path] != nil {
+            guard let step = records[node.path] else { continue }
+            let reason = step.change(to: node, recordedNode: recordedPlan == nil ? nil : recordedNodes[node.path], run: record.id)
+            if let reason {
+                reuse[node.path] = nil
+                changed.append((node.label, reason))
+            }
+        }
+        return changed
     }
 }

@@ -264,6 +264,67 @@ import Glibc
         #expect(box.lines("used.log") == ["token=abc-1"])
     }
 
+    /// `resume --force` matches steps by path, a position: a step inserted before others
+    /// used to take the recorded result at its position (it never ran, and its outputs were
+    /// the earlier step's). A step that is not the one recorded there runs again, with a note.
+    @Test func forcedResumeRunsAStepInsertedBeforeOthers() throws {
+        let box = try RunSandbox()
+        let fetch = """
+              - name: fetch
+                shell: echo fetch >> ran.log; echo "v=fetched" >> "$FLOW_OUTPUT"
+              - name: gate
+                shell: test -f go
+
+            """
+        try box.write("wf.yaml", "name: edited\nsteps:\n" + fetch)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let firstID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("wf.yaml", """
+            name: edited
+            steps:
+              - name: setup
+                shell: echo setup >> ran.log; echo "v=set" >> "$FLOW_OUTPUT"
+
+            """ + fetch + """
+              - name: report
+                shell: echo "setup=${{ steps.setup.outputs.v }} fetch=${{ steps.fetch.outputs.v }}" >> used.log
+            """)
+        try box.write("go", "")
+        let forced = try box.run(["resume", "last", "--force", "--output", "prefixed"])
+        #expect(forced.status == 0, "\(forced)")
+        #expect(box.lines("ran.log") == ["fetch", "setup", "fetch"], "the inserted step ran, and fetch (now at 2) again")
+        #expect(box.lines("used.log") == ["setup=set fetch=fetched"], "no step took another's outputs")
+        #expect(forced.stderrLines.contains("resuming run \(firstID): 0 steps already succeeded"), "\(forced)")
+        #expect(forced.stderrLines.contains("note: setup runs again: run \(firstID) recorded another step at 1: fetch (shell)"),
+                "\(forced)")
+    }
+
+    /// A named step keeps its label when its command is edited: what the run recorded for it
+    /// (the content) says it is another command, and it runs again; an untouched step is reused.
+    @Test func forcedResumeRunsANamedStepWhoseCommandChanged() throws {
+        let box = try RunSandbox()
+        let workflow = """
+            name: edited
+            steps:
+              - name: kept
+                shell: echo kept >> ran.log
+              - name: fetch
+                shell: echo fetch-1 >> ran.log
+              - name: gate
+                shell: test -f go
+            """
+        try box.write("wf.yaml", workflow)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let firstID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("wf.yaml", workflow.replacingOccurrences(of: "fetch-1", with: "fetch-2"))
+        try box.write("go", "")
+        let forced = try box.run(["resume", "last", "--force", "--output", "prefixed"])
+        #expect(forced.status == 0, "\(forced)")
+        #expect(box.lines("ran.log") == ["kept", "fetch-1", "fetch-2"], "\(forced)")
+        #expect(forced.stderrLines.contains("resuming run \(firstID): 1 step already succeeded"), "\(forced)")
+        #expect(forced.stderrLines.contains("note: fetch runs again: its command is not the one run \(firstID) ran"), "\(forced)")
+    }
+
     /// A workflow file that is there but cannot be read is not called gone: resume says why.
     @Test func resumeSaysWhyTheFileCannotBeRead() throws {
         let box = try RunSandbox()
