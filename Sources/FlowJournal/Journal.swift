@@ -59,7 +59,7 @@ public final class Journal: @unchecked Sendable {
         }
         if create {
             do {
-                try makeDirectory(stateDir)
+                if try makeDirectory(stateDir) { ignoreInGit(stateDir) }
                 try makeDirectory(stateDir + "/locks")
                 try makeDirectory(stateDir + "/output")
             } catch {
@@ -207,16 +207,34 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
-    static func makeDirectory(_ path: String) throws(JournalError) {
+    /// Makes `path` and the directories above it; true when this call made `path` itself.
+    @discardableResult
+    static func makeDirectory(_ path: String) throws(JournalError) -> Bool {
         // The directory is there at every run but the first: one mkdir then.
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        if mkdir(path, 0o755) == 0 { return true }
+        if errno == EEXIST { return false }
         var partial = path.hasPrefix("/") ? "" : "."
+        var made = false
         for component in path.split(separator: "/") {
             partial += "/" + component
-            if mkdir(partial, 0o755) != 0, errno != EEXIST {
+            made = mkdir(partial, 0o755) == 0
+            if !made, errno != EEXIST {
                 throw JournalError("cannot create the state dir \(path): \(String(cString: strerror(errno)))")
             }
         }
+        return made
+    }
+
+    /// Writes `.gitignore` holding `*` into a state dir flow has just made, so that `.flow/`
+    /// stays out of `git status` (as pytest, ruff and mypy do with their caches). Only on
+    /// creation: a state dir that was there is the user's, and a `.gitignore` they removed
+    /// stays removed. It is a courtesy, so a failure to write it is not reported.
+    static func ignoreInGit(_ stateDir: String) {
+        let fd = Glibc.open(stateDir + "/.gitignore", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let text = Array("# Created by flow automatically.\n*\n".utf8)
+        _ = text.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     /// The file holding the output of `runID` (see `JournalSchema.outputLines`).

@@ -66,6 +66,25 @@ import Glibc
 
     /// The rule the journal keeps: a step's end is recorded before the next step starts.
     /// The second step reads the live run through another `flow` process.
+    /// `.flow/` showed up in `git status`: a state dir flow creates gets a `.gitignore`
+    /// holding `*`; one that was there (or a `.gitignore` removed from it) is left alone.
+    @Test func aStateDirFlowCreatesIsIgnoredByGit() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "name: ok\nsteps:\n  - print: hi\n")
+        #expect(try box.run(["run", "ok.yaml"], env: ["FLOW_STATE_DIR": ""]).status == 0)
+        #expect(box.lines(".flow/.gitignore").last == "*", "\(box.read(".flow/.gitignore") ?? "no .flow/.gitignore")")
+        #expect(try box.run(["run", "ok.yaml", "--state-dir", "deep/er/state"]).status == 0)
+        #expect(box.lines("deep/er/state/.gitignore").last == "*", "the state dir itself, made with the ones above it")
+        #expect(!box.exists("deep/.gitignore") && !box.exists("deep/er/.gitignore"), "only the state dir gets one")
+
+        try FileManager.default.removeItem(atPath: box.path(".flow/.gitignore"))
+        #expect(try box.run(["run", "ok.yaml"], env: ["FLOW_STATE_DIR": ""]).status == 0)
+        #expect(!box.exists(".flow/.gitignore"), "a .gitignore removed stays removed")
+        try FileManager.default.createDirectory(atPath: box.path("mine"), withIntermediateDirectories: false)
+        #expect(try box.run(["run", "ok.yaml", "--state-dir", "mine"]).status == 0)
+        #expect(box.exists("mine/journal.sqlite") && !box.exists("mine/.gitignore"), "an existing dir's files are not touched")
+    }
+
     @Test func aStepSeesThePreviousStepsEndInTheJournal() throws {
         let box = try RunSandbox()
         try box.write("order.yaml", """
