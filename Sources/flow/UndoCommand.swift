@@ -12,7 +12,8 @@ struct UndoCommand: Command {
             `steps.<name>.outputs` as they were, in the directory the run was started in. \
             Steps already undone (by the run's own rollback or an earlier undo) are left \
             alone; steps whose undo failed or was cut short are undone again. Once every \
-            step is undone, undo is refused unless --force. A run that was resumed is undone \
+            step is undone, undo is refused (exit 2); --force undoes again the steps an \
+            earlier undo reversed. A run that was resumed is undone \
             through its resume. The rollback is recorded as a run of its own.
             """,
         arguments: [JournalOptions.runArgument],
@@ -62,6 +63,18 @@ struct UndoCommand: Command {
             .map { (path: $0.path, result: StepResult(state: .succeeded, exitCode: $0.exitCode.map(Int32.init), outputs: $0.outputs)) }
         let undoable = order.filter { step in plan.steps.contains { $0.path == step.path && !$0.undo.isEmpty } }
         guard !undoable.isEmpty else {
+            // Every step with an `undo` was rolled back by the run itself: as refused as a run
+            // an earlier `flow undo` reversed (exit 2), not "nothing to roll back" (exit 0), which
+            // said the run never had anything to reverse. --force does not apply: it undoes
+            // again what an earlier undo reversed, not the run's own rollback.
+            let undone = steps.filter { step in
+                step.state == "undone" && plan.steps.contains { $0.path == step.path && !$0.undo.isEmpty }
+            }.count
+            if undone > 0 {
+                Console.stderr("error: run \(id) was already rolled back by its own rollback (\(undone) step\(undone == 1 ? "" : "s") undone); "
+                               + "nothing is left to undo\n")
+                throw ExitCode(2)
+            }
             Console.stdout("run \(id) has no succeeded steps with `undo`; nothing to roll back\n")
             return
         }

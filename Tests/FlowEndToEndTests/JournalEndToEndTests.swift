@@ -487,6 +487,48 @@ import Glibc
         #expect(box.lines("log").count == 3)
     }
 
+    /// `flow undo` of a run with nothing left to undo exits 2 whoever undid it: the run's own
+    /// rollback used to give exit 0 ("no succeeded steps with `undo`"), an earlier
+    /// `flow undo` exit 2. A run that never had a step with `undo` still exits 0.
+    @Test func undoOfARunAlreadyUndoneIsRefusedWhoeverUndidIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: u
+            steps:
+              - name: a
+                shell: echo a
+                undo:
+                  - shell: echo undo-a >> undo.log
+              - name: gate
+                shell: test -f go
+            """)
+        // The run's own rollback undoes `a`.
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let rolledBack = try #require(try Self.runs(box).first?["id"] as? String)
+        #expect(box.lines("undo.log") == ["undo-a"])
+        for extra in [[], ["--force"]] {
+            let own = try box.run(["undo", rolledBack, "--output", "prefixed"] + extra)
+            #expect(own.status == 2, "\(own)")
+            #expect(own.stderrLines == ["error: run \(rolledBack) was already rolled back by its own rollback (1 step undone); "
+                                        + "nothing is left to undo"], "\(own)")
+        }
+        // An earlier `flow undo` undoes it.
+        try box.write("go", "")
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let succeeded = try #require(try Self.runs(box).first?["id"] as? String)
+        #expect(try box.run(["undo", succeeded, "--output", "prefixed"]).status == 0)
+        let again = try box.run(["undo", succeeded, "--output", "prefixed"])
+        #expect(again.status == 2, "\(again)")
+        #expect(again.stderrLines.first?.hasPrefix("error: run \(succeeded) was already undone by run ") == true, "\(again)")
+        #expect(box.lines("undo.log") == ["undo-a", "undo-a"], "nothing was undone twice")
+        // Nothing with an `undo` ever: an empty undo, exit 0.
+        try box.write("plain.yaml", "name: plain\nsteps:\n  - shell: echo plain\n")
+        #expect(try box.run(["run", "plain.yaml", "--output", "prefixed"]).status == 0)
+        let plain = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(plain.status == 0, "\(plain)")
+        #expect(plain.stdout.hasSuffix("nothing to roll back\n"), "\(plain)")
+    }
+
     /// A second `undo` (or `resume`) of a run while one is going on is refused: both used
     /// to pass the "already undone?" check before either had finished, and the run was
     /// rolled back twice. Once the first has ended, the claim it held is cleared away.
