@@ -113,6 +113,16 @@ public final class Journal: @unchecked Sendable {
             let created = try !current && connection.transaction { () throws(SQLiteError) in try JournalSchema.createLatestIfEmpty(connection) }
             if fresh { try connection.execute("PRAGMA synchronous = NORMAL") }
             if !created && !current {
+                // Another program's database (tables of its own, perhaps a `runs`): migrating
+                // it failed with SQLite's "table runs already exists", or added flow's tables
+                // to it.
+                let isJournal = try connection.transaction(write: false) { () throws(SQLiteError) in
+                    try JournalSchema.isJournal(connection)
+                }
+                guard isJournal else {
+                    throw JournalError("\(path) is not a flow journal (an SQLite database with tables of its own); "
+                                       + "move it away, or use another --state-dir")
+                }
                 do {
                     try JournalSchema.migrate(connection)
                 } catch let error as SQLiteError where !create && error.primaryCode == SQLITE_READONLY {
@@ -131,6 +141,8 @@ public final class Journal: @unchecked Sendable {
                 return try openReadOnly(stateDir: stateDir, path: path, error: error)
             }
             throw JournalError(describe(error, path: path))
+        } catch let error as JournalError {
+            throw error
         } catch {
             throw JournalError("cannot open the journal \(path): \(error)")
         }

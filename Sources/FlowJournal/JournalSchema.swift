@@ -193,6 +193,15 @@ enum JournalSchema {
         return try appliedMigrations(db).isSuperset(of: identifiers)
     }
 
+    /// Whether a database that has tables is a flow journal: one that has had a flow
+    /// migration. Every flow journal has, from its first transaction on (creating it and
+    /// each migration record themselves in the same transaction as their tables).
+    static func isJournal(_ db: SQLiteConnection) throws(SQLiteError) -> Bool {
+        let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
+        guard tables ?? 0 > 0 else { return true }
+        return try !appliedMigrations(db).isDisjoint(with: identifiers)
+    }
+
     /// Applies the migrations `db` lacks, in order, each in its own transaction (up to and
     /// including `last`, if given).
     static func migrate(_ db: SQLiteConnection, upTo last: String? = nil) throws {

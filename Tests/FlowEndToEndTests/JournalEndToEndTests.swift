@@ -925,6 +925,35 @@ import Glibc
         #expect(!runs.stderr.contains("Fatal error"), "\(runs)")
     }
 
+    /// Another program's SQLite database as journal.sqlite: one with a `runs` table of its
+    /// own said SQLite's "table runs already exists", and one with other tables got flow's
+    /// tables added to it. Both are "not a flow journal", naming the file, and left as they were.
+    @Test func aForeignDatabaseIsNotAFlowJournal() throws {
+        for table in ["runs (id INTEGER, note TEXT)", "notes (body TEXT)"] {
+            let box = try RunSandbox()
+            let dir = box.state.path
+            try FileManager.default.createDirectory(at: box.state, withIntermediateDirectories: true)
+            do {
+                let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+                try db.execute("CREATE TABLE \(table)")
+            }
+            let message = "error: \(dir)/journal.sqlite is not a flow journal (an SQLite database with tables of its own); "
+                + "move it away, or use another --state-dir"
+            for command in [["runs"], ["show", "last"], ["logs", "last"], ["resume", "last"], ["undo", "last"]] {
+                let r = try box.run(command)
+                #expect(r.status == 2, "\(command): \(r)")
+                #expect(r.stderrLines == [message], "\(command): \(r)")
+            }
+            try box.write("ok.yaml", "name: ok\nsteps:\n  - print: hi\n")
+            let run = try box.run(["run", "ok.yaml", "--output", "prefixed"])
+            #expect(run.status == 0, "the run goes on unrecorded: \(run)")
+            #expect(run.stderrLines.first == message + "; this run is not recorded", "\(run)")
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
+            #expect(tables == 1, "nothing was added to it")
+        }
+    }
+
     /// A journal from before v4 that this user may read but not write (another user's) is
     /// still listed and shown: the migration, which would write, is left for a flow that
     /// may. (Root is not stopped by permissions: it reads as `nobody` here.)
