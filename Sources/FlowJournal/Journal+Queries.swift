@@ -184,6 +184,28 @@ extension Journal {
         }
     }
 
+    /// The steps of run `runID` (a resume) taken from an earlier run rather than run, by
+    /// path: the run their result came from, as their `reused from run <id>` transition
+    /// says (a live run's not yet committed ones too). The `steps` row of such a step has
+    /// the earlier exit code and an instant's duration, which read as a run of it.
+    public func reusedSources(_ runID: String) throws(JournalError) -> [String: String] {
+        let prefix = StepTransition.reusedReason(from: "")
+        var sources: [String: String] = [:]
+        for record in RunLock.records(stateDir: stateDir, runID: runID) {
+            if let reason = record.reason, reason.hasPrefix(prefix) { sources[record.path] = String(reason.dropFirst(prefix.count)) }
+        }
+        let rows = try read { db in
+            // `reason` is set on few transitions: the run's own, keyed by run first, are scanned.
+            try db.rows("SELECT path, reason FROM transitions WHERE run_id = ? AND reason LIKE ? ORDER BY seq",
+                        [runID, prefix + "%"])
+        }
+        for row in rows {
+            let reason: String = row["reason"] ?? ""
+            if reason.hasPrefix(prefix) { sources[row["path"] ?? ""] = String(reason.dropFirst(prefix.count)) }
+        }
+        return sources
+    }
+
     /// The output of a run (or of one step and the steps inside it) after row `after`, one
     /// row at a time, oldest first: `body` gets each row's lines (see `LineRecord`) while the
     /// next are still unread, so a log of any size takes memory for one row (~1 MiB) and

@@ -26,6 +26,9 @@ struct ShowCommand: Command {
         let (journal, record) = try JournalInput.run(self.journal, runID, readOnly: true)
         let id = record.id
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        // Where a resume's reused steps came from: their rows alone read as run now, in no time.
+        let reused = record.kind == "resume"
+            ? try JournalInput.attempt { () throws(JournalError) in try journal.reusedSources(id) } : [:]
         if json {
             // What `runs --json` says of the run (the text's start, duration, parent and
             // counts were missing), then where it ran and its steps.
@@ -39,6 +42,7 @@ struct ShowCommand: Command {
                         ("exit_code", step.exitCode.map(JSONValue.int) ?? .null),
                         ("signal", step.signal.map(JSONValue.int) ?? .null),
                         ("duration_seconds", Self.duration(step).map(JSONValue.double) ?? .null),
+                        ("reused_from", reused[step.path].map(JSONValue.string) ?? .null),
                         ("outputs", .object(step.outputs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
                     ])
                 })),
@@ -72,6 +76,9 @@ struct ShowCommand: Command {
                 continue
             }
             var facts = [step.state]
+            // As the live output says it; its exit code is the earlier run's, and it took no time now.
+            let source = reused[step.path]
+            if let source { facts.append("reused from run \(source)") }
             if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
             // As the live output says it: a step that failed killed by a signal did not exit
             // 128 + it (one flow stopped, timed out or cancelled, is said to be that).
@@ -80,7 +87,7 @@ struct ShowCommand: Command {
             } else if let code = step.exitCode, step.kind == "shell" {
                 facts.append("exit \(code)")
             }
-            if let duration = Self.duration(step) { facts.append(formatElapsed(duration)) }
+            if source == nil, let duration = Self.duration(step) { facts.append(formatElapsed(duration)) }
             if !step.outputs.isEmpty { facts.append("outputs " + step.outputs.keys.sorted().joined(separator: ",")) }
             Console.stdout(line + "  [" + facts.joined(separator: " · ") + "]\n")
         }

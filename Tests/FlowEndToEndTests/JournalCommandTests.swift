@@ -14,6 +14,37 @@ import Testing
         return steps
     }
 
+    /// `flow show` of a resumed run gave its reused steps as if run now (`exit 0 · 0.0s`,
+    /// no marker) while the live output said `reused from run ID`: the text and the JSON
+    /// (`reused_from`) now say where their result came from, without the instant's duration.
+    @Test func showOfAResumeSaysWhereReusedStepsCameFrom() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: resumed
+            steps:
+              - name: fetch
+                shell: echo "v=1" >> "$FLOW_OUTPUT"
+              - name: gate
+                shell: test -f go
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let firstID = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        try box.write("go", "")
+        #expect(try box.run(["resume", "last", "--output", "prefixed"]).status == 0)
+        let text = try box.run(["show", "last"])
+        #expect(text.status == 0, "\(text)")
+        #expect(text.stdoutLines.contains("✓ fetch  [succeeded · reused from run \(firstID) · exit 0 · outputs v]"), "\(text)")
+        let gate = try #require(text.stdoutLines.first { $0.hasPrefix("✓ gate  [") }, "\(text)")
+        #expect(gate.hasPrefix("✓ gate  [succeeded · exit 0 · ") && !gate.contains("reused"), "ran now: \(gate)")
+        let steps = try Self.steps(box)
+        #expect(steps["1"]?["reused_from"] as? String == firstID, "\(steps)")
+        #expect(steps["2"]?["reused_from"] is NSNull, "\(steps)")
+        // The run that ran them has nothing reused.
+        let first = try JournalEndToEndTests.show(box, firstID)
+        let firstSteps = (first["steps"] as? [[String: Any]]) ?? []
+        #expect(firstSteps.count == 2 && firstSteps.allSatisfy { $0["reused_from"] is NSNull }, "\(first)")
+    }
+
     @Test(arguments: ["0", "-1"])
     func runsLimitBelowOneIsAUsageError(_ value: String) throws {
         let box = try RunSandbox()
