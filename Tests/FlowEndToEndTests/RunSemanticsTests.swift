@@ -171,6 +171,28 @@ import Glibc
         #expect(r.finalState(of: "unseen") == "skipped", "\(r)")
     }
 
+    /// `env.NAME` is the step's environment variable: in a shell step's command, `dir` and
+    /// `stdin` that includes what flow sets for the process (`${{ env.FLOW_OUTPUT }}` and
+    /// `${{ env.FLOW_STEP }}` were empty, though `$FLOW_OUTPUT` was set).
+    @Test func envExpressionsSeeTheVariablesFlowSetsForAShellStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: write
+                shell: echo "v=${{ env.FLOW_STEP }}" >> "${{ env.FLOW_OUTPUT }}"
+                outputs: [v]
+              - name: same
+                stdin: "${{ env.FLOW_OUTPUT }} ${{ env.FLOW_STEP }} ${{ env.FLOW_RUN_ID }}\\n"
+                shell: |
+                  read -r out step id
+                  [ "$out" = "$FLOW_OUTPUT" ] && [ "$step" = "$FLOW_STEP" ] && [ "$id" = "$FLOW_RUN_ID" ]
+                  echo "${{ steps.write.outputs.v }} $step" > log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["write same"], "\(r)")
+    }
+
     /// A group or `use` step that runs after a failure because its `if` says so runs its
     /// steps (they used to be skipped for the very failure that let the group run): their
     /// implied `success()` looks at the group's own steps, `failure()` inside still sees

@@ -71,17 +71,21 @@ extension Executor {
 
     func runShell(_ step: StepRun) async -> AttemptResult {
         guard case .shell(let task) = step.instance.node.kind else { return AttemptResult(state: .failed) }
-        let instance = step.instance, context = step.context, env = step.env
+        let instance = step.instance, env = step.env
         let node = instance.node
-        let (command, exprEnv) = Self.substitute(task.command, context: context)
         var environment = env
-        for (key, value) in exprEnv { environment.set(key, value) }
         let outputPath = scratch.emptyFile()
         defer { scratch.discard(outputPath) }
         environment.set("FLOW_OUTPUT", outputPath)
         // FLOW_RUN_ID is in the run's base environment; a step's `env:` may not change it.
         if env.override("FLOW_RUN_ID") != nil { environment.set("FLOW_RUN_ID", options.runID) }
         environment.set("FLOW_STEP", instance.ref.label)
+        // `env.NAME` is the process's variable: the command, `dir` and `stdin` see the
+        // variables flow sets for this attempt (`${{ env.FLOW_OUTPUT }}` was empty).
+        var context = step.context
+        context.env = environment
+        let (command, exprEnv) = Self.substitute(task.command, context: context)
+        for (key, value) in exprEnv { environment.set(key, value) }
 
         var arguments: [String]
         var executable: String
