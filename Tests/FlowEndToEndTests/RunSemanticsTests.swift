@@ -193,6 +193,27 @@ import Glibc
         #expect(box.lines("log") == ["write same"], "\(r)")
     }
 
+    /// `env` values are evaluated in order, outer mappings first, as docs/workflow-format.md
+    /// says: an entry reading a later entry of its mapping gets the enclosing value, one
+    /// reading its own name the enclosing one too, and an outer entry is not re-evaluated
+    /// for an inner override.
+    @Test func envValuesAreEvaluatedInOrder() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            env: { A: wf, D: "${{ env.A }}-d" }
+            steps:
+              - env:
+                  B: "${{ env.A }}"
+                  A: step
+                  C: "${{ env.A }}"
+                  E: "${{ env.E }}+e"
+                shell: echo "$B $C $D $E" > log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--no-journal"], env: ["E": "flow"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["wf step wf-d flow+e"], "\(r)")
+    }
+
     /// A group or `use` step that runs after a failure because its `if` says so runs its
     /// steps (they used to be skipped for the very failure that let the group run): their
     /// implied `success()` looks at the group's own steps, `failure()` inside still sees
