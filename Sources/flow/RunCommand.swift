@@ -75,6 +75,7 @@ struct RunCommand: Command {
             }
             throw error
         }
+        WorkflowInput.warnUnselectedReferences(plan, noColor: execution.noColor)
         if plan.selectsNoStep, selection.only != nil || !SelectionOptions.list(selection.tags + selection.skipTags).isEmpty {
             // Each option names something there, but together they leave nothing: the run
             // would succeed having run nothing, which a typo-free command line rarely means

@@ -81,9 +81,10 @@ struct ShowCommand: Command {
             if let source { facts.append("reused from run \(source)") }
             if step.attempts > 1 { facts.append("\(step.attempts) attempts") }
             // As the live output says it: a step that failed killed by a signal did not exit
-            // 128 + it (one flow stopped, timed out or cancelled, is said to be that).
-            if let signal = step.signal, step.state == "failed" {
-                facts.append("signal \(signal)")
+            // 128 + it, though its `exit_code` is that (one flow stopped, timed out or
+            // cancelled, is said to be that: its state says it).
+            if let signal = step.signal {
+                if step.state == "failed" { facts.append("signal \(signal)") }
             } else if let code = step.exitCode, step.kind == "shell" {
                 facts.append("exit \(code)")
             }

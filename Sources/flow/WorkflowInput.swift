@@ -31,6 +31,14 @@ enum WorkflowInput {
         return workflow
     }
 
+    /// Warns on stderr about selected steps that read a step the selection leaves out
+    /// (`unselected-reference`): the run goes on, with the values of a skipped step.
+    static func warnUnselectedReferences(_ plan: Plan, noColor: Bool) {
+        let warnings = UnselectedReferences.diagnostics(in: plan)
+        guard !warnings.isEmpty else { return }
+        Console.stderr(DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor)).text(warnings))
+    }
+
     /// Plans `workflow`; a command-line choice that does not fit it is a usage error (exit 2).
     static func plan(_ workflow: Workflow, options: PlanOptions) throws -> Plan {
         do {

@@ -138,6 +138,82 @@ import Glibc
         #expect(box.lines("log") == ["notify failed", "top failed"], "\(r)")
     }
 
+    /// In a concurrent group a sibling's failure is not an earlier step's: a branch that
+    /// `max_parallel` held back runs with `fail_fast: false`, and a written-out `success()`
+    /// agrees with the implied one (it used to be false when the branch started after the
+    /// failure was recorded, true when before: timing decided). `failure()` likewise does
+    /// not see a sibling, but sees a failure from before the group.
+    @Test func statusFunctionsInAConcurrentBranchIgnoreSiblings() throws {
+        let box = try RunSandbox()
+        // The delay lets the failure be recorded before `explicit` starts, which is what
+        // made the old behaviour show; the outcome must not depend on it either way.
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - { name: bad, shell: exit 1 }
+                  - { name: sibling_failure, if: failure(), shell: echo sibling_failure >> log }
+                  - delay: 200ms
+                  - { name: explicit, if: success(), shell: echo explicit >> log }
+                  - { name: implied, shell: echo implied >> log }
+                  - { name: conditioned, if: true, shell: echo conditioned >> log }
+                max_parallel: 1
+                fail_fast: false
+              - name: after
+                if: failure()
+                concurrent:
+                  - { name: seen, if: failure(), shell: echo seen >> log }
+                  - { name: unseen, if: success(), shell: echo unseen >> log }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["explicit", "implied", "conditioned", "seen"], "\(r)")
+        #expect(r.finalState(of: "sibling_failure") == "skipped", "\(r)")
+        #expect(r.finalState(of: "unseen") == "skipped", "\(r)")
+    }
+
+    /// `env.NAME` is the step's environment variable: in a shell step's command, `dir` and
+    /// `stdin` that includes what flow sets for the process (`${{ env.FLOW_OUTPUT }}` and
+    /// `${{ env.FLOW_STEP }}` were empty, though `$FLOW_OUTPUT` was set).
+    @Test func envExpressionsSeeTheVariablesFlowSetsForAShellStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: write
+                shell: echo "v=${{ env.FLOW_STEP }}" >> "${{ env.FLOW_OUTPUT }}"
+                outputs: [v]
+              - name: same
+                stdin: "${{ env.FLOW_OUTPUT }} ${{ env.FLOW_STEP }} ${{ env.FLOW_RUN_ID }}\\n"
+                shell: |
+                  read -r out step id
+                  [ "$out" = "$FLOW_OUTPUT" ] && [ "$step" = "$FLOW_STEP" ] && [ "$id" = "$FLOW_RUN_ID" ]
+                  echo "${{ steps.write.outputs.v }} $step" > log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["write same"], "\(r)")
+    }
+
+    /// `env` values are evaluated in order, outer mappings first, as docs/workflow-format.md
+    /// says: an entry reading a later entry of its mapping gets the enclosing value, one
+    /// reading its own name the enclosing one too, and an outer entry is not re-evaluated
+    /// for an inner override.
+    @Test func envValuesAreEvaluatedInOrder() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            env: { A: wf, D: "${{ env.A }}-d" }
+            steps:
+              - env:
+                  B: "${{ env.A }}"
+                  A: step
+                  C: "${{ env.A }}"
+                  E: "${{ env.E }}+e"
+                shell: echo "$B $C $D $E" > log
+            """)
+        let r = try box.run(["run", "wf.yaml", "--no-journal"], env: ["E": "flow"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["wf step wf-d flow+e"], "\(r)")
+    }
+
     /// A group or `use` step that runs after a failure because its `if` says so runs its
     /// steps (they used to be skipped for the very failure that let the group run): their
     /// implied `success()` looks at the group's own steps, `failure()` inside still sees

@@ -703,6 +703,50 @@ import FoundationXML
         #expect(r.stderr.hasPrefix("warning: \(described) select no step: nothing will run\n"), "\(r)")
     }
 
+    /// `--only c` where `c` reads a step the selection leaves out: the values were
+    /// silently empty. `run` and `plan` now warn at each such reference (a group's `env`
+    /// entry once, though every step under it evaluates it), naming the step; with that
+    /// step selected too (`--tags`) or with no selection, there is no warning.
+    @Test func aSelectedStepReadingAnUnselectedOneIsWarned() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                tags: [ship]
+                shell: echo "version=1.2" >> "$FLOW_OUTPUT"
+              - name: grp
+                env: { V: "${{ steps.build.outputs.version }}" }
+                sequential:
+                  - name: c
+                    tags: [ship]
+                    if: steps.build.exit_code == null
+                    shell: echo "[${{ steps.build.outputs.version }}] [$V]" > log
+                  - { name: d, shell: "true" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--only", "c"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["[] []"])
+        #expect(r.stderr.hasPrefix("""
+            wf.yaml:6:20: warning: `steps.build.outputs.version` will be empty: step `build` is not selected, so it does not run [unselected-reference]
+              |
+            6 |     env: { V: "${{ steps.build.outputs.version }}" }
+              |                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^ to have it, select `build` as well (`--only` takes one step: tag both and use `--tags`)
+            wf.yaml:4:5: note: `build` is here
+              |
+            4 |     shell: echo "version=1.2" >> "$FLOW_OUTPUT"
+              |     ^^^^^
+            wf.yaml:10:13: warning: `steps.build.exit_code` will be `null`: step `build` is not selected, so it does not run [unselected-reference]
+            """), "\(r)")
+        #expect(r.stderr.components(separatedBy: "[unselected-reference]").count == 4, "three warnings: \(r)")
+        let plan = try box.run(["plan", "wf.yaml", "--only", "d"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stderr.components(separatedBy: "[unselected-reference]").count == 2, "the group's env: \(plan)")
+        for options in [["--tags", "ship"], []] {
+            let all = try box.run(["run", "wf.yaml", "--output", "prefixed"] + options)
+            #expect(all.status == 0 && !all.stderr.contains("warning"), "\(all)")
+        }
+    }
+
     // MARK: outputs and expressions
 
     @Test func outputsFlowToLaterSteps() throws {

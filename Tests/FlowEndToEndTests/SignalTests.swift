@@ -660,4 +660,36 @@ import Glibc
         #expect(r.stdout.contains("state | ignored: \n"), "\(r)")
         #expect(r.stdout.contains("state | blocked: \n"), "\(r)")
     }
+
+    /// `steps.X.exit_code` after a signal is 128 + N (a shell's `$?`) whoever sent it: it
+    /// was 143 for a step that killed itself but `null` for one its time-out or the run's
+    /// cancellation stopped. `flow show --json` records the same, with the signal beside it.
+    @Test func exitCodeAfterASignalIs128PlusItWhoeverSentIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - { name: itself, shell: kill -TERM $$ }
+                  - { name: slow, shell: exec sleep 30, timeout: 200ms }
+                fail_fast: false
+                continue_on_error: true
+              - { name: stopped, shell: echo started; exec sleep 30 }
+            finally:
+              - shell: echo "${{ steps.itself.exit_code }} ${{ steps.slow.exit_code }} ${{ steps.stopped.exit_code }}" > codes
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--state-dir", box.path("state")])
+        #expect(flow.waitForLine("stopped | started"), "\(flow.stdout)\(flow.stderr)")
+        flow.signal(SIGTERM)
+        let r = try flow.finish(timeout: 20)
+        #expect(r.status == 143, "\(r)")
+        #expect(box.lines("codes") == ["143 143 143"], "\(r)")
+        let show = try box.run(["show", "last", "--json", "--state-dir", box.path("state")])
+        let steps = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["steps"] as? [[String: Any]] ?? []
+        for name in ["itself", "slow", "stopped"] {
+            let step = steps.first { $0["name"] as? String == name }
+            #expect(step?["exit_code"] as? Int == 143 && step?["signal"] as? Int == 15, "\(name): \(show)")
+        }
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
 }

@@ -321,6 +321,37 @@ import Testing
             """, "\(validate)")
     }
 
+    /// `<`, `>`, `<=` and `>=` were "unexpected character" with no help (`=` got "use
+    /// `==`"): each now says flow compares only with `==`/`!=` and where numbers can be.
+    @Test func orderingOperatorsSayWhatTheGrammarHas() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - print: a
+                if: "vars.n >= 3"
+              - print: "${{ vars.n < 2 }}"
+              - shell: echo ${{ vars.n>1 }}
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:3:17: error: unexpected `>=` [expression-syntax]
+              |
+            3 |     if: "vars.n >= 3"
+              |                 ^^ flow compares only with `==` and `!=`; compare numbers in a shell step: `[ "$N" -ge 10 ]`
+            wf.yaml:4:24: error: unexpected `<` [expression-syntax]
+              |
+            4 |   - print: "${{ vars.n < 2 }}"
+              |                        ^ flow compares only with `==` and `!=`; compare numbers in a shell step: `[ "$N" -lt 10 ]`
+            wf.yaml:5:27: error: unexpected `>` [expression-syntax]
+              |
+            5 |   - shell: echo ${{ vars.n>1 }}
+              |                           ^ flow compares only with `==` and `!=`; compare numbers in a shell step: `[ "$N" -gt 10 ]`
+            3 errors in 1 file
+
+            """, "\(validate)")
+    }
+
     /// `if: "success("` (and `success( && b`) said "`success()` takes no arguments": the
     /// `)` is missing, so that is what it says now, as for any unclosed `(`. A call with
     /// something between its parentheses still takes no arguments.

@@ -893,7 +893,7 @@ import Testing
     ]
 
     @Test func everyCodeHasASample() {
-        let covered = Set(Self.samples.keys).union([.fileUnreadable])
+        let covered = Set(Self.samples.keys).union([.fileUnreadable, .unselectedReference])
         #expect(covered == Set(DiagnosticCode.allCases), "add a sample for \(Set(DiagnosticCode.allCases).subtracting(covered))")
     }
 
@@ -905,6 +905,14 @@ import Testing
             loaded = LoadedWorkflow.load(path: "/nonexistent/flow-test/\(code.rawValue).yaml")
         case .invalidUTF8:
             loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", bytes: Array("steps: [\"".utf8) + [0xFE] + Array("\"]\n".utf8)))
+        case .unselectedReference:
+            // Not the file's: the selection's, found once the workflow is planned.
+            let workflow = try #require(load("steps:\n  - name: a\n    shell: x\n  - name: b\n    print: ${{ steps.a.outputs.k }}\n").workflow)
+            var options = PlanOptions()
+            options.only = "b"
+            let warnings = UnselectedReferences.diagnostics(in: try Planner.plan(workflow, options: options))
+            #expect(warnings.map(\.code) == [code] && warnings.allSatisfy { $0.severity == .warning }, "\(rendered(warnings))")
+            return
         default:
             let sample = try #require(Self.samples[code])
             loaded = load(sample)

@@ -71,17 +71,21 @@ extension Executor {
 
     func runShell(_ step: StepRun) async -> AttemptResult {
         guard case .shell(let task) = step.instance.node.kind else { return AttemptResult(state: .failed) }
-        let instance = step.instance, context = step.context, env = step.env
+        let instance = step.instance, env = step.env
         let node = instance.node
-        let (command, exprEnv) = Self.substitute(task.command, context: context)
         var environment = env
-        for (key, value) in exprEnv { environment.set(key, value) }
         let outputPath = scratch.emptyFile()
         defer { scratch.discard(outputPath) }
         environment.set("FLOW_OUTPUT", outputPath)
         // FLOW_RUN_ID is in the run's base environment; a step's `env:` may not change it.
         if env.override("FLOW_RUN_ID") != nil { environment.set("FLOW_RUN_ID", options.runID) }
         environment.set("FLOW_STEP", instance.ref.label)
+        // `env.NAME` is the process's variable: the command, `dir` and `stdin` see the
+        // variables flow sets for this attempt (`${{ env.FLOW_OUTPUT }}` was empty).
+        var context = step.context
+        context.env = environment
+        let (command, exprEnv) = Self.substitute(task.command, context: context)
+        for (key, value) in exprEnv { environment.set(key, value) }
 
         var arguments: [String]
         var executable: String
@@ -198,7 +202,10 @@ extension Executor {
             }
         }
         bus.flush(ref)
-        let exitCode: Int32? = { if case .exited(let code) = termination { return code } else { return nil } }()
+        // `exit_code` is what a shell's `$?` says, 128 + N after signal N, whoever sent it:
+        // the step itself, its time-out, fail-fast or the run's cancellation (it was 143 for
+        // a step that killed itself, `null` for one flow stopped). `signal` says which.
+        let exitCode = termination.shellStatus
         let signal: Int32? = { if case .signaled(let s) = termination { return s } else { return nil } }()
         if child.heldTerminal, signal == SIGINT, !Task.isCancelled {
             // The terminal's Ctrl-C went to the foreground group: the interactive step, not
@@ -210,13 +217,13 @@ extension Executor {
             // handles SIGINT itself (a REPL) keeps it to itself, as it does under a shell.
             // The repeat, which ends flow, is off this thread: the hub's, which it waits for.
             cancellation.request(SIGINT, repeatOn: .global())
-            return AttemptResult(state: .cancelled, signal: signal, reason: "interrupted at the terminal (Ctrl-C)")
+            return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal, reason: "interrupted at the terminal (Ctrl-C)")
         }
         if child.heldTerminal, signal == SIGQUIT, !Task.isCancelled {
             // The same for the terminal's Ctrl-\ (SIGQUIT): flow's own "quit now", which
             // kills every step and ends the run at once (exit 131).
             cancellation.requestNow(SIGQUIT, repeatOn: .global())
-            return AttemptResult(state: .cancelled, signal: signal, reason: "quit at the terminal (Ctrl-\\)")
+            return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal, reason: "quit at the terminal (Ctrl-\\)")
         }
         // A step killed by the second Ctrl-C (a `finally` step, whose task the first one did
         // not cancel) was cancelled, not failed: its SIGKILL may be reaped before flow records
@@ -225,8 +232,8 @@ extension Executor {
             return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal)
         }
         guard termination.isSuccess else {
-            return AttemptResult(state: .failed, exitCode: termination.shellStatus, signal: signal,
-                                 reason: signal.map { "killed by signal \($0)" } ?? "exit \(termination.shellStatus)")
+            return AttemptResult(state: .failed, exitCode: exitCode, signal: signal,
+                                 reason: signal.map { "killed by signal \($0)" } ?? "exit \(exitCode)")
         }
         // Outputs: read what the step wrote to FLOW_OUTPUT.
         var outputs: [String: String] = [:]

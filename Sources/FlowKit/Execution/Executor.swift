@@ -570,7 +570,7 @@ public final class Executor: Sendable {
                                    // The run's status so far, not the group's: failed once a
                                    // step failed anywhere before it (its enclosing groups see it).
                                    status: self.cancellation.isCancelled ? .cancelled
-                                       : (groupFailed || scope.seesFailure ? .failed : (status == .running ? .succeeded : status)),
+                                       : (groupFailed || scope.seesAnyFailure ? .failed : (status == .running ? .succeeded : status)),
                                    inheritedFailure: groupFailed, isUndo: instance.ref.isUndo, runsAlways: true)
             }.value
             if finallyState != .succeeded, state == .succeeded { state = .failed }

@@ -10,9 +10,12 @@ final class FailureScope: Sendable {
     /// `failure()` anywhere inside still sees it (`seesFailure`).
     let inheritsFailure: Bool
     /// A branch of a concurrent group: its parent's own failures are its siblings', which
-    /// do not skip its steps (`hasFailure`); the status functions and `run.status` still
-    /// see them (`seesFailure`). A branch that `max_parallel` held back until after a
-    /// sibling failed runs when `fail_fast` is off; fail-fast skips it on its own.
+    /// neither skip its steps (`hasFailure`) nor show in its status functions
+    /// (`seesFailure`). Siblings are not earlier steps: whether one has failed by the time
+    /// a branch starts is timing (`max_parallel` only queues them), and an implied
+    /// `success()` and a written-out one must agree. A branch that `max_parallel` held
+    /// back until after a sibling failed runs when `fail_fast` is off; fail-fast skips it
+    /// on its own.
     let isBranch: Bool
 
     init(parent: FailureScope?, failed: Bool = false, inheritsFailure: Bool = false, isBranch: Bool = false) {
@@ -23,10 +26,22 @@ final class FailureScope: Sendable {
     }
 
     /// What the status functions see: a failure in this scope or an enclosing one, or
-    /// the one a fresh scope started after.
+    /// the one a fresh scope started after (for a branch, not counting its siblings').
     var seesFailure: Bool {
         if inheritsFailure || failed.withLock({ $0 }) { return true }
-        return parent?.seesFailure ?? false
+        guard let parent else { return false }
+        // A branch skips its group's own failures (its siblings') but keeps the failure
+        // the group itself started after (a concurrent group run by `if: failure()`).
+        if isBranch { return parent.inheritsFailure || (parent.parent?.seesFailure ?? false) }
+        return parent.seesFailure
+    }
+
+    /// Whether a step failed anywhere before in this scope or an enclosing one, a
+    /// concurrent sibling's failure included: what `run.status` ("the run's status so
+    /// far") says in a `finally`, which is the run's and not the status functions' view.
+    var seesAnyFailure: Bool {
+        if inheritsFailure || failed.withLock({ $0 }) { return true }
+        return parent?.seesAnyFailure ?? false
     }
 
     func markFailed() {

@@ -7,8 +7,9 @@ struct RuntimeContext: ExpressionEvaluator.Context {
     let cancellation: RunCancellation
     let frame: ScopeFrame
     let failures: FailureScope
-    /// The environment the step sees (flow's, then the workflow's and groups').
-    let env: ChildEnvironment
+    /// The environment the step sees (flow's, then the workflow's and groups'; for a
+    /// shell step's command, `dir` and `stdin`, what flow sets for its process too).
+    var env: ChildEnvironment
     /// Inside `finally`: the run's status so far.
     let runStatus: RunStatus
 

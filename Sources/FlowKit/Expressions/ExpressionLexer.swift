@@ -92,6 +92,13 @@ struct ExpressionLexer {
                     throw Failure(message: "unexpected `=`", start: i, end: i + 1, help: "use `==` to compare")
                 }
                 out.append(.init(kind: .equal, start: i, end: i + 2)); i += 2
+            case "<", ">":
+                // Not in the grammar (as in GitHub Actions, values are mostly strings, and
+                // flow keeps to `==`/`!=`). Say so, and where ordering can be done.
+                let op = two("=") ? "\(c)=" : "\(c)"
+                let flag = ["<": "-lt", "<=": "-le", ">": "-gt", ">=": "-ge"][op] ?? "-lt"
+                throw Failure(message: "unexpected `\(op)`", start: i, end: i + op.unicodeScalars.count,
+                              help: "flow compares only with `==` and `!=`; compare numbers in a shell step: `[ \"$N\" \(flag) 10 ]`")
             case "!":
                 if two("=") { out.append(.init(kind: .notEqual, start: i, end: i + 2)); i += 2 } else {
                     out.append(.init(kind: .not, start: i, end: i + 1)); i += 1
