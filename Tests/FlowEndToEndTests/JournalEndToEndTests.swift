@@ -344,6 +344,53 @@ import Glibc
         #expect(forced.stderrLines.contains("note: fetch runs again: its command is not the one run \(firstID) ran"), "\(forced)")
     }
 
+    /// A forced resume killed before it reached a step holds that step as the run it
+    /// resumed left it (`Journal.carriedSteps`), by path. After the edit the path can hold
+    /// another step: resuming the killed resume reused, at `a1`'s new position, the result
+    /// and outputs of `a2` that the first run had there, and `a1` never ran. A carried
+    /// result goes through the identity check against the run it came from, with the note.
+    @Test func aCarriedResultIsReusedOnlyForTheSameStep() throws {
+        let box = try RunSandbox()
+        let prep = """
+              - name: prep
+                shell: echo prep >> ran.log
+
+            """
+        let steps = """
+              - name: a1
+                shell: echo a1 >> ran.log; echo "v=one" >> "$FLOW_OUTPUT"
+              - name: a2
+                shell: echo a2 >> ran.log; echo "v=two" >> "$FLOW_OUTPUT"
+              - name: gate
+                shell: test -f go
+
+            """
+        try box.write("wf.yaml", "name: edited\nsteps:\n" + prep + steps)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let firstID = try #require(try Self.runs(box).first?["id"] as? String)
+        // `prep`, reused, makes the journal hold the resume before `inserted` kills it.
+        try box.write("wf.yaml", "name: edited\nsteps:\n" + prep + """
+              - name: inserted
+                shell: echo inserted >> ran.log; test -f fixed || kill -KILL $PPID
+
+            """ + steps + """
+              - name: report
+                shell: echo "a1=${{ steps.a1.outputs.v }} a2=${{ steps.a2.outputs.v }}" >> used.log
+            """)
+        let killed = try box.run(["resume", "last", "--force", "--output", "prefixed"])
+        #expect(killed.status == 128 + SIGKILL, "\(killed)")
+        #expect(box.lines("ran.log") == ["prep", "a1", "a2", "inserted"])
+        try box.write("fixed", "")
+        try box.write("go", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(box.lines("ran.log") == ["prep", "a1", "a2", "inserted", "inserted", "a1", "a2"], "\(resumed)")
+        #expect(box.lines("used.log") == ["a1=one a2=two"], "no step took another's outputs")
+        #expect(resumed.stderr.contains("1 step already succeeded"), "\(resumed)")
+        #expect(resumed.stderrLines.contains("note: a1 runs again: run \(firstID) recorded another step at 3: a2 (shell)"),
+                "\(resumed)")
+    }
+
     /// A workflow file that is there but cannot be read is not called gone: resume says why.
     @Test func resumeSaysWhyTheFileCannotBeRead() throws {
         let box = try RunSandbox()
