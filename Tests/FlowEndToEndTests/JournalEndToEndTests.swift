@@ -1074,6 +1074,57 @@ import Glibc
         #expect(stale.status == 2 && stale.stderr.contains("journal.sqlite-wal"), "\(stale)")
     }
 
+    /// Another program's SQLite database as journal.sqlite where this user cannot write: the
+    /// read-only way in skipped the check `open` makes, and `runs`, `show` and `logs` said
+    /// SQLite's errors about it (`no such column: kind`, `no such table: runs`). They say it
+    /// is not a flow journal (exit 2), and completion lists nothing, quietly. Both read-only
+    /// ways: a directory with no room for `-shm`, and a database file that cannot be written.
+    /// (Root is not stopped by permissions: it reads as `nobody` here.)
+    @Test func aForeignDatabaseThatCannotBeWrittenIsNotAFlowJournal() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let script = root ? "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"" : "exec \"$0\" \"$@\""
+        for (table, readOnlyDirectory) in [("runs (id INTEGER, note TEXT)", true), ("notes (body TEXT)", true),
+                                           ("runs (id INTEGER, note TEXT)", false)] {
+            let box = try RunSandbox()
+            let dir = box.state.path
+            try FileManager.default.createDirectory(at: box.state, withIntermediateDirectories: true)
+            do {
+                let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+                try db.execute("CREATE TABLE \(table); INSERT INTO \(table.prefix { $0 != " " }) VALUES (\(table.hasPrefix("runs") ? "1, 'x'" : "'x'"))")
+            }
+            chmod(box.root.path, 0o755)
+            if readOnlyDirectory {
+                chmod(dir, 0o555)
+            } else {
+                chmod(dir, 0o777)
+                chmod(dir + "/journal.sqlite", 0o444)
+            }
+            defer {
+                chmod(dir, 0o755)
+                chmod(dir + "/journal.sqlite", 0o644)
+            }
+            // `FlowBinary.run` writes the directory it runs in as `<dir>`.
+            let message = "error: <dir>/state/journal.sqlite is not a flow journal (an SQLite database with tables of its own); "
+                + "move it away, or use another --state-dir"
+            #expect(dir == box.root.path + "/state")
+            for command in [["runs"], ["runs", "--json"], ["show", "last"], ["logs", "last"]] {
+                let r = try FlowBinary.run(command + ["--state-dir", dir], in: box.root, shellScript: script)
+                #expect(r.status == 2, "\(table) \(command): \(r)")
+                #expect(r.stderr == message + "\n", "\(table) \(command): \(r)")
+            }
+            for (query, words) in [("runs", ["show"]), ("run-steps", ["logs", "last"])] {
+                let r = try FlowBinary.run(["--complete-values", query, ""] + words + ["--state-dir", dir], in: box.root,
+                                           shellScript: script)
+                #expect(r.status == 0 && r.stdout.isEmpty && r.stderr.isEmpty, "\(table) \(query): \(r)")
+            }
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
+            #expect(tables == 1, "nothing was added to it")
+        }
+    }
+
     /// An undo that the journal cannot record is refused before anything runs: its guard
     /// against a second undo reads the journal, so unrecorded it could be run again (it
     /// ran, and again). (Root is not stopped by permissions: it undoes as `nobody` here.)
