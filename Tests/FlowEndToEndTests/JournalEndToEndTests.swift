@@ -391,6 +391,48 @@ import Glibc
                 "\(resumed)")
     }
 
+    /// `flow undo` of a forced resume killed before it reached a step takes that step as the
+    /// run it resumed left it, by path too: it ran the `undo` of the step now at the path
+    /// (`a1`) with the outputs of the step that had run there (`a2`: `undo-a1 two`). Such a
+    /// step is left alone, with a note, rather than reversed by another step's undo.
+    @Test func undoLeavesACarriedResultOfAnotherStepAlone() throws {
+        let box = try RunSandbox()
+        let prep = """
+              - name: prep
+                shell: echo prep >> ran.log
+                undo:
+                  shell: echo undo-prep >> ran.log
+
+            """
+        let steps = """
+              - name: a1
+                shell: echo a1 >> ran.log; echo "v=one" >> "$FLOW_OUTPUT"
+                undo:
+                  shell: echo "undo-a1 ${{ steps.a1.outputs.v }}" >> ran.log
+              - name: a2
+                shell: echo a2 >> ran.log; echo "v=two" >> "$FLOW_OUTPUT"
+                undo:
+                  shell: echo "undo-a2 ${{ steps.a2.outputs.v }}" >> ran.log
+              - name: gate
+                shell: test -f go
+
+            """
+        try box.write("wf.yaml", "name: edited\nsteps:\n" + prep + steps)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback", "--output", "prefixed"]).status == 1)
+        let firstID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("wf.yaml", "name: edited\nsteps:\n" + prep + """
+              - name: inserted
+                shell: echo inserted >> ran.log; kill -KILL $PPID
+
+            """ + steps)
+        #expect(try box.run(["resume", "last", "--force", "--output", "prefixed"]).status == 128 + SIGKILL)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("ran.log") == ["prep", "a1", "a2", "inserted", "undo-prep"], "\(undo)")
+        #expect(undo.stderrLines.contains("note: a1 is not undone: run \(firstID) recorded another step at 3: a2 (shell); "
+                                          + "that step's result is left as it is"), "\(undo)")
+    }
+
     /// A workflow file that is there but cannot be read is not called gone: resume says why.
     @Test func resumeSaysWhyTheFileCannotBeRead() throws {
         let box = try RunSandbox()
