@@ -16,6 +16,9 @@ extension Journal {
     /// ran them: `generation` 1 (the run resumed), 2 (the one before)…, which completed
     /// before every step of a later one. Undos of `run` itself are not applied: `resume`
     /// and `undo` weigh those themselves.
+    ///
+    /// A step carried on is matched by path only: `origin` names the run it came from,
+    /// whose step at that path is the one the result is of (see `unmatchedReuse`).
     public func carriedSteps(_ run: RunRecord) throws(JournalError) -> [StepRecord] {
         try carriedSteps(id: run.id, kind: run.kind, parentID: run.parentID, visited: [])
     }
@@ -42,6 +45,7 @@ extension Journal {
                 steps[i].completedSeq = before.completedSeq
                 steps[i].outputs = before.outputs
                 steps[i].generation = before.generation + 1
+                steps[i].origin = before.origin ?? parentID
             } else if before.state == "succeeded", Self.leaves.contains(steps[i].kind), before.completedSeq != nil,
                       ["succeeded", "undo_failed", "undoing"].contains(steps[i].state) {
                 // A leaf the earlier run had succeeded was reused, not run: it completed

@@ -119,10 +119,7 @@ public final class Journal: @unchecked Sendable {
                 let isJournal = try connection.transaction(write: false) { () throws(SQLiteError) in
                     try JournalSchema.isJournal(connection)
                 }
-                guard isJournal else {
-                    throw JournalError("\(path) is not a flow journal (an SQLite database with tables of its own); "
-                                       + "move it away, or use another --state-dir")
-                }
+                guard isJournal else { throw JournalError.notAJournal(path) }
                 do {
                     try JournalSchema.migrate(connection)
                 } catch let error as SQLiteError where !create && error.primaryCode == SQLITE_READONLY {
@@ -168,8 +165,10 @@ public final class Journal: @unchecked Sendable {
             // when that is the whole journal.
             return try? openReadOnly(stateDir: stateDir, path: path, error: error)
         }
-        guard let hasNameBytes: Int = try? connection.value(
-            "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") else { return nil }
+        // Another program's database lists nothing, rather than whatever its own tables hold.
+        guard (try? JournalSchema.isJournal(connection)) == true,
+              let hasNameBytes: Int = try? connection.value(
+                  "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") else { return nil }
         return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: hasNameBytes > 0)
     }
 
@@ -187,14 +186,19 @@ public final class Journal: @unchecked Sendable {
                 + "to read the runs still in \(path)-wal; run `flow runs` once as a user who can write \(stateDir), "
                 + "or copy the state dir somewhere writable")
         }
+        let opened: (connection: SQLiteConnection, isJournal: Bool, hasNameBytes: Int)
         do {
             let connection = try SQLiteConnection(immutablePath: path)
             let hasNameBytes: Int = try connection.value(
                 "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") ?? 0
-            return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: hasNameBytes > 0)
+            opened = (connection, try JournalSchema.isJournal(connection), hasNameBytes)
         } catch {
             throw JournalError(describe(error, path: path))
         }
+        // As `open` checks before it migrates: another program's database gave SQLite's
+        // errors about it (`no such column: kind`) to `runs`, `show` and `logs`.
+        guard opened.isJournal else { throw JournalError.notAJournal(path) }
+        return Journal(stateDir: stateDir, path: path, connection: opened.connection, hasNameBytes: opened.hasNameBytes > 0)
     }
 
     init(stateDir: String, path: String, connection: SQLiteConnection, hasNameBytes: Bool = true) {

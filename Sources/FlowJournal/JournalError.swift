@@ -12,4 +12,10 @@ public struct JournalError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) {
         self.description = ControlEscaping.escaped(description)
     }
+
+    /// `path` holds another program's SQLite database (tables of its own, no flow migration).
+    static func notAJournal(_ path: String) -> JournalError {
+        JournalError("\(path) is not a flow journal (an SQLite database with tables of its own); "
+                     + "move it away, or use another --state-dir")
+    }
 }

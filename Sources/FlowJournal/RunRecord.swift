@@ -71,6 +71,11 @@ public struct StepRecord: Sendable {
     /// Which run `completedSeq` counts in: 0 this one; 1 the run it resumed, for a step it
     /// did not reach or reused from there; 2 the run before that… (see `Journal.carriedSteps`).
     public var generation = 0
+    /// The run whose record holds the step's state: nil for the run read; for a step
+    /// `Journal.carriedSteps` carried on from an earlier run, the run that reached it.
+    /// Its result is that run's step at this path, which the run read may have had
+    /// another step at (a resume with `--force` of an edited file).
+    public var origin: String?
 
     /// Whether another step of the run has the same name (the steps of an action used
     /// twice): its label is then `name@path`, as the live output had it.

@@ -88,9 +88,12 @@ struct ResumeCommand: Command {
         // A step a `flow undo` of this run reversed (or tried to) runs again, as one the
         // run rolled back itself does: its effect is gone, or in doubt.
         for path in try JournalInput.reachedByUndos(undos, in: journal).keys { reuse[path] = nil }
-        // Steps match by path, a position: with another file (--force) a step whose
-        // position holds another step now runs again rather than take its result.
-        let changed = content == record.content ? [] : Self.unmatched(&reuse, steps: steps, plan: plan, record: record)
+        // Steps match by path, a position: with another file (--force, now or in a resume
+        // whose results this one carries on) a step whose position holds another step now
+        // runs again rather than take its result.
+        let changed = try JournalInput.attempt { () throws(JournalError) in
+            try journal.unmatchedReuse(&reuse, steps: steps, plan: plan, content: content, run: record)
+        }
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
                                    content: content, args: record.args, cwd: record.cwd,
                                    workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
@@ -102,30 +105,5 @@ struct ResumeCommand: Command {
         Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
         for (label, reason) in changed { Console.stderr("note: \(ControlEscaping.escaped(label)) runs again: \(ControlEscaping.escaped(reason))\n") }
         await session.run()
-    }
-
-    /// Drops from `reuse` the steps that are not, in `plan` (the current file), the step the
-    /// run recorded at their path, and says which and why (label, reason), in plan order.
-    /// The recorded content is planned, quietly, for what a named step did; if it no longer
-    /// plans (a flow that reads it otherwise), the journal's labels are compared instead.
-    static func unmatched(_ reuse: inout [String: StepResult], steps: [StepRecord], plan: Plan, record: RunRecord)
-        -> [(label: String, reason: String)]
-    {
-        let options = record.args.planOptions
-        let loaded = LoadedWorkflow.load(SourceFile(path: record.workflowPath, bytes: record.content),
-                                         overriddenVars: Set(options.vars.map(\.name)))
-        let recordedPlan = loaded.isValid ? loaded.workflow.flatMap { try? Planner.plan($0, options: options) } : nil
-        let recordedNodes = Dictionary((recordedPlan?.steps ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let records = Dictionary(steps.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        var changed: [(label: String, reason: String)] = []
-        for node in plan.steps where reuse[node.path] != nil {
-            guard let step = records[node.path] else { continue }
-            let reason = step.change(to: node, recordedNode: recordedPlan == nil ? nil : recordedNodes[node.path], run: record.id)
-            if let reason {
-                reuse[node.path] = nil
-                changed.append((node.label, reason))
-            }
-        }
-        return changed
     }
 }

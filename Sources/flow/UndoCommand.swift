@@ -54,10 +54,31 @@ struct UndoCommand: Command {
                                               noColor: execution.noColor)
         // A resume reads with the steps it never got to as the run it resumed left them.
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }
-        let seeds = JournalInput.succeededResults(steps, leavesOnly: false)
+        var seeds = JournalInput.succeededResults(steps, leavesOnly: false)
+        // A result a killed `--force` resume carried on from the run it resumed is taken by
+        // path: after the edit its path can hold another step, whose `undo` (with the
+        // outputs of the step that ran) would reverse what never ran. Such a step is left
+        // alone, and said so.
+        let reversible: Set<String> = ["succeeded", "undo_failed", "undoing"]
+        var carried: [String: StepResult] = [:]
+        for step in steps where step.origin != nil && reversible.contains(step.state) {
+            carried[step.path] = StepResult(state: .succeeded, exitCode: nil, outputs: [:])
+        }
+        let checked = Set(carried.keys)
+        let foreign = try JournalInput.attempt { () throws(JournalError) in
+            try journal.unmatchedReuse(&carried, steps: steps, plan: plan, content: record.content, run: record)
+        }
+        let leftAlone = checked.subtracting(carried.keys)
+        for path in leftAlone { seeds[path] = nil }
+        for (label, reason) in foreign {
+            Console.stderr("note: \(ControlEscaping.escaped(label)) is not undone: \(ControlEscaping.escaped(reason)); "
+                           + "that step's result is left as it is\n")
+        }
         // The steps to reverse: those that succeeded, and those whose rollback in the run
         // failed or was cut short (`undo_failed`, `undoing`): their undo is tried again.
-        let order = steps.filter { ["succeeded", "undo_failed", "undoing"].contains($0.state) && $0.completedSeq != nil }
+        let order = steps.filter {
+            reversible.contains($0.state) && $0.completedSeq != nil && !leftAlone.contains($0.path)
+        }
             // Steps carried on from an earlier run completed before any of this run's.
             .sorted { ($1.generation, $0.completedSeq!) < ($0.generation, $1.completedSeq!) }
             .map { (path: $0.path, result: StepResult(state: .succeeded, exitCode: $0.exitCode.map(Int32.init), outputs: $0.outputs)) }
