@@ -23,7 +23,10 @@ enum WorkflowInput {
         guard loaded.isValid, let workflow = loaded.workflow else {
             let count = loaded.errorCount
             let name = path.isEmpty ? "''" : ControlEscaping.escaped(loaded.file.path)
-            let message = "\(name) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run"
+            // A file that could not be read is not "invalid": there was nothing to judge.
+            let unread = loaded.diagnostics.contains { $0.code == .fileUnreadable }
+            let message = unread ? "\(name) cannot be read; nothing was run"
+                : "\(name) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run"
             Console.stderr("error: \(message)\n")
             refusal = (message, DiagnosticRenderer(useColor: false).text(loaded.diagnostics))
             throw ExitCode(2)
