@@ -11,13 +11,23 @@ enum ForeignKey {
         case param
     }
 
-    /// The help for `key`, or nil when it is not a known foreign key in `place`.
-    static func help(for key: String, in place: Place) -> String? {
+    /// The help for `key`, or nil when it is not a known foreign key in `place`; `stepKind`
+    /// is the kind of the step it was found on, if known.
+    static func help(for key: String, in place: Place, stepKind: String? = nil) -> String? {
         switch place {
         case .step:
             if let flowKey = stepKeys[key] {
                 // A bare number is seconds in flow: `timeout: 5` would not be five minutes.
-                return key.hasPrefix("timeout") ? "flow calls this `timeout`, a duration such as `5m`" : "flow calls this `\(flowKey)`"
+                if key.hasPrefix("timeout") { return "flow calls this `timeout`, a duration such as `5m`" }
+                // `cwd:` on a `print` step: `dir` there would be the next error, so say whose it is.
+                if let stepKind, !StepKind.isKeyword(flowKey) {
+                    let owners = StepKind.keywords.filter { StepKind.kindOptions[$0]?.contains(flowKey) == true }
+                    if !owners.isEmpty, !owners.contains(stepKind) {
+                        return "flow calls this `\(flowKey)`, an option of " + owners.map { "`\($0)`" }.joined(separator: " and ")
+                            + " steps (not of `\(stepKind)` steps)"
+                    }
+                }
+                return "flow calls this `\(flowKey)`"
             }
             if dependencyKeys.contains(key) {
                 return "flow runs a list's steps in order, each after the one before; put steps that may run at once in a `concurrent` group"

@@ -263,7 +263,7 @@ extension WorkflowParser {
                 } else {
                     unknownKey(name, in: "a `\(kindName)` step",
                                candidates: StepKind.commonOptions + kindOptions + (isGroup ? StepKind.groupOptions : []),
-                               foreign: .step)
+                               foreign: .step, stepKind: kindName)
                 }
             }
         }

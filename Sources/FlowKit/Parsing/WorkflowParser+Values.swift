@@ -215,8 +215,9 @@ extension WorkflowParser {
     /// foreign name first: it is the key exactly, where a spelling is a guess that may be
     /// a different key (`steps` on a `print` step is `sequential`, not `stream`).
     mutating func unknownKey(_ name: Located<String>, in place: String, candidates: [String],
-                             foreign: ForeignKey.Place? = nil) {
-        let help = foreign.flatMap { ForeignKey.help(for: name.value, in: $0) } ?? Suggestion.help(for: name.value, in: candidates)
+                             foreign: ForeignKey.Place? = nil, stepKind: String? = nil) {
+        let help = foreign.flatMap { ForeignKey.help(for: name.value, in: $0, stepKind: stepKind) }
+            ?? Suggestion.help(for: name.value, in: candidates)
         bag.error(.unknownKey, "unknown key `\(name.value)` in \(place)", at: name.span, help: help)
     }
 
