@@ -307,7 +307,10 @@ import Testing
         ("'a' == 'a'", true), ("'a' == 'A'", false), ("1 == '1'", true), ("'1.0' == 1", true), ("' 2 ' == 2", true),
         ("'x' == 0", false), ("null == ''", true), ("'' == null", true), ("null == 0", false), ("null == false", false),
         ("true == 'true'", true), ("false == 'False'", false), ("true == 1", false), ("1 != 2", true), ("null != null", false),
-        ("1.5 == 1.50", true),
+        ("1.5 == 1.50", true), ("'.5' == 0.5", true), ("'+3' == 3", true), ("'1e3' == 1000", true), ("'-0' == 0", true),
+        // Only decimal numbers: `Double(_:)` alone took hexadecimal and words (`'0x1p3' == 8`).
+        ("'0x1p3' == 8", false), ("'0x10' == 16", false), ("'nan' != 0", true),
+        ("'1e' == 1", false), ("'.' == 0", false), ("'1 2' == 1", false),
         // Identical means the same scalars: precomposed `é` is not `e` + a combining accent,
         // though Swift's `==` calls them equal (canonical equivalence).
         ("'\u{E9}' == 'e\u{301}'", false), ("'\u{E9}' != 'e\u{301}'", true), ("'\u{E9}' == '\u{E9}'", true),

@@ -57,11 +57,37 @@ public enum ExpressionValue: Sendable, Equatable, CustomStringConvertible {
         case (.null, .null): return true
         case (.null, .string(let s)), (.string(let s), .null): return s.isEmpty
         case (.number(let n), .string(let s)), (.string(let s), .number(let n)):
-            guard let parsed = Double(s.trimmingSpaces) else { return false }
+            guard let parsed = Self.decimal(s.trimmingSpaces) else { return false }
             return parsed == n
         case (.bool(let b), .string(let s)), (.string(let s), .bool(let b)):
             return s == (b ? "true" : "false")
         default: return false
         }
+    }
+
+    /// The value of `text` when it is a decimal number as people and JSON write one
+    /// (`42`, `-1.5`, `.5`, `1e3`, a leading `+`), else nil. `Double(_:)` alone also takes
+    /// `inf`, `nan`, `infinity` and hexadecimal (`0x1p3` is 8): strings no one means as
+    /// numbers, which made `'0x1p3' == 8` true.
+    static func decimal(_ text: Substring) -> Double? {
+        var bytes = text.utf8[...]
+        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        func digits() -> Int {
+            let count = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        var mantissa = digits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return nil }
+        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return nil }
+        }
+        return bytes.isEmpty ? Double(text) : nil
     }
 }
