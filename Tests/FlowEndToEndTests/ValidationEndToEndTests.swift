@@ -69,6 +69,34 @@ import Testing
     /// `allowed` values are matched scalar for scalar, as `==` in expressions: `e` with a
     /// combining accent is not the precomposed `é` the list allows (the shell, a file name,
     /// `[ "$a" = "$b" ]` tell them apart), at validation and when the value comes at run time.
+    /// A misspelt `steps` holding a list (`stepz:`) is read in its place when there is no
+    /// `steps`: the errors inside it show at once, and "the workflow has no `steps`" is not
+    /// said beside the unknown key's "did you mean". Before, its steps were never read, so
+    /// their errors came one fix later. With a `steps` there too, it is only unknown.
+    @Test func aMisspeltStepsKeyIsReadForTheErrorsInside() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            stepz:
+              - shell: echo
+                timeot: 5s
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.contains("wf.yaml:1:1: error: unknown key `stepz` in the workflow [unknown-key]"), "\(validate)")
+        #expect(validate.stderr.contains("did you mean `steps`?"), "\(validate)")
+        #expect(validate.stderr.contains("wf.yaml:3:5: error: unknown key `timeot` in a `shell` step [unknown-key]"), "\(validate)")
+        #expect(!validate.stderr.contains("has no `steps`"), "\(validate)")
+        #expect(validate.stderr.hasSuffix("2 errors in 1 file\n"), "\(validate)")
+        try box.write("both.yaml", """
+            steps:
+              - shell: echo
+            stepz:
+              - { shell: echo, timeot: 5s }
+            """)
+        let both = try box.run(["validate", "both.yaml"])
+        #expect(both.status == 1 && both.stderr.hasSuffix("1 error in 1 file\n"), "\(both)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """

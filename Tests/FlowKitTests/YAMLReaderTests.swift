@@ -291,7 +291,8 @@ import Testing
 
     @Test func byteOrderMarkIsNeitherAColumnNorShown() {
         let loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", bytes: [0xEF, 0xBB, 0xBF] + Array("stepz:\n  - print: hi\n".utf8)))
-        #expect(loaded.diagnostics.map(Spot.init).sorted() == [Spot(.unknownKey, 1, 1), Spot(.missingKey, 1, 1)].sorted())
+        // `stepz` holding a list stands in for `steps`: its unknown key is the one error.
+        #expect(loaded.diagnostics.map(Spot.init) == [Spot(.unknownKey, 1, 1)])
         #expect(rendered(loaded.diagnostics).contains("1 | stepz:\n"), "no byte order mark in the excerpt")
     }
 

@@ -64,6 +64,9 @@ public struct WorkflowParser {
         defer { leaveMerges(merges) }
         var workflow = Workflow(file: file, stepsSpan: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 0))
         var sawSteps = false
+        /// A misspelt `steps` (`stepz:`, GitHub's `jobs:`) holding a list: read in its place
+        /// if there is no `steps`, so that the errors inside it show now, not after the fix.
+        var standIn: (name: Located<String>, value: Int32)?
         for (key, value) in document.pairs(root) {
             guard let name = keyName(key) else { continue }
             switch name.value {
@@ -96,9 +99,18 @@ public struct WorkflowParser {
                 workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             default:
                 unknownKey(name, in: "the workflow", candidates: Self.topLevelKeys, foreign: .workflow)
+                if standIn == nil, document[value].kind == .sequence,
+                   ForeignKey.workflowKeys[name.value] == "steps" || Suggestion.closest(to: name.value, in: ["steps"]) != nil {
+                    standIn = (name, value)
+                }
             }
         }
-        if !sawSteps {
+        if !sawSteps, let standIn {
+            // Its unknown-key error says what to rename; "the workflow has no `steps`" as well
+            // would say the same thing twice.
+            workflow.stepsSpan = standIn.name.span
+            workflow.steps = stepList(standIn.value, owner: "`\(standIn.name.value)`", ownerSpan: standIn.name.span, whole: nil)
+        } else if !sawSteps {
             bag.error(.missingKey, "the workflow has no `steps`", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
                       help: "add `steps:` with a list of steps")
         }
