@@ -1477,4 +1477,50 @@ import FoundationXML
         #expect(next.status == 0, "\(next)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: tmp)) == [], "the killed run's directory is gone")
     }
+
+    /// A `use` given at run time a value its action does not allow fails by itself, before
+    /// any step inside it runs. `prefixed` showed only a dim note and the summary's
+    /// `1 failed` (with `--quiet`, not even the note), `grouped` no block: no `✗` named the
+    /// failure. Now its end is shown as a leaf's, once, the reason on it; the group around
+    /// it, which failed because it did, shows none.
+    @Test func aUseRefusedAtRunTimeShowsItsFailure() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { allowed: [staging, prod] }
+                steps:
+                  - name: go
+                    shell: echo "deploy ${{ params.env }}"
+            steps:
+              - name: pick
+                shell: echo "target=qa" >> "$FLOW_OUTPUT"
+                outputs: [target]
+              - name: outer
+                sequential:
+                  - name: ship
+                    use: deploy
+                    with: { env: "${{ steps.pick.outputs.target }}" }
+            """)
+        let reason = "`qa` is not an allowed value of `env` (allowed: staging, prod)"
+        let timeless = { (lines: [String]) in lines.map { $0.replacing(/[0-9]+\.[0-9]s/, with: "T") } }
+        let summary = "✗ failed: 1 succeeded, 1 failed, 1 skipped in T"
+        for quiet in [false, true] {
+            let r = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"] + (quiet ? ["--quiet"] : []))
+            #expect(r.status == 1, "\(r)")
+            #expect(timeless(r.stderrLines) == (quiet ? [] : ["▶ pick", "✓ pick T"]) + ["✗ ship \(reason) T", summary], "\(r)")
+
+            let g = try box.run(["run", "wf.yaml", "--no-journal", "--output", "grouped"] + (quiet ? ["--quiet"] : []))
+            #expect(g.status == 1, "\(g)")
+            #expect(timeless(g.stderrLines) == (quiet ? [] : ["── ✓ pick (T) ──"]) + ["── ✗ ship (\(reason) T) ──", summary], "\(g)")
+        }
+        let raw = try box.run(["run", "wf.yaml", "--no-journal", "--output", "raw"])
+        #expect(timeless(raw.stderrLines) == ["✗ ship \(reason) T", summary], "\(raw)")
+        // In json the reason is the step's own: no note says it again.
+        let json = try box.run(["run", "wf.yaml", "--no-journal", "--output", "json"])
+        #expect(!json.jsonEvents.contains { $0["event"] as? String == "note" }, "\(json)")
+        #expect(json.jsonEvents.contains { $0["step"] as? String == "2.1" && $0["to"] as? String == "failed" && $0["reason"] as? String == reason },
+                "\(json)")
+    }
 }
