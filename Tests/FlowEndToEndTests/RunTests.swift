@@ -705,7 +705,8 @@ import FoundationXML
 
     /// `--only c` where `c` reads a step the selection leaves out: the values were
     /// silently empty. `run` and `plan` now warn at each such reference (a group's `env`
-    /// entry once, though every step under it evaluates it), naming the step; with that
+    /// entry once, though every step under it evaluates it), naming the step, with a note
+    /// at its `name:` (not at its `shell:` key, as before, under "`build` is here"); with that
     /// step selected too (`--tags`) or with no selection, there is no warning.
     @Test func aSelectedStepReadingAnUnselectedOneIsWarned() throws {
         let box = try RunSandbox()
@@ -731,10 +732,10 @@ import FoundationXML
               |
             6 |     env: { V: "${{ steps.build.outputs.version }}" }
               |                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^ to have it, select `build` as well (`--only` takes one step: tag both and use `--tags`)
-            wf.yaml:4:5: note: `build` is here
+            wf.yaml:2:11: note: `build` is here
               |
-            4 |     shell: echo "version=1.2" >> "$FLOW_OUTPUT"
-              |     ^^^^^
+            2 |   - name: build
+              |           ^^^^^
             wf.yaml:10:13: warning: `steps.build.exit_code` will be `null`: step `build` is not selected, so it does not run [unselected-reference]
             """), "\(r)")
         #expect(r.stderr.components(separatedBy: "[unselected-reference]").count == 4, "three warnings: \(r)")
@@ -745,6 +746,31 @@ import FoundationXML
             let all = try box.run(["run", "wf.yaml", "--output", "prefixed"] + options)
             #expect(all.status == 0 && !all.stderr.contains("warning"), "\(all)")
         }
+    }
+
+    /// The note of an `unselected-reference` warning points at the named step's `name:`
+    /// for a `use` step too (its node is built apart from other steps').
+    @Test func anUnselectedUseStepsNoteIsAtItsName() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              make:
+                steps:
+                  - { shell: echo "v=1" >> "$FLOW_OUTPUT", outputs: [v] }
+            steps:
+              - name: build
+                use: make
+              - name: show
+                print: "${{ steps.build.status }}"
+            """)
+        let plan = try box.run(["plan", "wf.yaml", "--only", "show"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stderr.contains("""
+            wf.yaml:6:11: note: `build` is here
+              |
+            6 |   - name: build
+              |           ^^^^^
+            """), "\(plan)")
     }
 
     // MARK: outputs and expressions
