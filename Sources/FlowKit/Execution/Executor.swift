@@ -325,8 +325,9 @@ public final class Executor: Sendable {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
             // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
             let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
-            instance.transition(to: .running, reason: options.reusedFrom.map(StepTransition.reusedReason))
-            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map(StepTransition.reusedReason),
+            let reason = (options.reusedSources[node.path] ?? options.reusedFrom).map(StepTransition.reusedReason)
+            instance.transition(to: .running, reason: reason)
+            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: reason,
                                outputs: previous.outputs.isEmpty ? nil : previous.outputs)
             runState.record(instance, previous)
             return .finished(.succeeded)
