@@ -206,6 +206,29 @@ extension Journal {
         return sources
     }
 
+    /// The run that ran each step of `holders` (path → the run whose record holds its
+    /// result): that run itself, or where it took the result from an earlier run (its
+    /// `reused from run` transition), that run's, followed back through the chain. A resume
+    /// of a resume holds results the resume in between only reused, or never reached
+    /// (`StepRecord.origin`), and says where they come from by the run that ran them; a
+    /// resume recorded before it did named the run it resumed, which this reads past too.
+    public func producers(_ holders: [String: String]) throws(JournalError) -> [String: String] {
+        var sources: [String: [String: String]] = [:]
+        var result: [String: String] = [:]
+        for (path, holder) in holders {
+            var run = holder
+            // `seen` only guards against a damaged journal whose reuses loop.
+            var seen: Set<String> = [run]
+            while true {
+                if sources[run] == nil { sources[run] = try reusedSources(run) }
+                guard let earlier = sources[run]?[path], seen.insert(earlier).inserted else { break }
+                run = earlier
+            }
+            result[path] = run
+        }
+        return result
+    }
+
     /// The output of a run (or of one step and the steps inside it) after row `after`, one
     /// row at a time, oldest first: `body` gets each row's lines (see `LineRecord`) while the
     /// next are still unread, so a log of any size takes memory for one row (~1 MiB) and

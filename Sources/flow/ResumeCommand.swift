@@ -101,6 +101,12 @@ struct ResumeCommand: Command {
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = reuse
+        // Where each reused result came from: the run resumed may only have reused it, or
+        // carried it on unreached, from an earlier run, which ran it.
+        let holders = Dictionary(steps.filter { reuse[$0.path] != nil }.map { ($0.path, $0.origin ?? id) },
+                                 uniquingKeysWith: { first, _ in first })
+        let producers = try JournalInput.attempt { () throws(JournalError) in try journal.producers(holders) }
+        session.reusedSources = producers.filter { $0.value != id }
         let reused = JournalInput.reusedCount(reuse, plan: plan)
         Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
         for (label, reason) in changed { Console.stderr("note: \(ControlEscaping.escaped(label)) runs again: \(ControlEscaping.escaped(reason))\n") }

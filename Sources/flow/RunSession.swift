@@ -11,6 +11,8 @@ struct RunSession {
     let metadata: RunMetadata
     /// `resume`: results of steps that already succeeded.
     var reuse: [String: StepResult] = [:]
+    /// `resume`: the run that ran a reused result, where not the run resumed.
+    var reusedSources: [String: String] = [:]
     /// Seconds flow gives the end of a run after the second signal (the summary, the
     /// journal's record) before it exits without them.
     static let secondSignalDeadline: UInt32 = 2
@@ -95,6 +97,7 @@ struct RunSession {
         runOptions.stdoutCarriesEvents = mode == .json
         runOptions.reuse = reuse
         runOptions.reusedFrom = metadata.parentID
+        runOptions.reusedSources = reusedSources
         runOptions.undoneRunStatus = undoneRunStatus
         let cancellation = RunCancellation()
         let executor: Executor

@@ -27,8 +27,10 @@ struct ShowCommand: Command {
         let id = record.id
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
         // Where a resume's reused steps came from: their rows alone read as run now, in no time.
+        // Followed back to the run that ran them: a resume recorded before resumes said so
+        // named the run it resumed, which may only have reused the result in turn.
         let reused = record.kind == "resume"
-            ? try JournalInput.attempt { () throws(JournalError) in try journal.reusedSources(id) } : [:]
+            ? try JournalInput.attempt { () throws(JournalError) in try journal.producers(journal.reusedSources(id)) } : [:]
         if json {
             // What `runs --json` says of the run (the text's start, duration, parent and
             // counts were missing), then where it ran and its steps.

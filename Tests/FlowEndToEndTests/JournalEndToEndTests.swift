@@ -873,6 +873,33 @@ import Glibc
         #expect(other.lines("log") == ["a", "deploy", "undo-deploy D1", "undo-a A1"], "deploy undone, after a as it ran")
     }
 
+    /// A resume of a resume names the run a reused result came from: `deploy`, carried on
+    /// from the first run past the killed resume that never reached it, and `a`, which the
+    /// killed resume only reused from the first run. Both said `reused from run` the killed
+    /// resume, live and in `flow show`, as if it had run them.
+    @Test func aResumeOfAResumeNamesTheRunThatRanAStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.carriedOn)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback", "--output", "prefixed"]).status == 1)
+        let firstID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("kill", "")
+        #expect(try box.run(["resume", "last", "--output", "prefixed"]).status == 128 + SIGKILL)
+        let killedID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("fixed", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderrLines.contains("resuming run \(killedID): 2 steps already succeeded"), "\(resumed)")
+        #expect(resumed.stderrLines.contains("✓ a reused from run \(firstID)"), "\(resumed)")
+        #expect(resumed.stderrLines.contains("✓ deploy reused from run \(firstID)"), "\(resumed)")
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0, "\(show)")
+        for name in ["a", "deploy"] {
+            #expect(show.stdoutLines.contains { $0.hasPrefix("✓ \(name)  [succeeded · reused from run \(firstID)") }, "\(show)")
+        }
+        let json = try box.run(["show", "last", "--json"])
+        #expect(json.stdout.components(separatedBy: "\"reused_from\": \"\(firstID)\"").count == 3, "\(json)")
+    }
+
     /// `resume` reuses a step that succeeded whatever its `if` says now: an `if: failure()`
     /// step that ran is not skipped because the failure is gone (it was, yet counted as
     /// reused, and its `undo` dropped out of the rollback).

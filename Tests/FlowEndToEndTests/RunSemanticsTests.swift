@@ -472,7 +472,7 @@ import Glibc
         #expect(bad.finalState(of: "fromoutput") == "failed", "\(bad)")
         let finished = bad.jsonEvents.first { $0["event"] as? String == "run_finished" }
         #expect((finished?["counts"] as? [String: Int])?["failed"] == 1, "the failed use step is counted: \(bad)")
-        #expect(bad.jsonEvents.contains { ($0["message"] as? String)?.contains("`evil` is not an allowed value of `env`") == true }, "\(bad)")
+        #expect(bad.jsonEvents.contains { ($0["reason"] as? String)?.contains("`evil` is not an allowed value of `env`") == true }, "\(bad)")
     }
 
     /// `flow undo` interrupted: the rollback goes on to the end, and the undo run ends

@@ -705,7 +705,8 @@ import FoundationXML
 
     /// `--only c` where `c` reads a step the selection leaves out: the values were
     /// silently empty. `run` and `plan` now warn at each such reference (a group's `env`
-    /// entry once, though every step under it evaluates it), naming the step; with that
+    /// entry once, though every step under it evaluates it), naming the step, with a note
+    /// at its `name:` (not at its `shell:` key, as before, under "`build` is here"); with that
     /// step selected too (`--tags`) or with no selection, there is no warning.
     @Test func aSelectedStepReadingAnUnselectedOneIsWarned() throws {
         let box = try RunSandbox()
@@ -731,10 +732,10 @@ import FoundationXML
               |
             6 |     env: { V: "${{ steps.build.outputs.version }}" }
               |                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^ to have it, select `build` as well (`--only` takes one step: tag both and use `--tags`)
-            wf.yaml:4:5: note: `build` is here
+            wf.yaml:2:11: note: `build` is here
               |
-            4 |     shell: echo "version=1.2" >> "$FLOW_OUTPUT"
-              |     ^^^^^
+            2 |   - name: build
+              |           ^^^^^
             wf.yaml:10:13: warning: `steps.build.exit_code` will be `null`: step `build` is not selected, so it does not run [unselected-reference]
             """), "\(r)")
         #expect(r.stderr.components(separatedBy: "[unselected-reference]").count == 4, "three warnings: \(r)")
@@ -745,6 +746,31 @@ import FoundationXML
             let all = try box.run(["run", "wf.yaml", "--output", "prefixed"] + options)
             #expect(all.status == 0 && !all.stderr.contains("warning"), "\(all)")
         }
+    }
+
+    /// The note of an `unselected-reference` warning points at the named step's `name:`
+    /// for a `use` step too (its node is built apart from other steps').
+    @Test func anUnselectedUseStepsNoteIsAtItsName() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              make:
+                steps:
+                  - { shell: echo "v=1" >> "$FLOW_OUTPUT", outputs: [v] }
+            steps:
+              - name: build
+                use: make
+              - name: show
+                print: "${{ steps.build.status }}"
+            """)
+        let plan = try box.run(["plan", "wf.yaml", "--only", "show"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stderr.contains("""
+            wf.yaml:6:11: note: `build` is here
+              |
+            6 |   - name: build
+              |           ^^^^^
+            """), "\(plan)")
     }
 
     // MARK: outputs and expressions
@@ -1476,5 +1502,51 @@ import FoundationXML
         let next = try box.run(["run", "fresh.yaml", "--no-journal"], env: ["TMPDIR": tmp])
         #expect(next.status == 0, "\(next)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: tmp)) == [], "the killed run's directory is gone")
+    }
+
+    /// A `use` given at run time a value its action does not allow fails by itself, before
+    /// any step inside it runs. `prefixed` showed only a dim note and the summary's
+    /// `1 failed` (with `--quiet`, not even the note), `grouped` no block: no `✗` named the
+    /// failure. Now its end is shown as a leaf's, once, the reason on it; the group around
+    /// it, which failed because it did, shows none.
+    @Test func aUseRefusedAtRunTimeShowsItsFailure() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { allowed: [staging, prod] }
+                steps:
+                  - name: go
+                    shell: echo "deploy ${{ params.env }}"
+            steps:
+              - name: pick
+                shell: echo "target=qa" >> "$FLOW_OUTPUT"
+                outputs: [target]
+              - name: outer
+                sequential:
+                  - name: ship
+                    use: deploy
+                    with: { env: "${{ steps.pick.outputs.target }}" }
+            """)
+        let reason = "`qa` is not an allowed value of `env` (allowed: staging, prod)"
+        let timeless = { (lines: [String]) in lines.map { $0.replacing(/[0-9]+\.[0-9]s/, with: "T") } }
+        let summary = "✗ failed: 1 succeeded, 1 failed, 1 skipped in T"
+        for quiet in [false, true] {
+            let r = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"] + (quiet ? ["--quiet"] : []))
+            #expect(r.status == 1, "\(r)")
+            #expect(timeless(r.stderrLines) == (quiet ? [] : ["▶ pick", "✓ pick T"]) + ["✗ ship \(reason) T", summary], "\(r)")
+
+            let g = try box.run(["run", "wf.yaml", "--no-journal", "--output", "grouped"] + (quiet ? ["--quiet"] : []))
+            #expect(g.status == 1, "\(g)")
+            #expect(timeless(g.stderrLines) == (quiet ? [] : ["── ✓ pick (T) ──"]) + ["── ✗ ship (\(reason) T) ──", summary], "\(g)")
+        }
+        let raw = try box.run(["run", "wf.yaml", "--no-journal", "--output", "raw"])
+        #expect(timeless(raw.stderrLines) == ["✗ ship \(reason) T", summary], "\(raw)")
+        // In json the reason is the step's own: no note says it again.
+        let json = try box.run(["run", "wf.yaml", "--no-journal", "--output", "json"])
+        #expect(!json.jsonEvents.contains { $0["event"] as? String == "note" }, "\(json)")
+        #expect(json.jsonEvents.contains { $0["step"] as? String == "2.1" && $0["to"] as? String == "failed" && $0["reason"] as? String == reason },
+                "\(json)")
     }
 }

@@ -116,6 +116,37 @@ struct TTYOutputTests {
         #expect(Self.timeless(undone.screen.all).contains("↺ a T"), "\(undone.report)")
     }
 
+    /// A `use` refused at run time (a value not `allowed`) fails with no step inside it
+    /// failed: its row shows `✗`, and why stays above the tree, once (the executor's note
+    /// said it before; it is the reporter's line now that the step's end carries it).
+    @Test func aUseRefusedAtRunTimeSaysWhy() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { allowed: [staging, prod] }
+                steps:
+                  - { name: go, shell: "echo ${{ params.env }}" }
+            steps:
+              - name: pick
+                shell: echo "target=qa" >> "$FLOW_OUTPUT"
+                outputs: [target]
+              - name: ship
+                use: deploy
+                with: { env: "${{ steps.pick.outputs.target }}" }
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 100)
+        #expect(run.finish() == 1, "\(run.report)")
+        #expect(Self.timeless(run.screen.all).prefix(5) == [
+            "ship: `qa` is not an allowed value of `env` (allowed: staging, prod)",
+            "✓ pick T",
+            "✗ ship T",
+            "  ○ go",
+            "2/2 steps finished",
+        ], "\(run.report)")
+    }
+
     /// A running step's last line is cut to the room left in its row by terminal columns:
     /// tabs go to the next 8-column stop, a CJK character takes two columns, and a cut line
     /// ends in `…`. Before, a tab or a wide character counted as one column: the row

@@ -325,8 +325,9 @@ public final class Executor: Sendable {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
             // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
             let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
-            instance.transition(to: .running, reason: options.reusedFrom.map(StepTransition.reusedReason))
-            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: options.reusedFrom.map(StepTransition.reusedReason),
+            let reason = (options.reusedSources[node.path] ?? options.reusedFrom).map(StepTransition.reusedReason)
+            instance.transition(to: .running, reason: reason)
+            instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: reason,
                                outputs: previous.outputs.isEmpty ? nil : previous.outputs)
             runState.record(instance, previous)
             return .finished(.succeeded)
@@ -528,8 +529,8 @@ public final class Executor: Sendable {
             for (name, value) in with.map({ ($0.name, params[$0.name] ?? "") }) {
                 if let allowed = node.allowedParams[name], !allowed.contains(where: { $0.isIdentical(to: value) }) {
                     let reason = "`\(value)` is not an allowed value of `\(name)` (allowed: " + allowed.joined(separator: ", ") + ")"
-                    // A note as well: reporters that show only leaves' ends still say why.
-                    bus.emit(.note(instance.ref, reason))
+                    // No note: the group's own end carries the reason, and every reporter
+                    // shows such an end (`StepTransition.isGroupsOwnFailure`).
                     for child in node.children {
                         _ = skip(child, frame: frame, isUndo: instance.ref.isUndo, reason: "its action was given a value not allowed")
                     }
@@ -576,7 +577,7 @@ public final class Executor: Sendable {
             if finallyState != .succeeded, state == .succeeded { state = .failed }
         }
         if Task.isCancelled, state != .succeeded { state = .cancelled }
-        return AttemptResult(state: state, reason: state == .failed ? "a step inside failed" : nil)
+        return AttemptResult(state: state, reason: state == .failed ? StepTransition.insideFailedReason : nil)
     }
 
     // MARK: Rollback

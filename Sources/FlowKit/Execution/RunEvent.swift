@@ -41,6 +41,16 @@ public struct StepTransition: Sendable {
     /// "reused": nothing of it is used again).
     public static func reversedReason(from id: String) -> String { "succeeded in run \(id)" }
 
+    /// The reason of a group that failed because a step inside it did (or its `finally`):
+    /// that step's own end says why.
+    public static let insideFailedReason = "a step inside failed"
+
+    /// A group that failed by itself, with no failure inside it to say why (a `use` given a
+    /// value not `allowed` at run time): reporters show its end as they show a leaf's.
+    public var isGroupsOwnFailure: Bool {
+        !step.isLeaf && to == .failed && reason != Self.insideFailedReason
+    }
+
     /// A step taken from an earlier run (resume) or recorded as it was there (undo): it
     /// did not run now, and its reason says where it comes from.
     public var isFromEarlierRun: Bool {

@@ -16,8 +16,13 @@ public struct RunOptions: Sendable {
     /// `flow resume`: results of steps that already succeeded, by plan path; such leaf steps
     /// are not run again and their outputs are reused.
     public var reuse: [String: StepResult] = [:]
-    /// The run the reused results come from.
+    /// The run resumed (`flow resume`) or undone (`flow undo`): where the reused results
+    /// come from, but for those in `reusedSources`.
     public var reusedFrom: String?
+    /// `flow resume`: the run that ran a reused result, by plan path, where it is not
+    /// `reusedFrom` (a result the resumed run itself reused or carried on from an earlier
+    /// one): a reused step's line names the run its result came from.
+    public var reusedSources: [String: String] = [:]
     /// `flow undo`: how the run being undone ended, which its undo steps see as `run.status`
     /// (a run's own rollback sees `failed` or `cancelled`: how it is ending).
     public var undoneRunStatus: RunStatus = .failed

@@ -62,7 +62,11 @@ public final class PlanNode: Sendable {
     public let selected: Bool
     /// The invocation the step belongs to: 0 for the workflow, then one per `use`.
     public let scope: Int
+    /// The step's kind key (`shell:`, `use:`…): where its diagnostics point.
     public let span: SourceSpan
+    /// The value of the step's `name:`, if it has one: where a diagnostic about another
+    /// step points when it says "`build` is here" (the name is what it quotes).
+    public let nameSpan: SourceSpan?
     /// For a `use` node: the `allowed` values of the action's parameters that declare them,
     /// checked again at run time for values only known then (outputs, env).
     public let allowedParams: [String: [String]]
@@ -78,8 +82,9 @@ public final class PlanNode: Sendable {
     init(path: String, name: String?, kind: Kind, children: [PlanNode], finally: [PlanNode], undo: [PlanNode],
          condition: Expression?, timeout: Duration?, retry: RetryPolicy?, continueOnError: Bool, tags: [String],
          env: [EnvVar], outputs: [String]?, description: String?, selected: Bool, scope: Int, span: SourceSpan,
-         allowedParams: [String: [String]] = [:])
+         nameSpan: SourceSpan? = nil, allowedParams: [String: [String]] = [:])
     {
+        self.nameSpan = nameSpan
         self.allowedParams = allowedParams
         self.path = path
         self.name = name

@@ -205,7 +205,7 @@ public struct Planner {
             retry: step.retry?.value ?? (isShell ? workflow.defaults.retry?.value : nil),
             continueOnError: step.continueOnError?.value ?? (isShell ? workflow.defaults.continueOnError?.value ?? false : false),
             tags: tags, env: inner.env, outputs: step.outputs?.map(\.value), description: step.description?.value,
-            selected: selectedHere, scope: context.scope, span: step.kindSpan)
+            selected: selectedHere, scope: context.scope, span: step.kindSpan, nameSpan: step.name?.span)
     }
 
     /// An action invocation: a group of the action's steps in a scope of their own.
@@ -273,7 +273,7 @@ public struct Planner {
             continueOnError: base?.continueOnError?.value ?? false, tags: base?.tags.map(\.value) ?? [], env: inner.env,
             outputs: nil, description: base?.description?.value ?? action.description?.value,
             selected: selected, scope: context.scope,
-            span: base?.kindSpan ?? action.name.span, allowedParams: allowedParams)
+            span: base?.kindSpan ?? action.name.span, nameSpan: base?.name?.span, allowedParams: allowedParams)
     }
 
     /// The context of a step's `undo` steps: a step that is not selected never runs, so

@@ -37,7 +37,7 @@ public enum UnselectedReferences {
                     .warning, .unselectedReference, "`\(text)` \(value): step `\(name)` is not selected, so it does not run",
                     file: plan.file, span: span,
                     help: "to have it, select `\(name)` as well (`--only` takes one step: tag both and use `--tags`)",
-                    notes: [.init("`\(name)` is here", at: target.span)]))
+                    notes: [.init("`\(name)` is here", at: target.nameSpan ?? target.span)]))
             }
         }
         func visit(_ node: PlanNode, inherited: Set<SourceSpan>) {

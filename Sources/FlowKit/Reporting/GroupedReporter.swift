@@ -26,10 +26,6 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// What an interactive step wrote to the terminal itself, unseen (its block is empty):
     /// flow's next line on each stream starts a line of its own.
     var unseen = UnseenWrites()
-    /// Under GitHub Actions, the steps annotated so far (each with its latest attempt): a
-    /// group that fails with none of them inside failed by itself (a `use` given a value
-    /// not `allowed`) and gets the annotation too, as the summary counts it.
-    var annotated: Set<String> = []
 
     public init(color: Bool, github: Bool, quiet: Bool = false) {
         style = ReporterStyle(color: color)
@@ -48,18 +44,10 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 let retried = { (path: String) in path == t.step.path || path.hasPrefix(inside) }
                 annotations.removeAll { retried($0.path) }
                 quietBlocks.removeAll { retried($0.path) }
-                annotated = annotated.filter { !retried($0) }
             }
-            if github, t.step.isLeaf, t.to.isFinal { annotated.remove(t.step.path) }
-            if github, !t.step.isLeaf, t.to == .failed, !t.step.isUndo {
-                let inside = t.step.path + "."
-                if !annotated.contains(where: { $0.hasPrefix(inside) }) {
-                    annotations.append((t.step.path, Self.annotation(t)))
-                    annotated.insert(t.step.path)
-                }
-            }
-            // A group's own time-out gets a (bodiless) block too: nothing else would say it.
-            guard t.step.isLeaf || t.to == .timedOut, t.to.isFinal, t.to != .skipped else { return }
+            // A group's own time-out or failure (a `use` given a value not `allowed`) gets a
+            // (bodiless) block and annotation too: nothing else would say it.
+            guard t.step.isLeaf || t.to == .timedOut || t.isGroupsOwnFailure, t.to.isFinal, t.to != .skipped else { return }
             // A step `flow resume` or `flow undo` took from the earlier run did not run now:
             // say where it comes from, as `prefixed` does, not a time that reads as a run.
             let reused = t.to == .succeeded && t.isFromEarlierRun
@@ -67,10 +55,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             let body = buffers.removeValue(forKey: t.step.path) ?? []
             let failed = [.failed, .timedOut].contains(t.to)
-            if github, failed {
-                annotations.append((t.step.path, Self.annotation(t)))
-                annotated.insert(t.step.path)
-            }
+            if github, failed { annotations.append((t.step.path, Self.annotation(t))) }
             if quiet {
                 if failed { quietBlocks.append((t.step.path, title, body)) }
                 return

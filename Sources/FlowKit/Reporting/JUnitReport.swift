@@ -70,9 +70,7 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     func failsByItself(_ t: StepTransition) -> Bool {
         switch t.to {
         case .timedOut, .undoFailed: return true
-        case .failed:
-            let inside = t.step.path + "."
-            return !cases.contains { $0.step.path.hasPrefix(inside) && [.failed, .timedOut].contains($0.state) }
+        case .failed: return t.isGroupsOwnFailure
         default: return false
         }
     }

@@ -72,10 +72,10 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         case .stepState(let t):
             log.finished(t)
             unseen.observe(t)
-            // Lines for shell and delay steps; for a group only its own time-out (its other
-            // ends follow from its steps'). `--quiet` keeps the failures.
-            let timedOutGroup = t.to == .timedOut && !t.step.isLeaf
-            let shown = t.step.kind == "shell" || t.step.kind == "delay" || timedOutGroup
+            // Lines for shell and delay steps; for a group only its own time-out or failure
+            // (its other ends follow from its steps'). `--quiet` keeps the failures.
+            let ownEnd = (t.to == .timedOut && !t.step.isLeaf) || t.isGroupsOwnFailure
+            let shown = t.step.kind == "shell" || t.step.kind == "delay" || ownEnd
             // A retried group runs its steps again: their failures (and its own) so far
             // are made good or said again.
             if quiet, t.to == .retrying {

@@ -32,7 +32,7 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
         case .stepState(let t):
             // An interactive step that ended wrote to the terminal itself, unseen.
             if t.step.isInteractive, t.from == .running { atLineStart = nil }
-            if [.failed, .timedOut].contains(t.to), t.step.isLeaf || t.to == .timedOut {
+            if [.failed, .timedOut].contains(t.to), t.step.isLeaf || t.to == .timedOut || t.isGroupsOwnFailure {
                 ownLine("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))")
             }
         case .note(let step, let message):

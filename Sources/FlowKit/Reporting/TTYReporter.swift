@@ -108,6 +108,12 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     if t.step.isUndo, t.to.isFinal || t.to == .undone { clear(); out.append("\(style.state(t.to)) undo \(t.step.label) \(ReporterStyle.detail(t))\n"); redraw() }
                     return
                 }
+                if t.isGroupsOwnFailure, let reason = t.reason {
+                    // Its row shows `✗` and a time, as a failed step's, but nothing inside
+                    // it failed to say why: the reason goes above the tree, and stays.
+                    clear()
+                    out.append(style.paint("\(t.step.label): \(reason)", "2") + "\n")
+                }
                 rows[i].state = t.to
                 rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
