@@ -67,6 +67,21 @@ import Glibc
         #expect(r.stderr.contains("✗ big the value of") && r.stderr.contains("✗ cut the value of"), "\(r)")
     }
 
+    /// A `dir` that names a file says so: the step said "working directory `f` does not
+    /// exist", though `ls` showed it there.
+    @Test func aDirThatIsAFileIsCalledThat() throws {
+        let box = try RunSandbox()
+        try box.write("f", "")
+        try box.write("wf.yaml", """
+            steps:
+              - { name: build, shell: echo ran >> log, dir: f }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("build | flow: working directory `f` is not a directory"), "\(r)")
+        #expect(box.lines("log").isEmpty)
+    }
+
     /// A `dir` whose expressions come to the empty string fails the step, naming the `dir`
     /// as written (the spawn said "working directory `` does not exist"), and is not
     /// retried: the same values would come again.
