@@ -67,6 +67,37 @@ import Glibc
         #expect(r.stderr.contains("✗ big the value of") && r.stderr.contains("✗ cut the value of"), "\(r)")
     }
 
+    /// A command the kernel refuses as too long (E2BIG) fails the step with the reason in the
+    /// workflow's terms, once: before, the step said only "cannot run `/usr/bin/sh`: argument
+    /// list too long" and was retried, though the same command would come again. A command
+    /// over 128 KiB (the shell gets it as one argument) and an environment over ARG_MAX
+    /// made of values each small enough to pass.
+    @Test func aCommandTooLongForTheKernelIsNamedAndNotRetried() throws {
+        let box = try RunSandbox()
+        let long = String(repeating: "x", count: 200_000)
+        let env = (1...20).map { "      E\($0): \(String(repeating: "z", count: 120_000))" }.joined(separator: "\n")
+        try box.write("wf.yaml", """
+            steps:
+              - name: long
+                shell: echo \(long) | wc -c >> log
+                retry: 2
+                continue_on_error: true
+              - name: crowded
+                shell: echo ran >> log
+                retry: 2
+                env:
+            \(env)
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("long    | flow: the command is 200020 bytes: Linux passes at most 131071 bytes as one argument"), "\(r)")
+        #expect(r.stderr.contains("crowded | flow: the command and its environment come to about"), "\(r)")
+        #expect(r.stderr.contains("more than Linux passes to a command (`getconf ARG_MAX`: "), "\(r)")
+        #expect(!r.stderr.contains("argument list too long"), "\(r)")
+        #expect(!r.stderr.contains("retrying"), "certain to fail again: \(r)")
+        #expect(box.lines("log").isEmpty, "\(r)")
+    }
+
     /// A `dir` that names a file says so: the step said "working directory `f` does not
     /// exist", though `ls` showed it there.
     @Test func aDirThatIsAFileIsCalledThat() throws {
