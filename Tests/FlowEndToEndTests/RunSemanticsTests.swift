@@ -113,6 +113,35 @@ import Glibc
         #expect(box.lines("log").isEmpty)
     }
 
+    /// A `dir` this user may not enter says so: the step said "cannot run `/usr/bin/sh`:
+    /// permission denied", blaming the shell for what the directory refused (the child's
+    /// chdir comes before its exec). Root enters any directory: it runs as `nobody` here.
+    @Test func aDirThatCannotBeEnteredIsCalledThat() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: build, shell: pwd, dir: locked, continue_on_error: true }
+              - { name: piped, shell: pwd | cat, dir: locked }
+            """)
+        try FileManager.default.createDirectory(atPath: box.path("locked"), withIntermediateDirectories: false)
+        chmod(box.root.path, 0o755)
+        chmod(box.path("wf.yaml"), 0o644)
+        // Nobody's: its owner can enter it, no one else can (root only as root).
+        chmod(box.path("locked"), 0o700)
+        let script = root ? "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"" : "exec \"$0\" \"$@\""
+        if !root { chmod(box.path("locked"), 0o600) }
+        defer { chmod(box.path("locked"), 0o755) }
+        let r = try FlowBinary.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed", "--no-color"],
+                                   in: box.root, shellScript: script)
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("build | flow: working directory `locked` cannot be entered: permission denied"), "\(r)")
+        #expect(r.stderr.contains("piped | flow: working directory `locked` cannot be entered: permission denied"), "\(r)")
+        #expect(!r.stderr.contains("cannot run"), "\(r)")
+    }
+
     /// A `dir` whose expressions come to the empty string fails the step, naming the `dir`
     /// as written (the spawn said "working directory `` does not exist"), and is not
     /// retried: the same values would come again.

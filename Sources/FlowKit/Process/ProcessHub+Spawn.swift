@@ -95,6 +95,11 @@ extension ProcessHub {
             if rc == ENOENT || rc == ENOTDIR || rc == EACCES, let dir = spec.directory, !ExecutableLookup.isDirectory(dir) {
                 throw SpawnError.unusableDirectory(dir)
             }
+            if rc == EACCES, let dir = spec.directory, access(dir, X_OK) != 0 {
+                // The child's chdir comes before its exec: the directory refused, not the
+                // program (which the step said it could not run).
+                throw .directoryDenied(dir)
+            }
             if rc == ENOENT { throw .executableNotFound(spec.executable) }
             throw .failed(executable: spec.executable, errno: rc)
         }

@@ -8,6 +8,8 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
     case directoryNotFound(String)
     /// The working directory exists but is not a directory (a file, say).
     case notADirectory(String)
+    /// The working directory is a directory this user may not enter (no search permission).
+    case directoryDenied(String)
     /// No executable of that name in the child's `PATH`, or the path does not exist.
     case executableNotFound(String)
     /// Out of file descriptors or processes (EMFILE, ENFILE, EAGAIN). Transient: queue
@@ -28,6 +30,8 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
             return "working directory `\(dir)` does not exist"
         case .notADirectory(let dir):
             return "working directory `\(dir)` is not a directory"
+        case .directoryDenied(let dir):
+            return "working directory `\(dir)` cannot be entered: permission denied"
         case .executableNotFound(let name):
             return "command `\(name)` not found"
         case .resourcesExhausted(let code):
