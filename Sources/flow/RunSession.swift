@@ -150,6 +150,7 @@ struct RunSession {
         // The executor's tasks run on the process hub's thread: a step's exit wakes the task
         // that waits for it without a thread hop (about 0.2 ms per step; see bench/).
         let undo = self.undo
+        let noJournal = options.noJournal, runID = metadata.id
         // flow exits from here, on the hub's thread, once the run has ended: returning the
         // status would hop to a thread of the pool and then to the main actor's, which
         // dispatch makes for it (a thread made and scheduled at the very end of every run,
@@ -159,6 +160,10 @@ struct RunSession {
             withExtendedLifetime(trap) {}
             if let failure = junit?.failure {
                 Console.stderr("error: \(failure)\n")
+            }
+            // Said on stderr, which may be the stream that failed: then nothing better can be done.
+            if let lost = LostOutput.shared.warning(logsHint: noJournal ? nil : "`flow logs \(runID)`") {
+                Console.stderr(lost)
             }
             Glibc.exit(outcome.exitCode)
         }

@@ -86,6 +86,81 @@ import Glibc
         #expect(r.stderr.contains("✗ big the value of") && r.stderr.contains("✗ cut the value of"), "\(r)")
     }
 
+    /// A command the kernel refuses as too long (E2BIG) fails the step with the reason in the
+    /// workflow's terms, once: before, the step said only "cannot run `/usr/bin/sh`: argument
+    /// list too long" and was retried, though the same command would come again. A command
+    /// over 128 KiB (the shell gets it as one argument) and an environment over ARG_MAX
+    /// made of values each small enough to pass.
+    @Test func aCommandTooLongForTheKernelIsNamedAndNotRetried() throws {
+        let box = try RunSandbox()
+        let long = String(repeating: "x", count: 200_000)
+        let env = (1...20).map { "      E\($0): \(String(repeating: "z", count: 120_000))" }.joined(separator: "\n")
+        try box.write("wf.yaml", """
+            steps:
+              - name: long
+                shell: echo \(long) | wc -c >> log
+                retry: 2
+                continue_on_error: true
+              - name: crowded
+                shell: echo ran >> log
+                retry: 2
+                env:
+            \(env)
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("long    | flow: the command is 200020 bytes: Linux passes at most 131071 bytes as one argument"), "\(r)")
+        #expect(r.stderr.contains("crowded | flow: the command and its environment come to about"), "\(r)")
+        #expect(r.stderr.contains("more than Linux passes to a command (`getconf ARG_MAX`: "), "\(r)")
+        #expect(!r.stderr.contains("argument list too long"), "\(r)")
+        #expect(!r.stderr.contains("retrying"), "certain to fail again: \(r)")
+        #expect(box.lines("log").isEmpty, "\(r)")
+    }
+
+    /// A `dir` that names a file says so: the step said "working directory `f` does not
+    /// exist", though `ls` showed it there.
+    @Test func aDirThatIsAFileIsCalledThat() throws {
+        let box = try RunSandbox()
+        try box.write("f", "")
+        try box.write("wf.yaml", """
+            steps:
+              - { name: build, shell: echo ran >> log, dir: f }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("build | flow: working directory `f` is not a directory"), "\(r)")
+        #expect(box.lines("log").isEmpty)
+    }
+
+    /// A `dir` this user may not enter says so: the step said "cannot run `/usr/bin/sh`:
+    /// permission denied", blaming the shell for what the directory refused (the child's
+    /// chdir comes before its exec). Root enters any directory: it runs as `nobody` here.
+    @Test func aDirThatCannotBeEnteredIsCalledThat() throws {
+        let root = getuid() == 0
+        let setpriv = "/usr/bin/setpriv"
+        guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: build, shell: pwd, dir: locked, continue_on_error: true }
+              - { name: piped, shell: pwd | cat, dir: locked }
+            """)
+        try FileManager.default.createDirectory(atPath: box.path("locked"), withIntermediateDirectories: false)
+        chmod(box.root.path, 0o755)
+        chmod(box.path("wf.yaml"), 0o644)
+        // Nobody's: its owner can enter it, no one else can (root only as root).
+        chmod(box.path("locked"), 0o700)
+        let script = root ? "exec \(setpriv) --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"" : "exec \"$0\" \"$@\""
+        if !root { chmod(box.path("locked"), 0o600) }
+        defer { chmod(box.path("locked"), 0o755) }
+        let r = try FlowBinary.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed", "--no-color"],
+                                   in: box.root, shellScript: script)
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("build | flow: working directory `locked` cannot be entered: permission denied"), "\(r)")
+        #expect(r.stderr.contains("piped | flow: working directory `locked` cannot be entered: permission denied"), "\(r)")
+        #expect(!r.stderr.contains("cannot run"), "\(r)")
+    }
+
     /// A `dir` whose expressions come to the empty string fails the step, naming the `dir`
     /// as written (the spawn said "working directory `` does not exist"), and is not
     /// retried: the same values would come again.

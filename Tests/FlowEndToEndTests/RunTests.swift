@@ -1549,4 +1549,30 @@ import FoundationXML
         #expect(json.jsonEvents.contains { $0["step"] as? String == "2.1" && $0["to"] as? String == "failed" && $0["reason"] as? String == reason },
                 "\(json)")
     }
+
+    /// Output that stdout refuses (a full disk: /dev/full) is reported at the end of the
+    /// run, pointing at the journal, which has it; before, it was lost without a word and
+    /// flow exited 0 as if it had been written. The run's status stays the run's. A reader
+    /// that stops reading (EPIPE) is not warned about: a closed pipe only means the reader had enough.
+    @Test func outputAFullDiskRefusedIsReportedAtTheEnd() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: chatty
+                shell: seq 1 100000
+            """)
+        for (redirect, warned) in [(">/dev/full", true), ("| head -1 >/dev/null", false)] {
+            let flow = try LiveFlow(executable: "/bin/sh",
+                                    arguments: ["-c", "\"$0\" \"$@\" \(redirect)", RunSandbox.flowPath,
+                                                "run", "wf.yaml", "--output", "prefixed"],
+                                    environment: box.environment, directory: box.root.path, ownGroup: false)
+            let r = try flow.finish(timeout: 30)
+            #expect(r.status == 0, "\(redirect): \(r)")
+            #expect(r.stderr.contains("✓ succeeded: 1 succeeded"), "\(redirect): \(r)")
+            let warning = "warning: flow could not write all of its output to stdout (no space left on device); `flow logs "
+            #expect(r.stderr.contains(warning) == warned, "\(redirect): \(r)")
+        }
+        let quiet = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(!quiet.stderr.contains("warning: flow could not write"), "\(quiet)")
+    }
 }

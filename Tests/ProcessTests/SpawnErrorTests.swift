@@ -17,6 +17,17 @@ struct SpawnErrorTests {
         #expect(error.description == "working directory `/nonexistent/dir` does not exist")
     }
 
+    /// A working directory that is a file is not said to be missing.
+    @Test func fileAsDirectoryIsNamed() throws {
+        for executable in ["true", "/bin/true"] {
+            let spec = ChildSpec(executable: executable, environment: TestSupport.environment, directory: "/etc/passwd")
+            #expect(throws: SpawnError.notADirectory("/etc/passwd")) {
+                try ProcessHub.shared.spawn(spec)
+            }
+        }
+        #expect(SpawnError.notADirectory("/etc/passwd").description == "working directory `/etc/passwd` is not a directory")
+    }
+
     @Test func missingExecutableIsNamed() throws {
         for executable in ["flow-no-such-command", "/no/such/file"] {
             let spec = ChildSpec(executable: executable, environment: TestSupport.environment)

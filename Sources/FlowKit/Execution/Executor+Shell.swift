@@ -69,6 +69,32 @@ extension Executor {
         return nil
     }
 
+    /// Why the kernel refused the command with E2BIG ("argument list too long"), in the
+    /// workflow's terms: the command is one argument of the shell, and one argument may
+    /// hold at most `MAX_ARG_STRLEN` bytes; otherwise the command and the environment
+    /// together passed `ARG_MAX`. Said after the refusal, not guessed before it, so that no
+    /// command the kernel would take is turned away.
+    static func argumentListTooLong(arguments: [String], environment: ChildEnvironment) -> String {
+        let longest = longestEnvironmentString - 1
+        if let command = arguments.last, command.utf8.count > longest {
+            return "the command is \(command.utf8.count) bytes: Linux passes at most "
+                + "\(longest) bytes as one argument, and the shell gets the whole command as one; put the command "
+                + "in a script file and run that"
+        }
+        var total = 0
+        var largest: (name: String, size: Int)?
+        for argument in arguments { total += argument.utf8.count + 1 + MemoryLayout<UnsafeRawPointer>.size }
+        for (name, value) in environment.values {
+            let size = name.utf8.count + value.utf8.count + 2
+            total += size + MemoryLayout<UnsafeRawPointer>.size
+            if size > largest?.size ?? 0 { largest = (name, size) }
+        }
+        var reason = "the command and its environment come to about \(total) bytes, more than Linux passes to a command "
+            + "(`getconf ARG_MAX`: \(sysconf(Int32(_SC_ARG_MAX))))"
+        if let largest { reason += "; the largest variable is `\(largest.name)` (\(largest.size) bytes)" }
+        return reason + "; pass large values in files instead"
+    }
+
     func runShell(_ step: StepRun) async -> AttemptResult {
         guard case .shell(let task) = step.instance.node.kind else { return AttemptResult(state: .failed) }
         let instance = step.instance, env = step.env
@@ -170,6 +196,13 @@ extension Executor {
                         return AttemptResult(state: .cancelled, reason: "cancelled before it started")
                     }
                     continue
+                }
+                if case .failed(_, let code) = error, code == E2BIG {
+                    // Named in the workflow's terms (the kernel says only "argument list too
+                    // long"). The same command and values would come again: no retry.
+                    let reason = Self.argumentListTooLong(arguments: spec.arguments, environment: spec.environment)
+                    bus.line(ref, .stderr, "flow: \(reason)")
+                    return AttemptResult(state: .failed, exitCode: 127, reason: reason, isFinal: true)
                 }
                 var reason = error.isRetryable
                     ? "\(error.description) (still after \(Self.shortageLimit.components.seconds) s, with no other step running to free any)"

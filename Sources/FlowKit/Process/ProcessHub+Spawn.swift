@@ -20,7 +20,7 @@ extension ProcessHub {
     ) throws(SpawnError) -> ChildProcess {
         guard let path = ExecutableLookup.resolve(spec.executable, searchPath: spec.environment["PATH"], directory: spec.directory) else {
             // A missing directory explains a failed lookup of a relative PATH entry better.
-            if let dir = spec.directory, !ExecutableLookup.isDirectory(dir) { throw .directoryNotFound(dir) }
+            if let dir = spec.directory, !ExecutableLookup.isDirectory(dir) { throw SpawnError.unusableDirectory(dir) }
             throw .executableNotFound(spec.executable)
         }
         let capture = spec.effectiveOutput == .capture
@@ -93,7 +93,12 @@ extension ProcessHub {
             terminal?.takeBack()
             if SpawnError.isExhaustion(rc) { throw .resourcesExhausted(errno: rc) }
             if rc == ENOENT || rc == ENOTDIR || rc == EACCES, let dir = spec.directory, !ExecutableLookup.isDirectory(dir) {
-                throw .directoryNotFound(dir)
+                throw SpawnError.unusableDirectory(dir)
+            }
+            if rc == EACCES, let dir = spec.directory, access(dir, X_OK) != 0 {
+                // The child's chdir comes before its exec: the directory refused, not the
+                // program (which the step said it could not run).
+                throw .directoryDenied(dir)
             }
             if rc == ENOENT { throw .executableNotFound(spec.executable) }
             throw .failed(executable: spec.executable, errno: rc)

@@ -4,8 +4,12 @@ import Glibc
 
 /// Why a child could not be started. Nothing ran when this is thrown.
 public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The working directory does not exist or is not a directory.
+    /// The working directory does not exist.
     case directoryNotFound(String)
+    /// The working directory exists but is not a directory (a file, say).
+    case notADirectory(String)
+    /// The working directory is a directory this user may not enter (no search permission).
+    case directoryDenied(String)
     /// No executable of that name in the child's `PATH`, or the path does not exist.
     case executableNotFound(String)
     /// Out of file descriptors or processes (EMFILE, ENFILE, EAGAIN). Transient: queue
@@ -24,6 +28,10 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .directoryNotFound(let dir):
             return "working directory `\(dir)` does not exist"
+        case .notADirectory(let dir):
+            return "working directory `\(dir)` is not a directory"
+        case .directoryDenied(let dir):
+            return "working directory `\(dir)` cannot be entered: permission denied"
         case .executableNotFound(let name):
             return "command `\(name)` not found"
         case .resourcesExhausted(let code):
@@ -31,6 +39,12 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
         case .failed(let executable, let code):
             return "cannot run `\(executable)`: \(SpawnError.message(code))"
         }
+    }
+
+    /// The error for a working directory that cannot be entered because it is not one:
+    /// a path that names nothing, or something other than a directory.
+    static func unusableDirectory(_ dir: String) -> SpawnError {
+        access(dir, F_OK) == 0 ? .notADirectory(dir) : .directoryNotFound(dir)
     }
 
     /// strerror text, lowercased to match flow's diagnostic wording.

@@ -35,7 +35,7 @@ final class OutputWriter: @unchecked Sendable {
         if count + bytes.count > capacity {
             flush()
             if bytes.count > capacity {
-                _ = writeAll(fd, bytes)
+                if !writeAll(fd, bytes) { LostOutput.shared.record(fd: fd, errno: errno) }
                 return
             }
         }
@@ -52,7 +52,11 @@ final class OutputWriter: @unchecked Sendable {
 
     func flush() {
         guard count > 0 else { return }
-        _ = writeAll(fd, UnsafeRawBufferPointer(start: storage, count: count))
+        // A refused write is not retried (the destination is full or gone), but the run
+        // says at its end that lines were lost (`LostOutput`).
+        if !writeAll(fd, UnsafeRawBufferPointer(start: storage, count: count)) {
+            LostOutput.shared.record(fd: fd, errno: errno)
+        }
         count = 0
     }
 }
