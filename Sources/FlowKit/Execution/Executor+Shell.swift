@@ -53,7 +53,7 @@ extension Executor {
             return "env `\(name)`"
         }
         for (name, value) in environment.overrides {
-            if value.utf8.contains(0) {
+            if value.containsNUL {
                 return "the value of \(source(name)) holds a NUL byte, which no command's environment can carry"
             }
             let length = name.utf8.count + value.utf8.count + 2
@@ -63,7 +63,7 @@ extension Executor {
                     + "variable); write it to a file and pass the file's path instead"
             }
         }
-        if let directory, directory.utf8.contains(0) {
+        if let directory, directory.containsNUL {
             return "the working directory `dir` holds a NUL byte"
         }
         return nil
@@ -115,8 +115,12 @@ extension Executor {
 
         var arguments: [String]
         var executable: String
-        let shellExecutable = task.program.spec.contains("/") ? task.program.spec
-            : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
+        // Looked up only when needed: a step flow execs directly has no use for the shell
+        // (its lookup was an `access` call on the path to the next spawn).
+        func shellExecutable() -> String {
+            task.program.spec.contains("/") ? task.program.spec
+                : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
+        }
         var direct = false
         if exprEnv.isEmpty, let argv = task.directArgv,
            let resolved = ExecutableLookup.resolve(argv[0], searchPath: environment["PATH"]) {
@@ -125,7 +129,7 @@ extension Executor {
             arguments = Array(argv.dropFirst())
             direct = true
         } else {
-            executable = shellExecutable
+            executable = shellExecutable()
             arguments = Self.shellArguments(task.program, command: command)
         }
         var directory: String?
@@ -186,7 +190,7 @@ extension Executor {
                     // such a script itself, and reports the others with its status 126, so
                     // skipping the shell changes no result.
                     direct = false
-                    spec.executable = shellExecutable
+                    spec.executable = shellExecutable()
                     spec.arguments = Self.shellArguments(task.program, command: command)
                     continue
                 }
@@ -210,7 +214,7 @@ extension Executor {
                 if !direct, case .executableNotFound = error, !task.program.spec.contains("/") {
                     // Name the shell as the workflow does (`shell: ksh`), not the `/bin/ksh`
                     // tried last when the step's PATH had none.
-                    reason = "shell `\(task.program.spec)` not found (not in the step's PATH, nor \(shellExecutable))"
+                    reason = "shell `\(task.program.spec)` not found (not in the step's PATH, nor \(shellExecutable()))"
                 }
                 bus.line(ref, .stderr, "flow: \(reason)")
                 return AttemptResult(state: .failed, exitCode: 127, reason: reason)

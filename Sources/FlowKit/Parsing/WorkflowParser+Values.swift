@@ -142,7 +142,7 @@ extension WorkflowParser {
     /// would run `echo kept` and drop the rest without a word.
     mutating func isFreeOfNUL(_ id: Int32, _ text: Located<String>, _ what: String) -> Bool {
         // A byte scan first: almost every value has no NUL.
-        guard text.value.utf8.contains(0) else { return true }
+        guard text.value.containsNUL else { return true }
         let offset = text.value.unicodeScalars.prefix { $0 != "\0" }.count
         let locator = ScalarLocator(node: document[id], file: file)
         let start = locator.location(ofValueOffset: offset)
