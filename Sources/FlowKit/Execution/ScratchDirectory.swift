@@ -22,6 +22,8 @@ final class ScratchDirectory: Sendable {
     let path: String
     /// Where the directory was made ($TMPDIR, /dev/shm or /tmp).
     let base: String
+    /// The directory, open: files are made and removed relative to it (see `makeFile`).
+    private let directoryFD: Int32
     /// Runs the upkeep off the critical path (the hub's `whenIdle`).
     private let scheduleIdle: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let files = Mutex(Files())
@@ -81,13 +83,15 @@ final class ScratchDirectory: Sendable {
             throw Failure(description: "cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))")
         }
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // -1 if it cannot be opened (out of descriptors): full paths are used then.
+        directoryFD = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         self.scheduleIdle = scheduleIdle
     }
 
     /// The path of a new empty file that no other step has had.
     func emptyFile() -> String {
         let (file, low) = files.withLock { files in
-            (files.ready.popLast() ?? Self.makeFile(in: path, &files), files.ready.count <= Self.lowWater)
+            (files.ready.popLast() ?? makeFile(&files), files.ready.count <= Self.lowWater)
         }
         if low { queueUpkeep() }
         return file
@@ -112,13 +116,19 @@ final class ScratchDirectory: Sendable {
             let removals = Array(files.spent.suffix(n))
             files.spent.removeLast(n)
             while !files.removed, files.ready.count < Self.readyTarget, files.made < expected {
-                files.ready.append(Self.makeFile(in: path, &files))
+                files.ready.append(makeFile(&files))
             }
             return (removals, sweep)
         }
-        for file in removals { unlink(file) }
+        for file in removals { removeFile(file) }
         if sweep { Self.removeStale(in: base) }
         if files.withLock({ $0.spent.count >= Self.spentBatch && !$0.removed }) { queueUpkeep() }
+    }
+
+    // Closed only here: an upkeep may still run after `remove` (it holds the directory
+    // meanwhile), and a closed number could be another directory's by then.
+    deinit {
+        if directoryFD >= 0 { close(directoryFD) }
     }
 
     func remove() {
@@ -162,12 +172,28 @@ final class ScratchDirectory: Sendable {
     /// Creates the next numbered empty file, under the lock (so `remove` cannot miss it).
     /// A failure (a full tmpfs) is not reported here: the step then writes to a path that
     /// does not exist yet, or fails to, and says so.
-    private static func makeFile(in path: String, _ files: inout Files) -> String {
+    ///
+    /// One `mknodat` relative to the open directory, where `open` + `close` of the full
+    /// path walked it from `/` and made a file description only to drop it (tmpfs on the
+    /// 2-core VM: 5.6 → 3.7 µs a file; removal by `unlinkat` 4.7 → 4.3 µs).
+    private func makeFile(_ files: inout Files) -> String {
         files.made += 1
-        let file = "\(path)/\(files.made).out"
-        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) }
-        return file
+        let name = "\(files.made).out"
+        if directoryFD < 0 || mknodat(directoryFD, name, S_IFREG | 0o600, 0) != 0 {
+            // EPERM/EINVAL: a file system that makes regular files only through open.
+            let fd = open("\(path)/\(name)", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+        return "\(path)/\(name)"
+    }
+
+    /// Removes a file this directory made (`file` is its full path).
+    private func removeFile(_ file: String) {
+        guard directoryFD >= 0, file.utf8.count > path.utf8.count + 1 else {
+            unlink(file)
+            return
+        }
+        _ = String(file.utf8.dropFirst(path.utf8.count + 1))!.withCString { unlinkat(directoryFD, $0, 0) }
     }
 
     private func queueUpkeep() {
