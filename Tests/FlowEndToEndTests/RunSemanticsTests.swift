@@ -548,6 +548,47 @@ import Glibc
         let finished = bad.jsonEvents.first { $0["event"] as? String == "run_finished" }
         #expect((finished?["counts"] as? [String: Int])?["failed"] == 1, "the failed use step is counted: \(bad)")
         #expect(bad.jsonEvents.contains { ($0["reason"] as? String)?.contains("`evil` is not an allowed value of `env`") == true }, "\(bad)")
+        // The journal counts it as the summary did: `runs` and `show` said "2 succeeded,
+        // 1 skipped" for the failed run, naming no failure.
+        let recorded = try JournalEndToEndTests.show(box)
+        #expect(recorded["counts"] as? [String: Int] == ["succeeded": 2, "failed": 1, "skipped": 1], "\(recorded)")
+        let listed = try JournalEndToEndTests.runs(box)
+        #expect(listed.first?["counts"] as? [String: Int] == ["succeeded": 2, "failed": 1, "skipped": 1], "\(listed)")
+        let shown = try box.run(["show", "last"])
+        #expect(shown.stdout.hasSuffix("steps: 2 succeeded, 1 failed, 1 skipped\n"), "\(shown)")
+    }
+
+    /// A retried group whose `use` failed before its steps ran (a value not `allowed`) and
+    /// then succeeded: the summary counts the `use` by its latest state, as `show` does (it
+    /// said "2 succeeded, 1 failed" for a run that succeeded).
+    @Test func aRetriedUseThatFailedBeforeItsStepsRanIsCountedByItsLatestState() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - { name: go, shell: "echo deploying ${{ params.env }} >> log" }
+            steps:
+              - name: attempt
+                retry: 1
+                sequential:
+                  - name: pick
+                    shell: |
+                      if [ -e picked ]; then echo "env=prod" >> "$FLOW_OUTPUT"; else touch picked; echo "env=evil" >> "$FLOW_OUTPUT"; fi
+                  - name: ship
+                    use: deploy
+                    with: { env: "${{ steps.pick.outputs.env }}" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["deploying prod"], "\(r)")
+        #expect(r.stderr.contains("✗ ship `evil` is not an allowed value of `env`"), "the first attempt's failure is shown: \(r)")
+        #expect(r.stderr.contains("✓ succeeded: 2 succeeded in "), "\(r)")
+        #expect(!r.stderr.contains("1 failed"), "\(r)")
+        let recorded = try JournalEndToEndTests.show(box)
+        #expect(recorded["counts"] as? [String: Int] == ["succeeded": 2], "\(recorded)")
     }
 
     /// `flow undo` interrupted: the rollback goes on to the end, and the undo run ends
