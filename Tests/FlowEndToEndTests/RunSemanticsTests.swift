@@ -386,6 +386,32 @@ import Glibc
         #expect(notes.contains { $0["step"] is NSNull && $0["message"] as? String == "rolling back 2 steps" }, "\(r)")
     }
 
+    /// `flow show` gives a step of a retried group the time of its latest instance, as the
+    /// live output does: it timed it from the first attempt's start, so a step after a
+    /// 1s `delay` showed at least 1s (the delay's second run).
+    @Test func aRetriedGroupsStepsAreTimedByTheirLatestInstance() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - { name: wait, delay: 1s }
+                  - { name: flaky, shell: "test -e marker || { touch marker; exit 1; }" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        let steps = try #require(JournalEndToEndTests.show(box)["steps"] as? [[String: Any]])
+        func seconds(_ name: String) -> Double? {
+            steps.first { $0["name"] as? String == name }?["duration_seconds"] as? Double
+        }
+        let flaky = try #require(seconds("flaky")), wait = try #require(seconds("wait"))
+        #expect(flaky < 1, "flaky ran once, after the second delay: \(steps)")
+        #expect(wait >= 1 && wait < 2, "one delay, not both: \(steps)")
+        let whole = try #require(seconds("grp"))
+        #expect(whole >= 2, "the group's own time spans its attempts: \(steps)")
+    }
+
     /// The undo of an earlier attempt's step sees that attempt's results, also those of the
     /// steps before it: `attach` reverses what it did to the resource its sibling `create`
     /// made in the same attempt. It saw the last attempt's `create` (`detach 2` twice), so
