@@ -506,6 +506,12 @@ import Glibc
         let r = try flow.finish(timeout: 20)
         #expect(r.status == 128 + signal, "\(r)")
         #expect(box.lines("log") == ["made", "fin2 cancelled", "unmade"], "\(r)")
+        // The note says what happens: the steps are over, so nothing is interrupted (it
+        // said the running steps got the signal, and SIGKILL after the grace period).
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(r.stderr.contains("\(name): cancelling: the steps have ended, so no step is interrupted; "
+            + "what is left of `finally` and rollback runs; signal again to kill everything now\n"), "\(r)")
+        #expect(!r.stderr.contains("running steps get"), "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
         let runs = try JournalEndToEndTests.runs(box)
         #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
@@ -533,6 +539,8 @@ import Glibc
         #expect(r.status == 130, "\(r)")
         #expect(box.lines("log") == ["first", "second", "unfirst"], "\(r)")
         #expect(r.stdout.contains("unsecond"), "\(r)")
+        #expect(r.stderr.contains("SIGINT: cancelling: the steps have ended, so no step is interrupted"), "\(r)")
+        #expect(!r.stderr.contains("running steps get"), "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
     }
 

@@ -32,6 +32,9 @@ public final class Executor: Sendable {
     /// By path, the labels of the steps whose name another step of the plan has too (the
     /// steps of an action used twice, or named as a workflow step is): `name@path`.
     let sharedNameLabels: [String: String]
+    /// The workflow's steps have ended: what is left is `finally` and rollback, which a
+    /// first signal does not interrupt (the note at the signal says so).
+    let stepsEnded = Flag()
 
     public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
         self.plan = plan
@@ -90,6 +93,7 @@ public final class Executor: Sendable {
         cancellation.onCancel { _ in stepsTask.cancel() }
         announceCancellation()
         let stepsState = await stepsTask.value
+        stepsEnded.set()
         var status: RunStatus
         if cancellation.isCancelled {
             status = .cancelled
@@ -139,10 +143,15 @@ public final class Executor: Sendable {
     /// docker compose and go-task do, so a user pressing Ctrl-C knows flow heard it.
     func announceCancellation(rollbackOnly: Bool = false) {
         let grace = options.grace
-        cancellation.onCancel { [bus] signal in
+        cancellation.onCancel { [bus, stepsEnded] signal in
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "signal \(signal)"
+            // After the steps, nothing running is interrupted (`finally` and undo steps
+            // are not): saying they get the signal and SIGKILL after the grace period
+            // was wrong there.
             let what = rollbackOnly
                 ? "the rollback goes on to its end"
+                : stepsEnded.isSet
+                ? "cancelling: the steps have ended, so no step is interrupted; what is left of `finally` and rollback runs"
                 : "stopping: no new step starts, running steps get \(name) (SIGKILL after \(grace.compact)), then `finally` and rollback run"
             bus.emit(.note(nil, "\(name): \(what); signal again to kill everything now"))
         }
