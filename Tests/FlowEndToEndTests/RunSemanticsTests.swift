@@ -412,6 +412,35 @@ import Glibc
         #expect(whole >= 2, "the group's own time spans its attempts: \(steps)")
     }
 
+    /// A step that a group's `timeout` or a sibling's fail-fast stopped before it started is
+    /// skipped for that reason: its event said "the run was cancelled", with no signal sent.
+    @Test func stepsAStoppedGroupSkipsDoNotSayTheRunWasCancelled() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: bounded
+                timeout: 300ms
+                sequential:
+                  - { name: slow, shell: exec sleep 30 }
+                  - { name: after_slow, print: never }
+              - name: race
+                if: always()
+                concurrent:
+                  - sequential:
+                      - { name: long, shell: exec sleep 30 }
+                      - { name: after_long, print: never }
+                  - { name: bad, shell: exit 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        let skips = r.jsonEvents.filter { $0["event"] as? String == "step_state" && $0["to"] as? String == "skipped" }
+        func reason(_ name: String) -> String? { skips.first { $0["name"] as? String == name }?["reason"] as? String }
+        #expect(reason("after_slow") == "its group was stopped (a timeout or fail_fast)", "\(r)")
+        #expect(reason("after_long") != nil, "\(r)")
+        #expect(!skips.contains { $0["reason"] as? String == "the run was cancelled" }, "\(skips)")
+        #expect(r.finalState(of: "bounded") == "timed_out" && r.finalState(of: "bad") == "failed", "\(r)")
+    }
+
     /// The undo of an earlier attempt's step sees that attempt's results, also those of the
     /// steps before it: `attach` reverses what it did to the resource its sibling `create`
     /// made in the same attempt. It saw the last attempt's `create` (`detach 2` twice), so

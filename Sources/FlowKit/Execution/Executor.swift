@@ -328,7 +328,11 @@ public final class Executor: Sendable {
         // killing everything and exiting, and a step started meanwhile would run for
         // nothing (or, quick, do half of a cleanup the user chose not to wait for).
         if Task.isCancelled || (mode == .normal && cancellation.isCancelled) || cancellation.killsEverything {
-            return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled"))
+            // Without a signal, what stopped the step's group is the group's own `timeout`
+            // or a concurrent sibling's failure (fail_fast), which cancel its task alike:
+            // "the run was cancelled" told a reader of the events something that did not happen.
+            let reason = cancellation.isCancelled ? "the run was cancelled" : "its group was stopped (a timeout or fail_fast)"
+            return .finished(skip(node, frame: frame, isUndo: isUndo, reason: reason))
         }
         if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
