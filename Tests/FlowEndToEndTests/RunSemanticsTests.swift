@@ -441,6 +441,27 @@ import Glibc
         #expect(r.finalState(of: "bounded") == "timed_out" && r.finalState(of: "bad") == "failed", "\(r)")
     }
 
+    /// A step's `timeout` stops it as cancellation does: SIGTERM, then SIGKILL after
+    /// `--grace` (here short, so a step that ignores SIGTERM is killed well before the
+    /// default 5s), and `exit_code` says how it ended (137).
+    @Test func aTimeoutSendsSigtermThenSigkillAfterTheGrace() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: stubborn
+                shell: trap '' TERM; touch started; $CHILD --sleep 30
+                timeout: 200ms
+                continue_on_error: true
+              - print: "${{ steps.stubborn.status }} ${{ steps.stubborn.exit_code }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw", "--grace", "300ms"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines == ["timed_out 137"], "\(r)")
+        #expect(r.elapsed < 4, "killed after the 300ms grace, not the default 5s: \(r.elapsed)")
+        #expect(box.exists("started"))
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     /// The undo of an earlier attempt's step sees that attempt's results, also those of the
     /// steps before it: `attach` reverses what it did to the resource its sibling `create`
     /// made in the same attempt. It saw the last attempt's `create` (`detach 2` twice), so
