@@ -576,6 +576,32 @@ import Glibc
         #expect(box.lines("log").count == 3)
     }
 
+    /// `flow undo` of a group with `undo`: the group's own steps, not undone themselves, are
+    /// skipped in the undo run like every other step it does not reverse (they were left
+    /// `pending`, so `show` listed them as never reached and `runs` counted "2 pending").
+    @Test func undoOfAGroupSkipsTheStepsInsideIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: deploy
+                sequential:
+                  - { name: tag, shell: echo "v=7" >> "$FLOW_OUTPUT" }
+                  - { name: push, shell: "true" }
+                undo:
+                  shell: echo "revert ${{ steps.tag.outputs.v }} ${{ steps.push.status }}" >> log
+              - { name: boom, shell: exit 1 }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback", "--output", "prefixed"]).status == 1)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["revert 7 succeeded"], "\(undo)")
+        let shown = try Self.show(box)
+        #expect(Self.stepStates(shown) == ["deploy": "undone", "tag": "skipped", "push": "skipped", "boom": "skipped"],
+                "\(shown)")
+        #expect(shown["counts"] as? [String: Int] == ["skipped": 3], "\(shown)")
+        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 3 skipped in "), "\(undo)")
+    }
+
     /// `flow undo` of a run with nothing left to undo exits 2 whoever undid it: the run's own
     /// rollback used to give exit 0 ("no succeeded steps with `undo`"), an earlier
     /// `flow undo` exit 2. A run that never had a step with `undo` still exits 0.

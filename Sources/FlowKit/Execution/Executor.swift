@@ -664,8 +664,10 @@ extension Executor {
         // `pending` in the journal as if the run had stopped before them.
         let undone = Set(steps.compactMap { byPath[$0.path].map(ObjectIdentifier.init) })
         func skipOthers(_ nodes: [PlanNode]) {
-            for node in nodes where !undone.contains(ObjectIdentifier(node)) {
-                if contains(node, anyOf: undone) {
+            for node in nodes {
+                // A group being undone is not its steps: those not undone themselves are
+                // skipped too (they were left `pending`, and `show` and `runs` counted them so).
+                if undone.contains(ObjectIdentifier(node)) || contains(node, anyOf: undone) {
                     skipOthers(node.children + node.finally)
                 } else {
                     _ = skip(node, frame: ScopeFrame(id: node.scope, params: [:]), isUndo: false, reason: "not undone by this run")
