@@ -552,6 +552,33 @@ import Glibc
         #expect(box.lines("log") == ["undo succeeded", "undo failed", "undo failed"])
     }
 
+    /// `flow undo` of a run that ended cancelled: the status functions of its undo steps
+    /// agree with `run.status` (`cancelled`), as in that run's own rollback. `cancelled()`
+    /// was false there, so an `if: cancelled()` undo step was skipped (and the step still
+    /// counted undone), while `if: success()` ran.
+    @Test func undoOfACancelledRunSeesCancelled() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - { shell: 'echo "cancelled ${{ run.status }}" >> log', if: cancelled() }
+                  - { shell: "echo success >> log", if: success() }
+                  - { shell: "echo plain >> log" }
+              - { name: wait, shell: $CHILD --stderr ready --sleep 30 }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"])
+        #expect(flow.waitForLine("wait | ready"), "\(flow.stderr)")
+        flow.signal(SIGTERM)
+        let run = try flow.finish(timeout: 20)
+        #expect(run.status == 143, "\(run)")
+        #expect(box.lines("log").isEmpty, "--no-rollback: \(run)")
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["cancelled cancelled", "plain"], "\(undo)")
+    }
+
     @Test func undoLastRunsUndoStepsInReverse() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.undoable)
