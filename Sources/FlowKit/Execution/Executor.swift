@@ -590,6 +590,14 @@ public final class Executor: Sendable {
             if finallyState != .succeeded, state == .succeeded { state = .failed }
         }
         if Task.isCancelled, state != .succeeded { state = .cancelled }
+        // A step inside failed before the run's signal stopped the rest: the group ends
+        // `cancelled`, which the enclosing list does not count as a failure, but the step's
+        // failure happened, and `failure()` after it (an enclosing `finally`, the top-level
+        // one) must see it as it does for a step outside any group ("unless a step had
+        // failed before"). A concurrent branch's scope is its own; its group's is the parent.
+        if state == .cancelled, cancellation.isCancelled, inner.ownFailure, !node.continueOnError {
+            (scope.isBranch ? scope.parent : scope)?.markFailed()
+        }
         return AttemptResult(state: state, reason: state == .failed ? StepTransition.insideFailedReason : nil)
     }
 
