@@ -76,10 +76,16 @@ extension Journal {
     private func fillCounts(_ records: inout [RunRecord], onlyThese: Bool) throws(JournalError) {
         guard !records.isEmpty else { return }
         let onlyThese = onlyThese && records.count <= Self.countsByIDLimit
-        // The steps the run's summary counts (`RunState.counts`): the leaves, and a group
-        // its own timeout ended, once (its steps are only `cancelled`). Undo steps aside.
+        // The steps the run's summary counts (`RunState.counts`): the leaves, a group its
+        // own timeout ended, once (its steps are only `cancelled`), and a group that failed
+        // with nothing inside it having run (a `use` given a value not `allowed`: without
+        // it, `runs` and `show` named no failure for the failed run). A path's descendants
+        // are the paths between `PATH.` and `PATH/` ('/' follows '.'), an index range.
+        // Undo steps aside. `isCountedAlone` is the same rule for a run still recorded live.
         var sql = """
-            SELECT run_id, state, COUNT(*) AS n FROM steps WHERE (kind IN ('print', 'delay', 'shell') OR state = 'timed_out')
+            SELECT run_id, state, COUNT(*) AS n FROM steps s WHERE (kind IN ('print', 'delay', 'shell') OR state = 'timed_out'
+                OR (state = 'failed' AND NOT EXISTS (SELECT 1 FROM steps c WHERE c.run_id = s.run_id
+                    AND c.path > s.path || '.' AND c.path < s.path || '/' AND c.state NOT IN ('skipped', 'pending'))))
             AND path NOT LIKE '%u%'
             """
         var ids: [any SQLiteBindable] = []
@@ -99,8 +105,8 @@ extension Journal {
             if records[i].isUnfinished {
                 // Its `steps` rows were never brought up to date: count from its transitions.
                 var counts: [String: Int] = [:]
-                for step in try steps(records[i].id)
-                where (["print", "delay", "shell"].contains(step.kind) || step.state == "timed_out") && !step.path.contains("u") {
+                let steps = try steps(records[i].id)
+                for step in steps where Self.isCountedAlone(step, among: steps) {
                     counts[step.state, default: 0] += 1
                 }
                 records[i].counts = counts
@@ -108,6 +114,17 @@ extension Journal {
                 records[i].counts = byRun[records[i].id] ?? [:]
             }
         }
+    }
+
+    /// Whether the run's summary counts `step` (the rule of `fillCounts`' query): a leaf, a
+    /// group its own timeout ended, or a group that failed with nothing inside it having
+    /// run. Undo steps aside.
+    static func isCountedAlone(_ step: StepRecord, among steps: [StepRecord]) -> Bool {
+        guard !step.path.contains("u") else { return false }
+        if ["print", "delay", "shell"].contains(step.kind) || step.state == "timed_out" { return true }
+        guard step.state == "failed" else { return false }
+        let inside = step.path + "."
+        return !steps.contains { $0.path.hasPrefix(inside) && !["skipped", "pending"].contains($0.state) }
     }
 
     /// One run, with its stored workflow content.

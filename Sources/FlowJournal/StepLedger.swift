@@ -61,7 +61,11 @@ struct StepLedger {
         switch StepState(rawValue: to) {
         case .running:
             entry.attempts = attempt
-            if entry.startedAt == nil { entry.startedAt = time }
+            // A retried step's time spans its attempts; attempt 1 again is a new instance
+            // (a retried group runs its steps again), whose time is its own, as the live
+            // output and the step's `attempts` say: from the first attempt, `show` gave a
+            // print after a retried group's delay the delay's time.
+            if entry.startedAt == nil || attempt == 1 { entry.startedAt = time }
             attemptStarts[path] = time
         case .succeeded, .failed, .timedOut, .cancelled:
             entry.exitCode = exitCode

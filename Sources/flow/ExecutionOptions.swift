@@ -18,7 +18,7 @@ struct ExecutionOptions {
                choices: OutputMode.choices, defaultValue: "auto"),
         .flag("quiet", help: "Print only failures and the summary (output prefixed or grouped; auto picks prefixed)."),
         .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
-        .value("grace", valueName: "duration", help: "Time between the polite signal and SIGKILL on cancellation.", defaultValue: "5s"),
+        .value("grace", valueName: "duration", help: "Time between the polite signal and SIGKILL when a step is stopped: on cancellation, a timeout or fail-fast.", defaultValue: "5s"),
         .value("max-parallel", valueName: "n", help: "Cap on running shell steps across the run."),
         .flag("no-rollback", help: "Do not run undo steps when the run fails or is cancelled."),
         .value("junit", valueName: "file", help: "Write a JUnit XML report of the steps.", completion: .file(extensions: [])),

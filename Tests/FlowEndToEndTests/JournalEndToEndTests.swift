@@ -552,6 +552,33 @@ import Glibc
         #expect(box.lines("log") == ["undo succeeded", "undo failed", "undo failed"])
     }
 
+    /// `flow undo` of a run that ended cancelled: the status functions of its undo steps
+    /// agree with `run.status` (`cancelled`), as in that run's own rollback. `cancelled()`
+    /// was false there, so an `if: cancelled()` undo step was skipped (and the step still
+    /// counted undone), while `if: success()` ran.
+    @Test func undoOfACancelledRunSeesCancelled() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - { shell: 'echo "cancelled ${{ run.status }}" >> log', if: cancelled() }
+                  - { shell: "echo success >> log", if: success() }
+                  - { shell: "echo plain >> log" }
+              - { name: wait, shell: $CHILD --stderr ready --sleep 30 }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"])
+        #expect(flow.waitForLine("wait | ready"), "\(flow.stderr)")
+        flow.signal(SIGTERM)
+        let run = try flow.finish(timeout: 20)
+        #expect(run.status == 143, "\(run)")
+        #expect(box.lines("log").isEmpty, "--no-rollback: \(run)")
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["cancelled cancelled", "plain"], "\(undo)")
+    }
+
     @Test func undoLastRunsUndoStepsInReverse() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.undoable)
@@ -574,6 +601,32 @@ import Glibc
         let twice = try box.run(["undo", runID, "--output", "prefixed"])
         #expect(twice.status != 0, "\(twice)")
         #expect(box.lines("log").count == 3)
+    }
+
+    /// `flow undo` of a group with `undo`: the group's own steps, not undone themselves, are
+    /// skipped in the undo run like every other step it does not reverse (they were left
+    /// `pending`, so `show` listed them as never reached and `runs` counted "2 pending").
+    @Test func undoOfAGroupSkipsTheStepsInsideIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: deploy
+                sequential:
+                  - { name: tag, shell: echo "v=7" >> "$FLOW_OUTPUT" }
+                  - { name: push, shell: "true" }
+                undo:
+                  shell: echo "revert ${{ steps.tag.outputs.v }} ${{ steps.push.status }}" >> log
+              - { name: boom, shell: exit 1 }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback", "--output", "prefixed"]).status == 1)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["revert 7 succeeded"], "\(undo)")
+        let shown = try Self.show(box)
+        #expect(Self.stepStates(shown) == ["deploy": "undone", "tag": "skipped", "push": "skipped", "boom": "skipped"],
+                "\(shown)")
+        #expect(shown["counts"] as? [String: Int] == ["skipped": 3], "\(shown)")
+        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 3 skipped in "), "\(undo)")
     }
 
     /// `flow undo` of a run with nothing left to undo exits 2 whoever undid it: the run's own

@@ -386,6 +386,82 @@ import Glibc
         #expect(notes.contains { $0["step"] is NSNull && $0["message"] as? String == "rolling back 2 steps" }, "\(r)")
     }
 
+    /// `flow show` gives a step of a retried group the time of its latest instance, as the
+    /// live output does: it timed it from the first attempt's start, so a step after a
+    /// 1s `delay` showed at least 1s (the delay's second run).
+    @Test func aRetriedGroupsStepsAreTimedByTheirLatestInstance() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - { name: wait, delay: 1s }
+                  - { name: flaky, shell: "test -e marker || { touch marker; exit 1; }" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        let steps = try #require(JournalEndToEndTests.show(box)["steps"] as? [[String: Any]])
+        func seconds(_ name: String) -> Double? {
+            steps.first { $0["name"] as? String == name }?["duration_seconds"] as? Double
+        }
+        let flaky = try #require(seconds("flaky")), wait = try #require(seconds("wait"))
+        #expect(flaky < 1, "flaky ran once, after the second delay: \(steps)")
+        #expect(wait >= 1 && wait < 2, "one delay, not both: \(steps)")
+        let whole = try #require(seconds("grp"))
+        #expect(whole >= 2, "the group's own time spans its attempts: \(steps)")
+    }
+
+    /// A step that a group's `timeout` or a sibling's fail-fast stopped before it started is
+    /// skipped for that reason: its event said "the run was cancelled", with no signal sent.
+    @Test func stepsAStoppedGroupSkipsDoNotSayTheRunWasCancelled() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: bounded
+                timeout: 300ms
+                sequential:
+                  - { name: slow, shell: exec sleep 30 }
+                  - { name: after_slow, print: never }
+              - name: race
+                if: always()
+                concurrent:
+                  - sequential:
+                      - { name: long, shell: exec sleep 30 }
+                      - { name: after_long, print: never }
+                  - { name: bad, shell: exit 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        let skips = r.jsonEvents.filter { $0["event"] as? String == "step_state" && $0["to"] as? String == "skipped" }
+        func reason(_ name: String) -> String? { skips.first { $0["name"] as? String == name }?["reason"] as? String }
+        #expect(reason("after_slow") == "its group was stopped (a timeout or fail_fast)", "\(r)")
+        #expect(reason("after_long") != nil, "\(r)")
+        #expect(!skips.contains { $0["reason"] as? String == "the run was cancelled" }, "\(skips)")
+        #expect(r.finalState(of: "bounded") == "timed_out" && r.finalState(of: "bad") == "failed", "\(r)")
+    }
+
+    /// A step's `timeout` stops it as cancellation does: SIGTERM, then SIGKILL after
+    /// `--grace` (here short, so a step that ignores SIGTERM is killed well before the
+    /// default 5s), and `exit_code` says how it ended (137).
+    @Test func aTimeoutSendsSigtermThenSigkillAfterTheGrace() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: stubborn
+                shell: trap '' TERM; touch started; $CHILD --sleep 30
+                timeout: 200ms
+                continue_on_error: true
+              - print: "${{ steps.stubborn.status }} ${{ steps.stubborn.exit_code }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw", "--grace", "300ms"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines == ["timed_out 137"], "\(r)")
+        #expect(r.elapsed < 4, "killed after the 300ms grace, not the default 5s: \(r.elapsed)")
+        #expect(box.exists("started"))
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     /// The undo of an earlier attempt's step sees that attempt's results, also those of the
     /// steps before it: `attach` reverses what it did to the resource its sibling `create`
     /// made in the same attempt. It saw the last attempt's `create` (`detach 2` twice), so
@@ -480,6 +556,12 @@ import Glibc
         let r = try flow.finish(timeout: 20)
         #expect(r.status == 128 + signal, "\(r)")
         #expect(box.lines("log") == ["made", "fin2 cancelled", "unmade"], "\(r)")
+        // The note says what happens: the steps are over, so nothing is interrupted (it
+        // said the running steps got the signal, and SIGKILL after the grace period).
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        #expect(r.stderr.contains("\(name): cancelling: the steps have ended, so no step is interrupted; "
+            + "what is left of `finally` and rollback runs; signal again to kill everything now\n"), "\(r)")
+        #expect(!r.stderr.contains("running steps get"), "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
         let runs = try JournalEndToEndTests.runs(box)
         #expect(runs.first?["state"] as? String == "cancelled", "\(runs)")
@@ -507,6 +589,8 @@ import Glibc
         #expect(r.status == 130, "\(r)")
         #expect(box.lines("log") == ["first", "second", "unfirst"], "\(r)")
         #expect(r.stdout.contains("unsecond"), "\(r)")
+        #expect(r.stderr.contains("SIGINT: cancelling: the steps have ended, so no step is interrupted"), "\(r)")
+        #expect(!r.stderr.contains("running steps get"), "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
     }
 
@@ -548,6 +632,47 @@ import Glibc
         let finished = bad.jsonEvents.first { $0["event"] as? String == "run_finished" }
         #expect((finished?["counts"] as? [String: Int])?["failed"] == 1, "the failed use step is counted: \(bad)")
         #expect(bad.jsonEvents.contains { ($0["reason"] as? String)?.contains("`evil` is not an allowed value of `env`") == true }, "\(bad)")
+        // The journal counts it as the summary did: `runs` and `show` said "2 succeeded,
+        // 1 skipped" for the failed run, naming no failure.
+        let recorded = try JournalEndToEndTests.show(box)
+        #expect(recorded["counts"] as? [String: Int] == ["succeeded": 2, "failed": 1, "skipped": 1], "\(recorded)")
+        let listed = try JournalEndToEndTests.runs(box)
+        #expect(listed.first?["counts"] as? [String: Int] == ["succeeded": 2, "failed": 1, "skipped": 1], "\(listed)")
+        let shown = try box.run(["show", "last"])
+        #expect(shown.stdout.hasSuffix("steps: 2 succeeded, 1 failed, 1 skipped\n"), "\(shown)")
+    }
+
+    /// A retried group whose `use` failed before its steps ran (a value not `allowed`) and
+    /// then succeeded: the summary counts the `use` by its latest state, as `show` does (it
+    /// said "2 succeeded, 1 failed" for a run that succeeded).
+    @Test func aRetriedUseThatFailedBeforeItsStepsRanIsCountedByItsLatestState() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - { name: go, shell: "echo deploying ${{ params.env }} >> log" }
+            steps:
+              - name: attempt
+                retry: 1
+                sequential:
+                  - name: pick
+                    shell: |
+                      if [ -e picked ]; then echo "env=prod" >> "$FLOW_OUTPUT"; else touch picked; echo "env=evil" >> "$FLOW_OUTPUT"; fi
+                  - name: ship
+                    use: deploy
+                    with: { env: "${{ steps.pick.outputs.env }}" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["deploying prod"], "\(r)")
+        #expect(r.stderr.contains("✗ ship `evil` is not an allowed value of `env`"), "the first attempt's failure is shown: \(r)")
+        #expect(r.stderr.contains("✓ succeeded: 2 succeeded in "), "\(r)")
+        #expect(!r.stderr.contains("1 failed"), "\(r)")
+        let recorded = try JournalEndToEndTests.show(box)
+        #expect(recorded["counts"] as? [String: Int] == ["succeeded": 2], "\(recorded)")
     }
 
     /// `flow undo` interrupted: the rollback goes on to the end, and the undo run ends

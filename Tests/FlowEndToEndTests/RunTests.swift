@@ -851,6 +851,32 @@ import FoundationXML
         #expect(r.stderr.contains("✗ gen FLOW_OUTPUT line 2: the value of `notes` is not closed: no line `EOF` follows"), "\(r)")
     }
 
+    /// A `$FLOW_OUTPUT` that cannot be read fails a step that exited 0, and is not retried
+    /// (the same command writes the same file); a step that exited non-zero is retried by
+    /// its exit code, whatever its file holds (docs/workflow-format.md#outputs).
+    @Test func aMalformedOutputFileFailsTheStepAndIsNotRetried() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: bad
+                shell: echo run >> log; echo "bad key=1" >> "$FLOW_OUTPUT"
+                retry: 2
+                continue_on_error: true
+              - name: failing
+                shell: echo run2 >> log; echo "bad key=1" >> "$FLOW_OUTPUT"; exit 3
+                retry: 1
+                continue_on_error: true
+              - name: tidy
+                shell: printf 'k=1\\n\\nk=2\\r\\n' >> "$FLOW_OUTPUT"
+              - print: "${{ steps.bad.status }} ${{ steps.bad.exit_code }} [${{ steps.tidy.outputs.k }}]"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log") == ["run", "run2", "run2"], "\(r)")
+        #expect(r.stderr.contains("✗ bad FLOW_OUTPUT line 1: invalid output key `bad key`"), "\(r)")
+        #expect(r.stdoutLines.last == "print@4 | failed 0 [2]", "\(r)")
+    }
+
     @Test func stepStatusAndExitCode() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -459,7 +459,8 @@ import Glibc
         #expect(flow.waitFor { stdout, _ in stdout.contains("\"to\":\"retrying\"") }, "\(flow.stdout)")
         flow.signal(SIGINT)
         // The first one taken (two signals sent at once may arrive as one).
-        #expect(flow.waitFor { stdout, _ in stdout.contains("SIGINT: stopping") }, "\(flow.stdout)")
+        // (In `finally` the note says the steps have ended and nothing is interrupted.)
+        #expect(flow.waitFor { stdout, _ in stdout.contains("SIGINT: cancelling") }, "\(flow.stdout)")
         flow.signal(SIGINT)
         let r = try flow.finish(timeout: 15)
         #expect(r.status == 130, "\(r)")
@@ -511,6 +512,42 @@ import Glibc
         let r2 = try second.finish(timeout: 15)
         #expect(r2.status == 130, "\(r2)")
         #expect(failedFirst.lines("log") == ["failure", "status cancelled"], "a step did fail: \(r2)")
+    }
+
+    /// A step that failed inside a group before Ctrl-C stopped the rest of it is a failure
+    /// `failure()` in `finally` sees, as it is outside a group: the group ends `cancelled`,
+    /// and its failure was lost (a sequential group whose `if: failure()` step was running,
+    /// a concurrent one with `fail_fast: false`, a group's own `finally` after both).
+    @Test(arguments: ["sequential", "concurrent"])
+    func aFailureInsideAGroupStoppedByCtrlCIsSeenByFinally(_ kind: String) throws {
+        let box = try RunSandbox()
+        // Sequential: the step after the failure runs because its `if` says so. Concurrent:
+        // `fail_fast: false` lets the sibling run on.
+        let notify = kind == "sequential" ? "if: failure(), " : ""
+        let options = kind == "sequential" ? "" : "fail_fast: false"
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                sequential:
+                  - name: g
+                    \(options)
+                    \(kind):
+                      - { name: boom, shell: exit 1 }
+                      - { name: notify, \(notify)shell: "$CHILD --stderr ready --sleep 30" }
+                finally:
+                  - { name: outer_failed, if: failure(), shell: echo outer failure >> log }
+            finally:
+              - { name: failed, if: failure(), shell: echo failure >> log }
+              - { name: cancel, if: cancelled(), shell: echo cancelled >> log }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("notify | ready"), "\(flow.stderr)")
+        // The failure is recorded before the signal comes.
+        #expect(flow.waitFor { _, err in err.contains("✗ boom exit 1") }, "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.lines("log") == ["outer failure", "failure", "cancelled"], "\(r)")
     }
 
     /// With its output blocked (a reader that stopped reading: `flow run … | less`), the

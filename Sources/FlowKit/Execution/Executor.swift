@@ -32,6 +32,9 @@ public final class Executor: Sendable {
     /// By path, the labels of the steps whose name another step of the plan has too (the
     /// steps of an action used twice, or named as a workflow step is): `name@path`.
     let sharedNameLabels: [String: String]
+    /// The workflow's steps have ended: what is left is `finally` and rollback, which a
+    /// first signal does not interrupt (the note at the signal says so).
+    let stepsEnded = Flag()
 
     public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
         self.plan = plan
@@ -90,6 +93,7 @@ public final class Executor: Sendable {
         cancellation.onCancel { _ in stepsTask.cancel() }
         announceCancellation()
         let stepsState = await stepsTask.value
+        stepsEnded.set()
         var status: RunStatus
         if cancellation.isCancelled {
             status = .cancelled
@@ -139,10 +143,15 @@ public final class Executor: Sendable {
     /// docker compose and go-task do, so a user pressing Ctrl-C knows flow heard it.
     func announceCancellation(rollbackOnly: Bool = false) {
         let grace = options.grace
-        cancellation.onCancel { [bus] signal in
+        cancellation.onCancel { [bus, stepsEnded] signal in
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "signal \(signal)"
+            // After the steps, nothing running is interrupted (`finally` and undo steps
+            // are not): saying they get the signal and SIGKILL after the grace period
+            // was wrong there.
             let what = rollbackOnly
                 ? "the rollback goes on to its end"
+                : stepsEnded.isSet
+                ? "cancelling: the steps have ended, so no step is interrupted; what is left of `finally` and rollback runs"
                 : "stopping: no new step starts, running steps get \(name) (SIGKILL after \(grace.compact)), then `finally` and rollback run"
             bus.emit(.note(nil, "\(name): \(what); signal again to kill everything now"))
         }
@@ -319,7 +328,11 @@ public final class Executor: Sendable {
         // killing everything and exiting, and a step started meanwhile would run for
         // nothing (or, quick, do half of a cleanup the user chose not to wait for).
         if Task.isCancelled || (mode == .normal && cancellation.isCancelled) || cancellation.killsEverything {
-            return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "the run was cancelled"))
+            // Without a signal, what stopped the step's group is the group's own `timeout`
+            // or a concurrent sibling's failure (fail_fast), which cancel its task alike:
+            // "the run was cancelled" told a reader of the events something that did not happen.
+            let reason = cancellation.isCancelled ? "the run was cancelled" : "its group was stopped (a timeout or fail_fast)"
+            return .finished(skip(node, frame: frame, isUndo: isUndo, reason: reason))
         }
         if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
@@ -577,6 +590,14 @@ public final class Executor: Sendable {
             if finallyState != .succeeded, state == .succeeded { state = .failed }
         }
         if Task.isCancelled, state != .succeeded { state = .cancelled }
+        // A step inside failed before the run's signal stopped the rest: the group ends
+        // `cancelled`, which the enclosing list does not count as a failure, but the step's
+        // failure happened, and `failure()` after it (an enclosing `finally`, the top-level
+        // one) must see it as it does for a step outside any group ("unless a step had
+        // failed before"). A concurrent branch's scope is its own; its group's is the parent.
+        if state == .cancelled, cancellation.isCancelled, inner.ownFailure, !node.continueOnError {
+            (scope.isBranch ? scope.parent : scope)?.markFailed()
+        }
         return AttemptResult(state: state, reason: state == .failed ? StepTransition.insideFailedReason : nil)
     }
 
@@ -651,8 +672,10 @@ extension Executor {
         // `pending` in the journal as if the run had stopped before them.
         let undone = Set(steps.compactMap { byPath[$0.path].map(ObjectIdentifier.init) })
         func skipOthers(_ nodes: [PlanNode]) {
-            for node in nodes where !undone.contains(ObjectIdentifier(node)) {
-                if contains(node, anyOf: undone) {
+            for node in nodes {
+                // A group being undone is not its steps: those not undone themselves are
+                // skipped too (they were left `pending`, and `show` and `runs` counted them so).
+                if undone.contains(ObjectIdentifier(node)) || contains(node, anyOf: undone) {
                     skipOthers(node.children + node.finally)
                 } else {
                     _ = skip(node, frame: ScopeFrame(id: node.scope, params: [:]), isUndo: false, reason: "not undone by this run")

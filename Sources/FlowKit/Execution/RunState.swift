@@ -35,6 +35,10 @@ final class RunState: Sendable {
         /// cost more than the rest of the record. A group has an entry only while its
         /// latest attempt ended timed out (or failed before a step ran: `countOwnFailure`).
         var leafStates: [ObjectIdentifier: (state: StepState, instance: ObjectIdentifier)] = [:]
+        /// The instances `countOwnFailure` counted, by plan node, held so that their
+        /// identity in `leafStates` cannot pass to a later attempt's instance made at the
+        /// same address once they are gone.
+        var ownFailures: [ObjectIdentifier: StepInstance] = [:]
         var status = RunStatus.running
     }
 
@@ -62,12 +66,18 @@ final class RunState: Sendable {
             } else if !instance.ref.isUndo {
                 // A group's timeout counts as a step that timed out: its steps show only as
                 // cancelled, and a failed run's summary would name no failure. A later attempt
-                // of the group that ends otherwise takes the count back.
+                // of the group that ends otherwise takes the count back, and so does one
+                // that ends after an earlier attempt failed before its steps ran
+                // (`countOwnFailure`, which this instance's own end leaves standing): the
+                // summary counts each step by its latest state.
                 let node = ObjectIdentifier(instance.node)
                 if result.state == .timedOut {
                     s.leafStates[node] = (.timedOut, ObjectIdentifier(instance))
-                } else if s.leafStates[node]?.state == .timedOut {
+                    s.ownFailures[node] = nil
+                } else if let counted = s.leafStates[node],
+                          counted.state == .timedOut || counted.instance != ObjectIdentifier(instance) {
                     s.leafStates[node] = nil
+                    s.ownFailures[node] = nil
                 }
             }
             if result.state == .succeeded, !instance.node.undo.isEmpty {
@@ -79,7 +89,11 @@ final class RunState: Sendable {
     /// Counts a group that failed before any step inside it ran (a `use` given a value not
     /// `allowed`), so the summary shows the failure.
     func countOwnFailure(_ instance: StepInstance) {
-        state.withLock { $0.leafStates[ObjectIdentifier(instance.node)] = (.failed, ObjectIdentifier(instance)) }
+        state.withLock { s in
+            let node = ObjectIdentifier(instance.node)
+            s.leafStates[node] = (.failed, ObjectIdentifier(instance))
+            s.ownFailures[node] = instance
+        }
     }
 
     /// Moves a step's count after its undo ran, when it is the step's latest instance.

@@ -37,11 +37,16 @@ struct RuntimeContext: ExpressionEvaluator.Context {
     }
 
     func status(_ function: String) -> Bool? {
+        // The run is cancelled from its signal on; `flow undo` of a run that ended
+        // cancelled (or was killed) rolls back a cancelled run too, which `run.status`
+        // says there: `cancelled()` agrees with it, as it does in that run's own rollback
+        // (it was false under `flow undo`, so an `if: cancelled()` undo step was skipped).
+        let cancelled = cancellation.isCancelled || runStatus == .cancelled
         switch function {
         case "always": return true
-        case "cancelled": return cancellation.isCancelled
+        case "cancelled": return cancelled
         case "failure": return failures.seesFailure
-        case "success": return !failures.seesFailure && !cancellation.isCancelled
+        case "success": return !failures.seesFailure && !cancelled
         default: return nil
         }
     }
