@@ -71,7 +71,9 @@ struct ResumeCommand: Command {
                 case .failure(let failure): what = failure.isMissing ? "is gone" : "cannot be read (\(failure.reason))"
                 }
                 Console.stderr("error: \(ControlEscaping.escaped(record.workflowPath)) \(what); resume would not run the same workflow\n")
-                Console.stderr("help: use --force to resume with the current file\n")
+                // With no file to read, --force runs the content recorded with the run (below).
+                let with = current == nil ? "the workflow recorded with the run" : "the current file"
+                Console.stderr("help: use --force to resume with \(with)\n")
                 throw ExitCode(2)
             }
             if let current {
