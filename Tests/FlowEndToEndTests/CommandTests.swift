@@ -333,4 +333,14 @@ import Testing
             #expect(!piped.stderr.contains("cannot write"), "\(arguments): \(piped)")
         }
     }
+
+    /// `help` is a subcommand of the root as the others are: a typo of it gets a "did you
+    /// mean" (`flow hlep run` said only "Unknown subcommand").
+    @Test func aMisspeltHelpGetsADidYouMean() throws {
+        let result = try FlowBinary.run(["hlep", "run"], in: FlowBinary.packageRoot)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.hasPrefix("Error: Unknown subcommand 'hlep'. Did you mean 'help'?\n"), "\(result)")
+        let run = try FlowBinary.run(["rnu"], in: FlowBinary.packageRoot)
+        #expect(run.stderr.hasPrefix("Error: Unknown subcommand 'rnu'. Did you mean 'run'?\n"), "\(run)")
+    }
 }
