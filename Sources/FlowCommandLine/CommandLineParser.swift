@@ -41,7 +41,9 @@ public enum CommandLineParser {
             }
             guard let sub = command.subcommand(word) else {
                 var message = "Unknown subcommand '\(word)'"
-                if let near = Suggestion.closest(to: word, in: command.subcommands.map(\.name)) {
+                // The root's `help` is a subcommand to the user too (`flow hlep run`).
+                let names = command.subcommands.map(\.name) + (path.count == 1 ? ["help"] : [])
+                if let near = Suggestion.closest(to: word, in: names) {
                     message += ". Did you mean '\(near)'?"
                 }
                 throw UsageError(message, path: path)

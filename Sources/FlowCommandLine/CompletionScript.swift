@@ -557,8 +557,9 @@ extension CompletionScript {
     /// `complete` lines, grouped by command. Before a subcommand is given
     /// (`__fish_use_subcommand`) fish offers the subcommands and the root's options; after
     /// one (`__fish_seen_subcommand_from run`), that command's options and what its
-    /// positional arguments take. fish does not tell positional arguments apart: every
-    /// argument of a command offers what any of them takes.
+    /// positional arguments take, each at its own position (`_flow_position`): fish has no
+    /// notion of positions, and without it `flow logs RUN <tab>` offered run ids again
+    /// beside the run's steps, and `flow run FILE <tab>` file names beside the actions.
     private static func fish(_ tree: CompletionTree) -> String {
         let name = oneLine(tree.name)
         let command = "complete -c " + fishWord(tree.name)
@@ -583,6 +584,32 @@ extension CompletionScript {
                 "    # The value alone: fish completes `--tags=a,` as `a,` and puts the `--tags=` back.",
                 "    set -l current (commandline -ct | string replace -r -- '^--[^=]*=' '')",
                 "    $typed[1] \(CommandLineParser.completionValuesOption) $argv[1] \"$current\" $typed[2..-1] 2>/dev/null",
+                "end",
+            ]
+        }
+        if tree.nodes.contains(where: { $0.children.isEmpty && !$0.command.arguments.isEmpty }) {
+            lines += [
+                "",
+                "# Whether the word under the cursor is positional argument $argv[1] (from 0) of the",
+                "# command $argv[2] words deep (`+`: or a later one): counts the words after the",
+                "# command that are not options or the values of the options listed after them.",
+                "function \(tree.prefix)_position",
+                "    set -l words (commandline -opc)",
+                "    set -l n 0",
+                "    set -l value 0",
+                "    set -l dashdash 0",
+                "    for word in $words[(math $argv[2] + 1)..-1]",
+                "        if test $value = 1",
+                "            set value 0",
+                "        else if test $dashdash = 0; and test \"$word\" = --",
+                "            set dashdash 1",
+                "        else if test $dashdash = 0; and string match -q -- '-?*' $word",
+                "            contains -- $word $argv[4..-1]; and set value 1",
+                "        else",
+                "            set n (math $n + 1)",
+                "        end",
+                "    end",
+                "    test $n -eq $argv[1]; or begin; test $argv[3] = +; and test $n -gt $argv[1]; end",
                 "end",
             ]
         }
@@ -615,12 +642,25 @@ extension CompletionScript {
                 // No positional argument: no file names either.
                 lines.append(prefix + " -f")
             }
-            for argument in node.command.arguments {
+            // The words that are an option's value, not an argument (`--state-dir DIR`).
+            let valueOptions = node.options.filter { !$0.isFlag }.flatMap { option in
+                ["--" + option.long] + (option.short.map { ["-" + String($0)] } ?? [])
+            }
+            func at(_ index: Int, orLater: Bool) -> String {
+                let test = ([tree.prefix + "_position", String(index), String(node.path.count), orLater ? "+" : "="]
+                    + valueOptions.map(fishWord)).joined(separator: " ")
+                return command + " -n " + fishQuote((condition.map { $0 + "; and " } ?? "") + test)
+            }
+            for (index, argument) in node.command.arguments.enumerated() {
                 let value = fishValue(argument.completion, required: false, prefix: tree.prefix)
                 guard !value.isEmpty else { continue }
                 // File names keep fish's descriptions; the argument's help describes choices.
                 let isChoice = if case .choices = argument.completion { true } else { false }
-                lines.append(prefix + value + (isChoice ? fishDescription(argument.help) : ""))
+                lines.append(at(index, orLater: argument.repeats) + value + (isChoice ? fishDescription(argument.help) : ""))
+            }
+            if let last = node.command.arguments.last, !last.repeats {
+                // Every argument is there: no file names (fish's default) either.
+                lines.append(at(node.command.arguments.count, orLater: true) + " -f")
             }
         }
         if tree.hasHelpCommand {

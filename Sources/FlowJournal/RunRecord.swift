@@ -31,6 +31,12 @@ public struct RunRecord: Sendable {
 
     /// The file name the run was given, as bytes: what opens it.
     public var workflowPathName: [UInt8] { workflowPathBytes ?? Array(workflowPath.utf8) }
+    /// Whether the run read its workflow from standard input (`flow run -`): there is no
+    /// file to reopen, and the content recorded with the run is the workflow.
+    public var readStandardInput: Bool { workflowPath == "-" && workflowPathBytes == nil }
+    /// The workflow file as messages name it: `<stdin>` for standard input, as `flow run -`
+    /// itself said (the journal keeps the `-` that was given).
+    public var workflowDisplayPath: String { readStandardInput ? LoadedWorkflow.stdinName : workflowPath }
     /// The run's directory as bytes: what enters it.
     public var cwdName: [UInt8] { cwdBytes ?? Array(cwd.utf8) }
 

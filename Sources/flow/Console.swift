@@ -4,7 +4,16 @@ import Glibc
 import FlowKit
 
 /// Ends the process at once with `status`, skipping deallocation of large trees.
+///
+/// A command whose result is what it prints (`plan`, `schema`, `validate --format json`,
+/// `show`, help…) fails when stdout refused it for a reason other than a closed pipe:
+/// `flow schema > schema.json` on a full disk used to leave a cut file and exit 0. A run
+/// does not end here: it warns at its end and keeps its own status (`RunSession`).
 func exitNow(_ status: Int32) -> Never {
+    if let reason = LostOutput.shared.failure(fd: 1) {
+        Console.stderr("error: cannot write to stdout (\(reason))\n")
+        exit(status == 0 ? 1 : status)
+    }
     exit(status)
 }
 
@@ -20,13 +29,18 @@ enum Console {
 
     /// Bytes as they are (output recorded in the journal need not be UTF-8).
     static func stdout(bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { writeAll(1, $0) }
+        bytes.withUnsafeBytes { write($0, to: 1) }
     }
 
     /// Writes all of `text` to `fd`, retrying short writes; a closed pipe ends quietly.
     private static func write(_ text: String, to fd: Int32) {
         var text = text
-        _ = text.withUTF8 { writeAll(fd, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { write(UnsafeRawBufferPointer($0), to: fd) }
+    }
+
+    /// Writes `bytes`; a refusal other than a closed pipe is kept for the end (`exitNow`).
+    private static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) {
+        if !writeAll(fd, bytes) { LostOutput.shared.record(fd: fd, errno: errno) }
     }
 
     /// Color only on a terminal, and never with `NO_COLOR` set or `--no-color`.

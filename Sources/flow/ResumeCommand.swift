@@ -57,7 +57,7 @@ struct ResumeCommand: Command {
         // A workflow read from standard input (`flow run -`) has no file to compare with:
         // the content recorded with the run is the workflow (and a `-` in the directory,
         // perhaps a FIFO, is not opened).
-        let fromStdin = record.workflowPath == "-" && record.workflowPathBytes == nil
+        let fromStdin = record.readStandardInput
         let read = Result { () throws(FileReader.Failure) in
             fromStdin ? record.content : try FileReader.read(pathBytes: JournalInput.workflowFile(record), name: record.workflowPath)
         }
@@ -71,7 +71,9 @@ struct ResumeCommand: Command {
                 case .failure(let failure): what = failure.isMissing ? "is gone" : "cannot be read (\(failure.reason))"
                 }
                 Console.stderr("error: \(ControlEscaping.escaped(record.workflowPath)) \(what); resume would not run the same workflow\n")
-                Console.stderr("help: use --force to resume with the current file\n")
+                // With no file to read, --force runs the content recorded with the run (below).
+                let with = current == nil ? "the workflow recorded with the run" : "the current file"
+                Console.stderr("help: use --force to resume with \(with)\n")
                 throw ExitCode(2)
             }
             if let current {
@@ -81,7 +83,7 @@ struct ResumeCommand: Command {
                 Console.stderr("note: \(ControlEscaping.escaped(record.workflowPath)) cannot be read; resuming with the content recorded with the run\n")
             }
         }
-        let (_, plan) = try JournalInput.plan(content: content, path: record.workflowPath, args: record.args, noColor: execution.noColor)
+        let (_, plan) = try JournalInput.plan(content: content, path: record.workflowDisplayPath, args: record.args, noColor: execution.noColor)
         // A resume reads with the steps it never got to as the run it resumed left them.
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }
         var reuse = JournalInput.succeededResults(steps, leavesOnly: true)

@@ -82,11 +82,13 @@ struct RunsCommand: Command {
             if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
             rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, run.countsSummary])
         }
-        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        // Padded by terminal columns, not characters: a workflow named after its file may
+        // be `构建.yaml`'s `构建`, two columns a character, which pushed STEPS out of line.
+        let widths = (0..<6).map { column in rows.map { DisplayWidth.columns(of: $0[column]) }.max() ?? 0 }
         for row in rows {
             var line = ""
             for (i, cell) in row.enumerated() {
-                line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - cell.count + 2)
+                line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - DisplayWidth.columns(of: cell) + 2)
             }
             Console.stdout(line + "\n")
         }

@@ -56,7 +56,7 @@ struct ShowCommand: Command {
         // characters escaped: a terminal must not act on them.
         // `cproj · action release (flow.yaml)`, as `flow plan` heads an action's plan.
         let action = record.args.action.map { " · action \(ControlEscaping.escaped($0))" } ?? ""
-        var header = "run \(record.id) · \(ControlEscaping.escaped(record.workflowName))\(action) (\(ControlEscaping.escaped(record.workflowPath))) · \(record.state)"
+        var header = "run \(record.id) · \(ControlEscaping.escaped(record.workflowName))\(action) (\(ControlEscaping.escaped(record.workflowDisplayPath))) · \(record.state)"
         if let exit = record.exitStatus { header += " (exit \(exit))" }
         if let ended = record.endedAt { header += " · \(formatElapsed(ended - record.startedAt))" }
         Console.stdout(header + "\n")

@@ -50,7 +50,7 @@ struct UndoCommand: Command {
         try JournalInput.claim(journal, record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")
-        let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowPath, args: record.args,
+        let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowDisplayPath, args: record.args,
                                               noColor: execution.noColor)
         // A resume reads with the steps it never got to as the run it resumed left them.
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }

@@ -25,7 +25,7 @@ do {
     case .command(let arguments):
         try await FlowCommand.command(arguments).run()
     }
-    Glibc.exit(0)
+    exitNow(0)
 } catch var error as UsageError {
     // No FILE given (`flow run`, as `task` or `just` alone would run the default file):
     // which files there are to give.

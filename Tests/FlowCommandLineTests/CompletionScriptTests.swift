@@ -225,6 +225,7 @@ private let completionRoot = CommandSpec(
         let script = try #require(CompletionScript.script(for: "fish", root: completionRoot))
         let lines = script.split(separator: "\n").map(String.init)
         let run = "complete -c tool -n '__fish_seen_subcommand_from run'"
+        let runAt = "complete -c tool -n '__fish_seen_subcommand_from run; and _tool_position"
         for line in [
             "complete -c tool -n '__fish_use_subcommand' -f -a run -d 'Run a file.'",
             "complete -c tool -n '__fish_use_subcommand' -f -a help -d 'Show subcommand help information.'",
@@ -234,10 +235,13 @@ private let completionRoot = CommandSpec(
             "\(run) -s n -l name -r -d 'A name.'",
             "\(run) -s f -l follow -d 'Keep going.'",
             "\(run) -s h -l help -d 'Show help information.'",
-            "\(run) -k -f -a '(__fish_complete_suffix .yaml) (__fish_complete_suffix .yml)'",
-            "\(run) -f -a 'build test' -d 'An action.'",
+            // Each positional argument at its position, past the options' values; none after the last.
+            "\(runAt) 0 2 = --output --var --dir -d --name -n' -k -f -a '(__fish_complete_suffix .yaml) (__fish_complete_suffix .yml)'",
+            "\(runAt) 1 2 = --output --var --dir -d --name -n' -f -a 'build test' -d 'An action.'",
+            "\(runAt) 2 2 + --output --var --dir -d --name -n' -f",
+            "complete -c tool -n '__fish_seen_subcommand_from check; and _tool_position 0 2 +' -k -f -a '(__fish_complete_suffix .yaml)'",
             "complete -c tool -n '__fish_seen_subcommand_from group; and not __fish_seen_subcommand_from list' -f -a list -d 'List things.'",
-            "complete -c tool -n '__fish_seen_subcommand_from group; and __fish_seen_subcommand_from list' -f -a 'a b' -d 'A kind.'",
+            "complete -c tool -n '__fish_seen_subcommand_from group; and __fish_seen_subcommand_from list; and _tool_position 0 3 =' -f -a 'a b' -d 'A kind.'",
             "complete -c tool -n '__fish_seen_subcommand_from help' -f -a check -d 'Check files.'",
         ] {
             #expect(lines.contains(line), "missing: \(line)")

@@ -307,4 +307,40 @@ import Testing
         let plan = try box.run(["plan", "r.yaml"])
         #expect(plan.status == 0 && plan.stdout.contains("retry 3 every 100ms ×1.5 max 1s on exit 75"), "\(plan)")
     }
+
+    /// A command whose result is its output fails when stdout refuses it (a full disk):
+    /// `flow schema > schema.json` used to leave a cut file and exit 0. A closed pipe
+    /// (`| head -1`) stays quiet and keeps the status.
+    @Test func outputStdoutRefusesFailsTheCommand() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", """
+            steps:
+              - name: build
+                shell: "true"
+            """)
+        let commands: [[String]] = [["schema"], ["plan", "ok.yaml"], ["graph", "ok.yaml"], ["run", "ok.yaml", "--dry-run"],
+                                    ["validate", "ok.yaml"], ["validate", "--format", "json", "ok.yaml"], ["runs"],
+                                    ["--help"], ["--version"], ["--generate-completion-script", "bash"]]
+        // A journal for `runs` to list.
+        let recorded = try box.run(["run", "ok.yaml"])
+        #expect(recorded.status == 0, "\(recorded)")
+        for arguments in commands {
+            let full = try FlowBinary.run(arguments, in: box.root, shellScript: "FLOW_STATE_DIR='\(box.state.path)' \"$0\" \"$@\" >/dev/full")
+            #expect(full.status == 1, "\(arguments): \(full)")
+            #expect(full.stderr.hasSuffix("error: cannot write to stdout (no space left on device)\n"), "\(arguments): \(full)")
+            let piped = try FlowBinary.run(arguments, in: box.root,
+                                           shellScript: "FLOW_STATE_DIR='\(box.state.path)' \"$0\" \"$@\" | head -c 1 >/dev/null")
+            #expect(!piped.stderr.contains("cannot write"), "\(arguments): \(piped)")
+        }
+    }
+
+    /// `help` is a subcommand of the root as the others are: a typo of it gets a "did you
+    /// mean" (`flow hlep run` said only "Unknown subcommand").
+    @Test func aMisspeltHelpGetsADidYouMean() throws {
+        let result = try FlowBinary.run(["hlep", "run"], in: FlowBinary.packageRoot)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.hasPrefix("Error: Unknown subcommand 'hlep'. Did you mean 'help'?\n"), "\(result)")
+        let run = try FlowBinary.run(["rnu"], in: FlowBinary.packageRoot)
+        #expect(run.stderr.hasPrefix("Error: Unknown subcommand 'rnu'. Did you mean 'run'?\n"), "\(run)")
+    }
 }

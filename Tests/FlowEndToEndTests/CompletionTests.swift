@@ -211,6 +211,19 @@ import Glibc
             return output.split(separator: "\n").map(String.init)
         }
         #expect(try complete("flow run site.yaml ").contains("publish\tPublish the site"))
+        // Each argument offers what it takes, at its own position: after FILE the actions,
+        // not file names again; after RUN the run's steps, not run ids again; after the
+        // last argument nothing (it offered all of them, whatever the position).
+        #expect(try complete("flow run site.yaml ").allSatisfy { !$0.hasPrefix("site.yaml") })
+        #expect(try complete("flow run --var x=1 site.yaml ").contains("publish\tPublish the site"))
+        #expect(try complete("flow run ").contains { $0.hasPrefix("site.yaml") })
+        #expect(try box.run(["run", "site.yaml", "--output", "prefixed"]).status == 0)
+        let steps = try complete("flow logs last ").map { String($0.split(separator: "\t")[0]) }
+        #expect(steps.contains("build") && !steps.contains("last"), "\(steps)")
+        #expect(try complete("flow logs --state-dir \(box.state.path) last ").contains { $0.hasPrefix("build\t") })
+        #expect(try complete("flow logs ").contains { $0.hasPrefix("last\t") })
+        #expect(try complete("flow show last ").isEmpty)
+        #expect(try complete("flow validate site.yaml ").contains { $0.hasPrefix("site.yaml") })
         #expect(try complete("flow run site.yaml --only b") == ["build\tBuild the pages"])
         #expect(try complete("flow plan site.yaml --skip-tags fast,r") == ["fast,remote\tSkip steps with one of these tags."])
         // `~` is the home directory; `--tags=a,` offers the others, not `a` again.

@@ -356,6 +356,26 @@ import Testing
         #expect(!(try box.run(["show", "last"])).stdoutLines.contains { $0.hasPrefix("arguments:") })
     }
 
+    /// `flow runs` lines its columns up on a terminal: a workflow named after its file
+    /// (`构建.yaml`, no `name`) takes two columns a character, and STEPS used to start two
+    /// columns further right on its line per such character.
+    @Test func runsAlignsWideWorkflowNames() throws {
+        let box = try RunSandbox()
+        try box.write("构建.yaml", "steps:\n  - shell: \"true\"\n")
+        try box.write("ok.yaml", "steps:\n  - shell: \"true\"\n")
+        #expect(try box.run(["run", "构建.yaml"]).status == 0)
+        #expect(try box.run(["run", "ok.yaml"]).status == 0)
+        let listed = try box.run(["runs"])
+        #expect(listed.stdoutLines.count == 3, "\(listed)")
+        // The column STEPS starts at, in terminal columns (a CJK character is two).
+        func stepsColumn(_ line: String, _ cell: String) -> Int? {
+            guard let range = line.range(of: cell) else { return nil }
+            return line[..<range.lowerBound].unicodeScalars.reduce(0) { $0 + ((0x4E00...0x9FFF).contains($1.value) ? 2 : 1) }
+        }
+        let columns = zip(listed.stdoutLines, ["STEPS", "1 succeeded", "1 succeeded"]).map { stepsColumn($0, $1) }
+        #expect(columns[0] != nil && Set(columns).count == 1, "\(columns): \(listed)")
+    }
+
     /// `runs --prune N --json` prints JSON (it printed `pruned 1 run`), and `--limit`, which
     /// pruning ignored, is refused with it; a negative KEEP is named in its refusal.
     @Test func pruneAnswersJSONAndRefusesLimit() throws {

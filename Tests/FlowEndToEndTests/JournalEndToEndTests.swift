@@ -441,11 +441,22 @@ import Glibc
         try FileManager.default.removeItem(atPath: box.path("wf.yaml"))
         let gone = try box.run(["resume", "last"])
         #expect(gone.status == 2 && gone.stderrLines.first == "error: wf.yaml is gone; resume would not run the same workflow", "\(gone)")
+        // There is no current file: --force runs what was recorded, and the help says so
+        // (it used to offer "the current file").
+        #expect(gone.stderrLines.dropFirst().first == "help: use --force to resume with the workflow recorded with the run", "\(gone)")
         try FileManager.default.createDirectory(atPath: box.path("wf.yaml"), withIntermediateDirectories: false)
         let directory = try box.run(["resume", "last"])
         #expect(directory.status == 2, "\(directory)")
         #expect(directory.stderrLines.first == "error: wf.yaml cannot be read (it is a directory); resume would not run the same workflow",
                 "\(directory)")
+        #expect(directory.stderrLines.dropFirst().first == "help: use --force to resume with the workflow recorded with the run",
+                "\(directory)")
+        let forced = try box.run(["resume", "last", "--force", "--output", "prefixed"])
+        #expect(forced.stderrLines.first == "note: wf.yaml cannot be read; resuming with the content recorded with the run", "\(forced)")
+        try FileManager.default.removeItem(atPath: box.path("wf.yaml"))
+        try box.write("wf.yaml", Self.resumable + "\n# edited\n")
+        let changed = try box.run(["resume", "last"])
+        #expect(changed.status == 2 && changed.stderrLines.dropFirst().first == "help: use --force to resume with the current file", "\(changed)")
     }
 
     @Test func sigkilledRunIsInterruptedAndCanBeResumed() throws {

@@ -1227,7 +1227,8 @@ import FoundationXML
     }
 
     /// `-` is standard input for every command that reads a workflow (`gen | flow run -`),
-    /// named `<stdin>` in messages; resume uses the content recorded with the run.
+    /// named `<stdin>` in messages; resume uses the content recorded with the run. A resume
+    /// of it is `<stdin>` too, in `flow runs` and `flow show` (it was `-`).
     @Test func aWorkflowFromStandardInput() throws {
         let box = try RunSandbox()
         let result = try FlowBinary.run([], in: box.root, shellScript: #"""
@@ -1237,6 +1238,8 @@ import FoundationXML
             "$0" run - --output prefixed < wf.yaml 2>/dev/null; echo "run $?"
             touch fixed; rm wf.yaml
             "$0" resume last --output prefixed 2>/dev/null; echo "resume $?"
+            "$0" runs | sed -n 2p | grep -o '<stdin> (resume\|- (resume'
+            "$0" show last | head -1 | grep -o '· <stdin> ([^)]*)'
             printf 'steps:\n  - shel: x\n' | "$0" validate - 2>&1 | head -1
             printf 'steps:\n  - shel: x\n' | "$0" run - 2>&1 | tail -1
             "$0" validate - - < /dev/null 2>/dev/null; echo "twice $?"
@@ -1248,6 +1251,8 @@ import FoundationXML
             a | from-stdin
             run 1
             resume 0
+            <stdin> (resume
+            · <stdin> (<stdin>)
             <stdin>:2:5: error: unknown key `shel` in a step [unknown-key]
             error: <stdin> is invalid (1 error); nothing was run
             twice 2

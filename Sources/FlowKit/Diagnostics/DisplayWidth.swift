@@ -5,7 +5,7 @@
 /// Why not `wcwidth`: it depends on the C locale flow runs under (`C` knows no wide
 /// characters); the caret must line up whatever the locale. The ranges are Unicode's East
 /// Asian Wide and Fullwidth blocks (the common ones), as terminals draw them.
-enum DisplayWidth {
+public enum DisplayWidth {
     /// `previous`: the scalar before it on the line. An emoji joined to the one before by
     /// a zero-width joiner is drawn as part of it; a skin-tone modifier too; a flag is two
     /// regional indicators, two columns in all.
@@ -42,7 +42,7 @@ extension DisplayWidth {
 
     /// The columns `text` takes on a terminal (no control characters but tabs; a tab goes
     /// to the next stop, counted from the text's start).
-    static func columns(of text: String) -> Int {
+    public static func columns(of text: String) -> Int {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x80 }) { return text.utf8.count }
         var width = 0
         var previous: Unicode.Scalar?

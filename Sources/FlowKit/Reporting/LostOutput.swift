@@ -16,9 +16,14 @@ public final class LostOutput: Sendable {
     private let failures = Mutex<[Int32: Int32]>([:])
 
     /// Notes that a write to `fd` failed with `code` (errno).
-    func record(fd: Int32, errno code: Int32) {
+    public func record(fd: Int32, errno code: Int32) {
         guard code != EPIPE else { return }
         failures.withLock { if $0[fd] == nil { $0[fd] = code } }
+    }
+
+    /// Why `fd` first refused a write (not a closed pipe), or nil if it took everything.
+    public func failure(fd: Int32) -> String? {
+        failures.withLock { $0[fd] }.map(SpawnError.message)
     }
 
     /// The warning for the end of the run, one line per stream that refused output, or nil
