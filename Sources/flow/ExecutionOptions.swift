@@ -39,6 +39,12 @@ struct ExecutionOptions {
         if let maxParallel, maxParallel < 1 { throw arguments.error("--max-parallel must be 1 or more") }
         noRollback = arguments.flag("no-rollback")
         junit = arguments.value("junit")
+        // Refused before the run, not found at its end (`cannot write : No such file`), when
+        // the report could never be written where it is asked for.
+        if junit == "" { throw arguments.error("--junit needs a file name: the report is written there when the run ends") }
+        if let junit, WorkflowDirectory.isDirectory(Array(junit.utf8)) {
+            throw arguments.error("--junit \(junit) is a directory: name the report's file, e.g. \(junit.hasSuffix("/") ? junit : junit + "/")junit.xml")
+        }
         journal = JournalOptions(arguments)
         noJournal = arguments.flag("no-journal")
     }

@@ -9,7 +9,8 @@ struct ValidateCommand: Command {
         discussion: """
             Each problem is printed as FILE:LINE:COLUMN: error|warning: message, with the \
             source line and a caret under it. Exit status: 0 when no errors (warnings are \
-            allowed unless --strict), 1 when any file has errors, 2 on usage errors.
+            allowed unless --strict), 1 when any file has errors (or stdout refused the \
+            report: a full disk), 2 on usage errors.
 
             A directory stands for the workflow files in it (*.yaml, *.yml; not its \
             subdirectories); one that holds none is an error.

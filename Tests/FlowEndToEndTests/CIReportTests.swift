@@ -131,6 +131,21 @@ import FoundationXML
         #expect(box.read("ok.xml")?.contains(#"failures="0""#) == true)
     }
 
+    /// A `--junit` that can never be written (empty, or a directory) is refused before the
+    /// run: the steps ran, and only then did flow say `cannot write : No such file`.
+    @Test func junitWithoutAFileNameIsAUsageError() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: touch ran\n")
+        try FileManager.default.createDirectory(atPath: box.path("reports"), withIntermediateDirectories: true)
+        let empty = try box.run(["run", "ok.yaml", "--junit", ""])
+        #expect(empty.status == 2, "\(empty)")
+        #expect(empty.stderr.contains("--junit needs a file name"), "\(empty)")
+        let directory = try box.run(["run", "ok.yaml", "--junit", "reports"])
+        #expect(directory.status == 2, "\(directory)")
+        #expect(directory.stderr.contains("--junit reports is a directory: name the report's file, e.g. reports/junit.xml"), "\(directory)")
+        #expect(!box.exists("ran"))
+    }
+
     /// Under GitHub Actions a `use` that failed before its steps ran (a value not
     /// `allowed`) got no `::error::`: only leaves and time-outs did, so the run failed with
     /// no annotation naming it. A group that fails because a step inside did gets none of
