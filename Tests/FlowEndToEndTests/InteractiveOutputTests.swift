@@ -56,9 +56,9 @@ import Testing
         #expect(TTYOutputTests.timeless(run.screen.all) == [
             "▶ ask T", "· whole", "· after", "0/3 steps finished",
             "no newline",
-            "✗ ask T", "▶ whole T", "· after", "1/3 steps finished",
+            "✗ ask exit 1 T", "▶ whole T", "· after", "1/3 steps finished",
             "whole line",
-            "✗ ask T", "✓ whole T", "✓ after T", "3/3 steps finished", "✓ succeeded: 2 succeeded, 1 failed in T",
+            "✗ ask exit 1 T", "✓ whole T", "✓ after T", "3/3 steps finished", "✓ succeeded: 2 succeeded, 1 failed in T",
         ], "\(run.report)")
         #expect(run.screen.foreign.isEmpty, "\(run.report)")
     }

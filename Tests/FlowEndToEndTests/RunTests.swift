@@ -963,6 +963,57 @@ import FoundationXML
         #expect(prefixed.stderrLines.contains { $0.hasPrefix("✗ undo_b exit 5") }, "\(prefixed)")
     }
 
+    /// Every step a rollback reverses gets its end line (its block in `grouped`), whatever
+    /// its kind: a `print` and a group used to get none, so `rolling back 4 steps` was
+    /// followed by 2 lines. Under `flow undo`, each is first said to come from the run.
+    @Test func everyStepARollbackReversesGetsItsLine() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            rollback: true
+            steps:
+              - name: p
+                print: hello
+                undo:
+                  - print: undo p
+              - name: d
+                delay: 10ms
+                undo:
+                  - print: undo d
+              - name: s
+                shell: "true"
+                undo:
+                  - shell: "true"
+              - name: g
+                sequential:
+                  - print: inside
+                undo:
+                  - print: undo g
+              - name: last
+                shell: exit ${{ vars.code }}
+            vars:
+              code: "3"
+            """)
+        func ends(_ lines: [String], _ marker: String) -> [String] {
+            lines.filter { $0.hasPrefix(marker) }.map { String($0.split(separator: " ")[1]) }
+        }
+        let prefixed = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+        #expect(prefixed.status == 1, "\(prefixed)")
+        #expect(prefixed.stderrLines.contains("rolling back 4 steps"), "\(prefixed)")
+        #expect(ends(prefixed.stderrLines, "↺ ") == ["g", "s", "d", "p"], "\(prefixed)")
+
+        let grouped = try box.run(["run", "wf.yaml", "--output", "grouped", "--no-journal"])
+        #expect(grouped.status == 1, "\(grouped)")
+        #expect(grouped.stderrLines.filter { $0.hasPrefix("── ↺ ") }.map { String($0.split(separator: " ")[2]) } == ["g", "s", "d", "p"],
+                "\(grouped)")
+
+        // `flow undo` of a run that succeeded: each step it reverses, then each undone.
+        #expect(try box.run(["run", "wf.yaml", "--var", "code=0", "--output", "prefixed"]).status == 0)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(ends(undo.stderrLines.filter { $0.contains(" succeeded in run ") }, "✓ ") == ["p", "d", "s", "g"], "\(undo)")
+        #expect(ends(undo.stderrLines, "↺ ") == ["g", "s", "d", "p"], "\(undo)")
+    }
+
     @Test func rollbackFalseAndNoRollbackDisableIt() throws {
         let box = try RunSandbox()
         try box.write("off.yaml", Self.rollbackWorkflow.replacingOccurrences(of: "ROLLBACK", with: "rollback: false"))

@@ -550,6 +550,39 @@ import Glibc
         #expect(box.lines("log") == ["outer failure", "failure", "cancelled"], "\(r)")
     }
 
+    /// The undo steps of the rollback of a run where a step failed before Ctrl-C see the
+    /// run as its top-level `finally` does: `failure()` and `cancelled()` both true. Before,
+    /// `finally` saw the failure and the undo steps did not (they looked only at the run's
+    /// status, `cancelled`).
+    @Test func undoStepsSeeAFailureBeforeCtrlCAsFinallyDoes() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: prep
+                shell: "true"
+                undo:
+                  - { name: undo_failed, if: failure(), shell: echo undo failure >> log }
+                  - { name: undo_cancelled, if: cancelled(), shell: echo undo cancelled >> log }
+                  - { name: undo_plain, shell: "echo undo ${{ run.status }} >> log" }
+              - name: pair
+                fail_fast: false
+                concurrent:
+                  - { name: boom, shell: exit 1 }
+                  - { name: wait, shell: "$CHILD --stderr ready --sleep 30" }
+            finally:
+              - { name: failed, if: failure(), shell: echo failure >> log }
+              - { name: cancel, if: cancelled(), shell: echo cancelled >> log }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("wait | ready"), "\(flow.stderr)")
+        // The failure is recorded before the signal comes.
+        #expect(flow.waitFor { _, err in err.contains("✗ boom exit 1") }, "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.lines("log") == ["failure", "cancelled", "undo failure", "undo cancelled", "undo cancelled"], "\(r)")
+    }
+
     /// With its output blocked (a reader that stopped reading: `flow run … | less`), the
     /// second signal still ends flow: it waited for the reader, whatever the signals said
     /// (the first signal's note waited for the output, and held up the second signal).

@@ -116,6 +116,31 @@ struct TTYOutputTests {
         #expect(Self.timeless(undone.screen.all).contains("↺ a T"), "\(undone.report)")
     }
 
+    /// A failed step's row says why, before its time, as prefixed output's end line does
+    /// (`✗ b exit 3 0.0s`): an exit code, a signal, a time-out's limit. Before, the row
+    /// showed only `✗ b 0.0s`. The label is never cut for it: where the whole label does
+    /// not fit beside the reason, the row is laid out as before, label and time.
+    @Test func aFailedStepsRowSaysWhy() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: slow, shell: "sleep 5", timeout: 200ms, continue_on_error: true }
+              - { name: killed, shell: "kill -9 $$", continue_on_error: true }
+              - { name: a_failing_step_whose_name_is_long_enough_to_crowd_it, shell: "exit 4", continue_on_error: true }
+              - { name: b, shell: "exit 3" }
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 60)
+        #expect(run.finish() == 1, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all).prefix(5) == [
+            "⏱ slow timed out after 200ms T",
+            "✗ killed signal 9 T",
+            "✗ a_failing_step_whose_name_is_long_enough_to_crowd_it T",
+            "✗ b exit 3 T",
+            "4/4 steps finished",
+        ], "\(run.report)")
+    }
+
     /// A `use` refused at run time (a value not `allowed`) fails with no step inside it
     /// failed: its row shows `✗`, and why stays above the tree, once (the executor's note
     /// said it before; it is the reporter's line now that the step's end carries it).

@@ -101,22 +101,27 @@ public final class Executor: Sendable {
             status = stepsState == .succeeded ? .succeeded : .failed
         }
         runState.status = status
+        // `failure()` in `finally` and in the rollback's undo steps means a step failed:
+        // not that the run was cancelled (as in GitHub Actions, where cleanup reacting to
+        // both says `failure() || cancelled()`). A run cancelled after a failure has both.
+        let stepFailed = rootScope.ownFailure
+        var failedBeforeRollback = stepFailed
         if !plan.root.finally.isEmpty {
-            // `failure()` there means a step failed: not that the run was cancelled (as in
-            // GitHub Actions, where cleanup reacting to both says `failure() || cancelled()`).
-            let stepFailed = rootScope.ownFailure
             let finallyScope = FailureScope(parent: nil, inheritsFailure: stepFailed)
             let finallyState = await runList(plan.root.finally, concurrent: false, frame: frame, scope: finallyScope, env: env,
                                              mode: .finally, status: status, inheritedFailure: stepFailed,
                                              runsAlways: true)
             if finallyState != .succeeded, status == .succeeded { status = .failed }
+            // A `finally` step that failed (not one the signal stopped) is a failure the
+            // undo steps see too, as they do when it turned a run `failed`.
+            if finallyScope.ownFailure { failedBeforeRollback = true }
         }
         // An interrupt during `finally` cancels the run as much as one during its steps: the
         // run ends `cancelled` (exit 130/143) and rolls back.
         if cancellation.isCancelled { status = .cancelled }
         runState.status = status
         if status != .succeeded, options.rollback, plan.rollback {
-            await rollback(env: env, status: status)
+            await rollback(env: env, status: status, stepFailed: failedBeforeRollback)
         }
         // …and so does one during rollback, which goes on to the end all the same.
         if cancellation.isCancelled { status = .cancelled }
@@ -604,8 +609,9 @@ public final class Executor: Sendable {
     // MARK: Rollback
 
     /// Runs the `undo` steps of succeeded steps, latest completion first. A failing undo is
-    /// reported and the rest still run.
-    func rollback(env: ChildEnvironment, status: RunStatus) async {
+    /// reported and the rest still run. `stepFailed`: a step of the run failed, also when
+    /// the run then ended `cancelled` (what `failure()` in the top-level `finally` saw).
+    func rollback(env: ChildEnvironment, status: RunStatus, stepFailed: Bool = false) async {
         let order = runState.rollbackOrder
         guard !order.isEmpty else { return }
         bus.emit(.note(nil, "rolling back \(order.count) step\(order.count == 1 ? "" : "s")"))
@@ -617,9 +623,10 @@ public final class Executor: Sendable {
             instance.transition(to: .undoing)
             runState.reinstate(completion)
             // The undo steps see the failure the rollback is for, as the top-level `finally`
-            // does (`failure()` true, `success()` false, agreeing with `run.status`); their
-            // implied `success()` looks only at the undo list's own steps, so they run.
-            let scope = FailureScope(parent: nil, inheritsFailure: status == .failed)
+            // does (`failure()` true, `success()` false, agreeing with `run.status`, and in
+            // a run cancelled after a step failed beside `cancelled()`); their implied
+            // `success()` looks only at the undo list's own steps, so they run.
+            let scope = FailureScope(parent: nil, inheritsFailure: status == .failed || stepFailed)
             let state = await runList(instance.node.undo, concurrent: false, frame: instance.frame, scope: scope,
                                       env: env, mode: .undo, status: status, isUndo: true)
             // Its undo steps were killed or never started (skipped, which counts as

@@ -51,6 +51,16 @@ public struct StepTransition: Sendable {
         !step.isLeaf && to == .failed && reason != Self.insideFailedReason
     }
 
+    /// An end that belongs to rolling a step back, of any kind (a `print` or a group with
+    /// `undo` steps too): the step reversed (`undone`, `undo_failed`) or, under
+    /// `flow undo`, recorded as the earlier run left it before its undo steps run. Text
+    /// reporters that write end lines write these for every step, so that `rolling back N
+    /// steps` is followed by N of them.
+    public var isRollbackEnd: Bool {
+        if to == .undone || to == .undoFailed { return true }
+        return to == .succeeded && reason?.hasPrefix("succeeded in run ") == true
+    }
+
     /// A step taken from an earlier run (resume) or recorded as it was there (undo): it
     /// did not run now, and its reason says where it comes from.
     public var isFromEarlierRun: Bool {

@@ -46,8 +46,10 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 quietBlocks.removeAll { retried($0.path) }
             }
             // A group's own time-out or failure (a `use` given a value not `allowed`) gets a
-            // (bodiless) block and annotation too: nothing else would say it.
-            guard t.step.isLeaf || t.to == .timedOut || t.isGroupsOwnFailure, t.to.isFinal, t.to != .skipped else { return }
+            // (bodiless) block and annotation too: nothing else would say it. So does a group
+            // a rollback reverses (and, under `flow undo`, its record from the earlier run).
+            guard t.step.isLeaf || t.to == .timedOut || t.isGroupsOwnFailure || t.isRollbackEnd,
+                  t.to.isFinal, t.to != .skipped else { return }
             // A step `flow resume` or `flow undo` took from the earlier run did not run now:
             // say where it comes from, as `prefixed` does, not a time that reads as a run.
             let reused = t.to == .succeeded && t.isFromEarlierRun

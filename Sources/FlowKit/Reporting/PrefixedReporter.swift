@@ -73,8 +73,10 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             log.finished(t)
             unseen.observe(t)
             // Lines for shell and delay steps; for a group only its own time-out or failure
-            // (its other ends follow from its steps'). `--quiet` keeps the failures.
-            let ownEnd = (t.to == .timedOut && !t.step.isLeaf) || t.isGroupsOwnFailure
+            // (its other ends follow from its steps'). A rollback's ends are for every step
+            // it reverses, a print or a group too: nothing else says they were undone.
+            // `--quiet` keeps the failures.
+            let ownEnd = (t.to == .timedOut && !t.step.isLeaf) || t.isGroupsOwnFailure || t.isRollbackEnd
             let shown = t.step.kind == "shell" || t.step.kind == "delay" || ownEnd
             // A retried group runs its steps again: their failures (and its own) so far
             // are made good or said again.

@@ -4,7 +4,8 @@ import Glibc
 import Synchronization
 
 /// `--output tty`: a live tree of the run on the terminal — the state of every step, elapsed
-/// times, the last line of each running step and a finished/total count. The finished tree
+/// times (after a failed step's reason, `exit 3`), the last line of each running step and a
+/// finished/total count. The finished tree
 /// stays on screen, followed by the full output of failed steps and the summary.
 ///
 /// Lines that `print` steps print go above the tree and stay. While the run goes on, a tree
@@ -34,6 +35,11 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         /// Where a step `flow resume` or `flow undo` took from the earlier run comes from
         /// (`reused from run ID`), shown instead of a time: it did not run now.
         var origin: String?
+        /// Why a step failed or timed out (`exit 3`, `signal 9`, `timed out after 30s`), as
+        /// `prefixed` says it on the step's end line: shown before its time. Not for a group
+        /// that failed because a step inside did (that step's row says why) or by itself
+        /// (its reason is above the tree).
+        var reason: String?
         /// The last line the step printed, as read: made plain and cut to the room in its
         /// row (`shownLine`) only when a redraw shows it, not for every line a chatty step
         /// prints, nor at every redraw.
@@ -116,6 +122,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 }
                 rows[i].state = t.to
                 rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
+                rows[i].reason = (t.to == .failed && rows[i].isLeaf) || t.to == .timedOut ? Self.reason(of: t) : nil
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
                 // An attempt's unfinished line was delivered whole when it ended.
                 if t.to == .running { rows[i].unfinished = [UnfinishedLine(), UnfinishedLine()] }
@@ -142,6 +149,15 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 out.flush()
             }
         }
+    }
+
+    /// The reason part of `ReporterStyle.detail` (without the time, which the row has of
+    /// its own), control characters escaped as in labels: it may quote the workflow.
+    static func reason(of t: StepTransition) -> String? {
+        var end = t
+        end.elapsed = nil
+        let text = ReporterStyle.detail(end)
+        return text.isEmpty ? nil : ControlEscaping.escaped(text)
     }
 
     /// A skipped group's steps never get events of their own.
@@ -312,8 +328,16 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 time = " " + formatElapsed(now - started)
             }
         }
+        // A failed step's reason goes before its time, as on prefixed output's end line,
+        // when the whole label fits beside them: the label is never cut for it, and in a
+        // narrow row the time alone is laid out as it would be.
+        if let reason = row.reason, row.state == .failed || row.state == .timedOut {
+            let detailed = " " + reason + time
+            if left - DisplayWidth.columns(of: detailed) >= row.labelWidth { time = detailed }
+        }
+        let timeWidth = DisplayWidth.columns(of: time)
         // The label takes what the time leaves; when that is too little, the time goes.
-        let labelRoom = left - time.utf8.count >= min(row.labelWidth, 12) ? left - time.utf8.count : left
+        let labelRoom = left - timeWidth >= min(row.labelWidth, 12) ? left - timeWidth : left
         if row.labelWidth <= labelRoom {
             text += row.label
             left -= row.labelWidth
@@ -322,9 +346,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             text += label.text
             left -= label.width
         }
-        if !time.isEmpty, time.utf8.count <= left {
+        if !time.isEmpty, timeWidth <= left {
             text += style.paint(time, "2")
-            left -= time.utf8.count
+            left -= timeWidth
         }
         let unfinished = row.unfinished[row.latestStream].bytes
         if row.state == .running, !row.lastLine.isEmpty || !unfinished.isEmpty, left >= 2 + 4 {
