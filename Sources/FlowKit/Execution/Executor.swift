@@ -93,7 +93,10 @@ public final class Executor: Sendable {
         cancellation.onCancel { _ in stepsTask.cancel() }
         announceCancellation()
         let stepsState = await stepsTask.value
-        stepsEnded.set()
+        // Only steps that ended before any signal: when the signal ended them, its note (run
+        // by a handler that may come after the steps' end, as a child the signal killed can
+        // end first) must say that they were stopped.
+        if !cancellation.isCancelled { stepsEnded.set() }
         var status: RunStatus
         if cancellation.isCancelled {
             status = .cancelled
