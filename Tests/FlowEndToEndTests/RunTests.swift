@@ -1361,6 +1361,27 @@ import FoundationXML
         #expect(box.lines("log") == ["undone"])
     }
 
+    /// `prefixed --quiet` writes a failure before the rollback it causes (`rolling back 1
+    /// step` stood above it), and names a step whose undo failed, not only its undo step.
+    @Test func quietWritesTheFailureBeforeItsRollbackAndNamesAFailedUndo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: p
+                shell: echo made
+                undo:
+                  - shell: echo undoing; exit 4
+              - name: boom
+                shell: exit 3
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--quiet"])
+        #expect(r.status == 1, "\(r)")
+        let lines = r.stderrLines.filter { $0.hasPrefix("✗") || $0.hasPrefix("rolling") }
+            .map { $0.replacingOccurrences(of: #" [0-9.]+s$"#, with: " T", options: .regularExpression) }
+        #expect(lines == ["✗ boom exit 3 T", "rolling back 1 step", "✗ shell@1.u1 exit 4 T", "✗ p undo failed T",
+                          "✗ failed: 0 succeeded, 1 failed, 1 undo_failed in T"], "\(r)")
+    }
+
     /// `--quiet` names a step that failed in the end, not an attempt a retry made good.
     @Test func quietLeavesOutAttemptsARetryMadeGood() throws {
         let box = try RunSandbox()

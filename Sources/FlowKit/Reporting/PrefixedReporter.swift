@@ -86,7 +86,8 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             }
             guard shown else { return }
             if quiet {
-                if t.to == .failed || t.to == .timedOut {
+                // A step whose undo failed too: the undo step's own `✗` does not name it.
+                if t.to == .failed || t.to == .timedOut || t.to == .undoFailed {
                     quietFailures.append((t.step.path, "\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))\n"))
                 }
                 return
@@ -129,6 +130,13 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             guard !quiet || step == nil else { return }
             out.flush()
             unseen.startLine(err)
+            // The failures so far come first: a note about the whole run comes at a signal
+            // or at the rollback, after which no retry makes them good, and `rolling back 1
+            // step` stood above the failure it was for.
+            if quiet {
+                for failure in quietFailures { err.append(failure.line) }
+                quietFailures.removeAll()
+            }
             err.append(style.paint((step.map { "\($0.label): " } ?? "") + message, "2") + "\n")
             err.flush()
         case .runFinished(let outcome):
