@@ -211,13 +211,19 @@ extension Executor {
                 var reason = error.isRetryable
                     ? "\(error.description) (still after \(Self.shortageLimit.components.seconds) s, with no other step running to free any)"
                     : error.description
-                if !direct, case .executableNotFound = error, !task.program.spec.contains("/") {
-                    // Name the shell as the workflow does (`shell: ksh`), not the `/bin/ksh`
-                    // tried last when the step's PATH had none.
-                    reason = "shell `\(task.program.spec)` not found (not in the step's PATH, nor \(shellExecutable()))"
+                var isFinal = false
+                if !direct, case .executableNotFound = error {
+                    // The step's shell is not there: every attempt would look for it in the
+                    // same PATH, so a retry cannot help (and only delayed the failure).
+                    isFinal = true
+                    if !task.program.spec.contains("/") {
+                        // Name the shell as the workflow does (`shell: ksh`), not the
+                        // `/bin/ksh` tried last when the step's PATH had none.
+                        reason = "shell `\(task.program.spec)` not found (not in the step's PATH, nor \(shellExecutable()))"
+                    }
                 }
                 bus.line(ref, .stderr, "flow: \(reason)")
-                return AttemptResult(state: .failed, exitCode: 127, reason: reason)
+                return AttemptResult(state: .failed, exitCode: 127, reason: reason, isFinal: isFinal)
             }
         }
         defer { spawnLimiter.release() }
