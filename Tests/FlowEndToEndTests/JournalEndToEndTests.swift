@@ -271,6 +271,26 @@ import Glibc
         #expect(again.status == 2, "\(again)")
     }
 
+    /// Every step a resume reuses is named in prefixed output: "2 steps already succeeded"
+    /// was followed by one `reused` line when the other step was a `print`.
+    @Test func resumeNamesEveryReusedStepWhateverItsKind() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - print: hello
+              - { name: s, shell: "true" }
+              - { name: f, shell: test -f ok }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let firstID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderrLines.contains("resuming run \(firstID): 2 steps already succeeded"), "\(resumed)")
+        #expect(resumed.stderrLines.contains("✓ print@1 reused from run \(firstID)"), "\(resumed)")
+        #expect(resumed.stderrLines.contains("✓ s reused from run \(firstID)"), "\(resumed)")
+    }
+
     @Test func resumeRefusesAChangedFileWithoutForce() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.resumable)

@@ -77,7 +77,10 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             // it reverses, a print or a group too: nothing else says they were undone.
             // `--quiet` keeps the failures.
             let ownEnd = (t.to == .timedOut && !t.step.isLeaf) || t.isGroupsOwnFailure || t.isRollbackEnd
-            let shown = t.step.kind == "shell" || t.step.kind == "delay" || ownEnd
+            // A step a resume reuses is named whatever its kind: "2 steps already succeeded"
+            // was followed by one line when the other was a `print`.
+            let reused = t.to == .succeeded && t.isFromEarlierRun
+            let shown = t.step.kind == "shell" || t.step.kind == "delay" || ownEnd || reused
             // A retried group runs its steps again: their failures (and its own) so far
             // are made good or said again.
             if quiet, t.to == .retrying {
