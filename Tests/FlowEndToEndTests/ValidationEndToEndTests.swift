@@ -97,6 +97,54 @@ import Testing
         #expect(both.status == 1 && both.stderr.hasSuffix("1 error in 1 file\n"), "\(both)")
     }
 
+    /// A group's option written one level too deep, among its last step's keys, is that
+    /// step's and misplaced there; the help says which column it belongs in. Where
+    /// indentation is not the slip (a flow mapping, a group that does not take the option,
+    /// a `finally` list) the error has no such help.
+    @Test func aGroupOptionIndentedUnderItsLastStepSaysWhereItBelongs() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: tests
+                concurrent:
+                  - shell: make unit
+                  - shell: make e2e
+                    max_parallel: 1
+                    fail_fast: false
+              - sequential:
+                  - shell: make package
+                    finally:
+                      - print: packaged
+              - shell: make lint
+                finally:
+                  - print: bye
+              - sequential:
+                  - { shell: make docs, max_parallel: 2 }
+                  - shell: make site
+                    max_parallel: 2
+              - shell: make clean
+                max_parallel: 2
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        let group = "here it is this step's option; for the `concurrent` group, start it in the column of `concurrent:` (column 5)"
+        let expected = [
+            "wf.yaml:6:9: error: `max_parallel` is an option of `concurrent` steps, not of `shell` steps [misplaced-option]\n"
+                + "  |\n6 |         max_parallel: 1\n  |         ^^^^^^^^^^^^ \(group)\n",
+            "7 |         fail_fast: false\n  |         ^^^^^^^^^ \(group)\n",
+            "10 |         finally:\n   |         ^^^^^^^ here it is this step's option; for the `sequential` group, "
+                + "start it in the column of `sequential:` (column 5)\n",
+            "13 |     finally:\n   |     ^^^^^^^ here it is this step's option; the workflow's `finally` starts in the column of `steps:` (column 1)\n",
+        ]
+        for text in expected { #expect(validate.stderr.contains(text), "\(text)\n\(validate)") }
+        // A sequential group takes no `max_parallel`, and a flow mapping is not indentation.
+        for line in ["16 |       - { shell: make docs, max_parallel: 2 }", "18 |         max_parallel: 2", "20 |     max_parallel: 2"] {
+            #expect(validate.stderr.contains(line + "\n"), "\(line)\n\(validate)")
+        }
+        #expect(validate.stderr.components(separatedBy: "here it is this step's option").count == 5, "\(validate)")
+        #expect(validate.stderr.hasSuffix("7 errors in 1 file\n"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """

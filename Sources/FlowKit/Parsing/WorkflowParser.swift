@@ -13,6 +13,12 @@ public struct WorkflowParser {
     /// Every merge entered so far (see `enterMerges`), in parse order: a step keeps those met
     /// while it was parsed (its own, its `env`'s, its `with`'s…), for the validator.
     var enteredMerges: [MergedText] = []
+    /// The key that owns the list whose item is about to be parsed (`steps`, `sequential`,
+    /// `concurrent`), for `step` to take: an option of that group written under its last
+    /// item instead (one indentation level too deep) is misplaced there, and the help says
+    /// where it belongs. Nil for lists where no such slip has a better place (`finally`,
+    /// `undo`, an action's `steps`).
+    var listOwner: (kind: String, keySpan: SourceSpan)?
 
     /// The top-level keys of a workflow.
     public static let topLevelKeys = [
@@ -94,7 +100,7 @@ public struct WorkflowParser {
             case "steps":
                 sawSteps = true
                 workflow.stepsSpan = name.span
-                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span, whole: nil)
+                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span, whole: nil, kind: "steps")
             case "finally":
                 workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             default:
