@@ -145,6 +145,30 @@ import Testing
         #expect(validate.stderr.hasSuffix("7 errors in 1 file\n"), "\(validate)")
     }
 
+    /// A workflow key indented into the step above it is not a misspelt step option:
+    /// `vars` under the last step got "did you mean `tags`?". The help says where it goes.
+    @Test func aWorkflowKeyOnAStepSaysItGoesAtTheTopLevel() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: make build
+              - print: done
+                vars:
+                  target: prod
+                defaults:
+                  timeout: 5m
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for (line, key) in [(4, "vars"), (6, "defaults")] {
+            let text = "wf.yaml:\(line):5: error: unknown key `\(key)` in a `print` step [unknown-key]\n"
+            let help = "`\(key)` is a key of the workflow: write it at the top level, in the column of `steps:`\n"
+            #expect(validate.stderr.contains(text) && validate.stderr.contains(help), "\(key)\n\(validate)")
+        }
+        #expect(!validate.stderr.contains("did you mean"), "\(validate)")
+        #expect(validate.stderr.hasSuffix("2 errors in 1 file\n"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """

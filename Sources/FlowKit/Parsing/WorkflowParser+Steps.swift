@@ -174,6 +174,11 @@ extension WorkflowParser {
         return step
     }
 
+    /// The top-level keys that no step has (`env`, `shell`, `name`, `description` and
+    /// `finally` are step options too; `steps` in a step is more likely a group, which
+    /// `ForeignKey` suggests).
+    static let workflowOnlyKeys = ["version", "vars", "defaults", "rollback", "actions"]
+
     static func isKnownStepOption(_ key: String) -> Bool {
         StepKind.commonOptions.contains(key) || StepKind.groupOptions.contains(key)
             || StepKind.kindOptions.values.contains { $0.contains(key) }
@@ -272,6 +277,11 @@ extension WorkflowParser {
                     }
                     bag.error(.misplacedOption, "`\(name.value)` is an option of \(list) steps, not of `\(kindName)` steps",
                               at: name.span, help: help)
+                } else if Self.workflowOnlyKeys.contains(name.value) {
+                    // Not a near miss of a step option (`vars` is not a typo of `tags`):
+                    // a workflow key indented into the step above it.
+                    bag.error(.unknownKey, "unknown key `\(name.value)` in a `\(kindName)` step", at: name.span,
+                              help: "`\(name.value)` is a key of the workflow: write it at the top level, in the column of `steps:`")
                 } else {
                     unknownKey(name, in: "a `\(kindName)` step",
                                candidates: StepKind.commonOptions + kindOptions + (isGroup ? StepKind.groupOptions : []),
