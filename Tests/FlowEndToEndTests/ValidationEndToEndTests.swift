@@ -169,6 +169,36 @@ import Testing
         #expect(validate.stderr.hasSuffix("2 errors in 1 file\n"), "\(validate)")
     }
 
+    /// GitHub Actions' spellings of a step's result get flow's: a job's `needs` is an
+    /// earlier step, and `outcome`, `conclusion` (a needed job's `result`) are `status`.
+    /// `needs.build.result` got only "references start with …", `steps.build.outcome`
+    /// the list of fields.
+    @Test func gitHubActionsStepReferencesGetFlowsSpelling() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: echo "v=1" >> "$FLOW_OUTPUT"
+              - print: "${{ needs.build.result }}"
+              - print: "${{ needs.build.outputs.v }}"
+              - print: x
+                if: steps.build.outcome == 'success'
+              - print: "${{ steps.build.conclusion }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        let status = "flow calls this `steps.build.status`; its values are flow's states, such as `succeeded` and `failed`"
+        let expected = [
+            "4 |   - print: \"${{ needs.build.result }}\"\n  |                 ^^^^^^^^^^^^^^^^^^ flow calls this `steps.build.status`\n",
+            "5 |   - print: \"${{ needs.build.outputs.v }}\"\n  |                 ^^^^^^^^^^^^^^^^^^^^^ flow calls this `steps.build.outputs.v`\n",
+            "wf.yaml:7:21: error: steps have no field `outcome` [unknown-reference]\n  |\n7 |     if: steps.build.outcome == 'success'\n"
+                + "  |                     ^^^^^^^ \(status)\n",
+            "8 |   - print: \"${{ steps.build.conclusion }}\"\n  |                             ^^^^^^^^^^ \(status)\n",
+        ]
+        for text in expected { #expect(validate.stderr.contains(text), "\(text)\n\(validate)") }
+        #expect(validate.stderr.hasSuffix("4 errors in 1 file\n"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """
