@@ -199,6 +199,33 @@ import Testing
         #expect(validate.stderr.hasSuffix("4 errors in 1 file\n"), "\(validate)")
     }
 
+    /// `params` written as a list of names is one error whose help shows the mapping: the
+    /// names count as declared, where each use of them was reported besides ("action `a`
+    /// has no parameter `env`", at `with:` "it takes no parameters").
+    @Test func paramsGivenAsAListIsOneErrorWithTheMapping() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params: [env, region]
+                steps:
+                  - print: "${{ params.env }} in ${{ params.region }}"
+            steps:
+              - use: deploy
+                with: { env: prod }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:3:13: error: `params` must be a mapping, found a list [wrong-type]
+              |
+            3 |     params: [env, region]
+              |             ^^^^^^^^^^^^^ declare each parameter as a key of `params`, on a line of its own: `env:`, `region:`
+            1 error in 1 file
+
+            """, "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """
