@@ -226,6 +226,34 @@ import Testing
             """, "\(validate)")
     }
 
+    /// A parameter written on the `use` step itself, beside `use:`, says to pass it under
+    /// `with:` (it had no help); a key that is no parameter keeps its "did you mean".
+    @Test func aParameterBesideUseSaysToPassItUnderWith() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - use: notify
+                channel: ops
+                tiemout: 5s
+            actions:
+              notify:
+                params:
+                  channel: { required: true }
+                steps:
+                  - print: "to ${{ params.channel }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.contains("""
+            wf.yaml:3:5: error: unknown key `channel` in a `use` step [unknown-key]
+              |
+            3 |     channel: ops
+              |     ^^^^^^^ `channel` is a parameter of action `notify`: pass it under `with:` (`with: { channel: … }`)
+
+            """), "\(validate)")
+        #expect(validate.stderr.contains("4 |     tiemout: 5s\n  |     ^^^^^^^ did you mean `timeout`?\n"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """

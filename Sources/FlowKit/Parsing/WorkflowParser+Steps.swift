@@ -277,6 +277,10 @@ extension WorkflowParser {
                     }
                     bag.error(.misplacedOption, "`\(name.value)` is an option of \(list) steps, not of `\(kindName)` steps",
                               at: name.span, help: help)
+                } else if case .use(let use) = step.kind, parameterNames(of: use.action.value).contains(name.value) {
+                    // `use: notify` with `channel: ops` beside it, as go-task passes `vars`.
+                    bag.error(.unknownKey, "unknown key `\(name.value)` in a `use` step", at: name.span,
+                              help: "`\(name.value)` is a parameter of action `\(use.action.value)`: pass it under `with:` (`with: { \(name.value): … }`)")
                 } else if Self.workflowOnlyKeys.contains(name.value) {
                     // Not a near miss of a step option (`vars` is not a typo of `tags`):
                     // a workflow key indented into the step above it.
@@ -307,6 +311,20 @@ extension WorkflowParser {
             return "here it is this step's option; the workflow's `finally` starts in the column of `steps:` (column \(column))"
         }
         return "here it is this step's option; for the `\(listOwner.kind)` group, start it in the column of `\(listOwner.kind):` (column \(column))"
+    }
+
+    /// The parameter names action `action` declares, read from the document (the actions
+    /// may be written after the steps, so they are not parsed yet); none when there is no
+    /// such action or its `params` is not a mapping.
+    func parameterNames(of action: String) -> [String] {
+        guard let root = document.root, document[root].kind == .mapping else { return [] }
+        func value(of key: String, in id: Int32) -> Int32? {
+            document.pairs(id).first { document[$0.key].kind == .scalar && document[$0.key].value == key }?.value
+        }
+        guard let actions = value(of: "actions", in: root), document[actions].kind == .mapping,
+              let body = value(of: action, in: actions), document[body].kind == .mapping,
+              let params = value(of: "params", in: body), document[params].kind == .mapping else { return [] }
+        return document.pairs(params).compactMap { document[$0.key].kind == .scalar ? document[$0.key].value : nil }
     }
 
     mutating func kindOption(_ name: Located<String>, _ value: Int32, into step: Step) {
