@@ -254,6 +254,40 @@ import Testing
         #expect(validate.stderr.contains("4 |     tiemout: 5s\n  |     ^^^^^^^ did you mean `timeout`?\n"), "\(validate)")
     }
 
+    /// A variable or parameter used only in an expression with a syntax error is still
+    /// used: it got "is never used" beside the syntax error, though it is right there. A
+    /// name used nowhere keeps its warning.
+    @Test func aNameInAnUnreadableExpressionIsNotUnused() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              target: prod
+              region: eu
+              spare: x
+            actions:
+              greet:
+                params:
+                  who: {}
+                  unused: {}
+                steps:
+                  - print: "hi ${{ params.who = 'x' }}"
+            steps:
+              - print: deploying
+                if: ${{ vars.target }} == 'prod'
+              - print: "${{ vars.region ) }}"
+              - use: greet
+                with: { who: me }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for name in ["target", "region", "who"] {
+            #expect(!validate.stderr.contains("`\(name)` is never used"), "\(name)\n\(validate)")
+        }
+        #expect(validate.stderr.contains("wf.yaml:4:3: warning: variable `spare` is never used [unused-var]"), "\(validate)")
+        #expect(validate.stderr.contains("wf.yaml:9:7: warning: parameter `unused` of action `greet` is never used [unused-param]"), "\(validate)")
+        #expect(validate.stderr.hasSuffix("3 errors, 2 warnings in 1 file\n"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """

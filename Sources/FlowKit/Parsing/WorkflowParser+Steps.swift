@@ -412,11 +412,13 @@ extension WorkflowParser {
                 offset = first + 3
                 source = String(scalars: scalars[offset..<close])
             } else if opens, close == nil {
+                noteNames(inUnread: text.value)
                 bag.error(.expressionSyntax, "unterminated `${{`",
                           at: SourceSpan(start: locator.location(ofValueOffset: first), end: locator.location(ofValueOffset: first + 3)),
                           help: "close the expression with `}}`")
                 return nil
             } else if ExpressionLexer.containsMarkerOutsideStrings(scalars) {
+                noteNames(inUnread: text.value)
                 bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
                           help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
                 return nil
@@ -425,6 +427,7 @@ extension WorkflowParser {
         switch ExpressionParser.parse(source, locate: { locator.location(ofValueOffset: offset + $0) }) {
         case .success(let expression): return Located(expression, text.span)
         case .failure(let failure):
+            noteNames(inUnread: text.value)
             bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
             return nil
         }

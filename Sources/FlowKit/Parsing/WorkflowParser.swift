@@ -19,6 +19,8 @@ public struct WorkflowParser {
     /// where it belongs. Nil for lists where no such slip has a better place (`finally`,
     /// `undo`, an action's `steps`).
     var listOwner: (kind: String, keySpan: SourceSpan)?
+    /// See `Workflow.namesInUnreadExpressions`.
+    var namesInUnreadExpressions: Set<String> = []
 
     /// The top-level keys of a workflow.
     public static let topLevelKeys = [
@@ -120,7 +122,28 @@ public struct WorkflowParser {
             bag.error(.missingKey, "the workflow has no `steps`", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
                       help: "add `steps:` with a list of steps")
         }
+        workflow.namesInUnreadExpressions = namesInUnreadExpressions
         return workflow
+    }
+
+    /// Notes the `vars.NAME` and `params.NAME` written in `text`, an expression (or
+    /// template) that could not be read: see `Workflow.namesInUnreadExpressions`.
+    mutating func noteNames(inUnread text: String) {
+        let scalars = Array(text.unicodeScalars)
+        func isNameScalar(_ c: Unicode.Scalar) -> Bool {
+            (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
+        }
+        for root in ["vars.", "params."] {
+            let prefix = Array(root.unicodeScalars)
+            var i = 0
+            while i + prefix.count < scalars.count {
+                defer { i += 1 }
+                guard scalars[i..<(i + prefix.count)].elementsEqual(prefix), i == 0 || !isNameScalar(scalars[i - 1]) else { continue }
+                var end = i + prefix.count
+                while end < scalars.count, isNameScalar(scalars[end]) { end += 1 }
+                if end > i + prefix.count { namesInUnreadExpressions.insert(String(String.UnicodeScalarView(scalars[i..<end]))) }
+            }
+        }
     }
 
     // MARK: Sections
