@@ -97,6 +97,197 @@ import Testing
         #expect(both.status == 1 && both.stderr.hasSuffix("1 error in 1 file\n"), "\(both)")
     }
 
+    /// A group's option written one level too deep, among its last step's keys, is that
+    /// step's and misplaced there; the help says which column it belongs in. Where
+    /// indentation is not the slip (a flow mapping, a group that does not take the option,
+    /// a `finally` list) the error has no such help.
+    @Test func aGroupOptionIndentedUnderItsLastStepSaysWhereItBelongs() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: tests
+                concurrent:
+                  - shell: make unit
+                  - shell: make e2e
+                    max_parallel: 1
+                    fail_fast: false
+              - sequential:
+                  - shell: make package
+                    finally:
+                      - print: packaged
+              - shell: make lint
+                finally:
+                  - print: bye
+              - sequential:
+                  - { shell: make docs, max_parallel: 2 }
+                  - shell: make site
+                    max_parallel: 2
+              - shell: make clean
+                max_parallel: 2
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        let group = "here it is this step's option; for the `concurrent` group, start it in the column of `concurrent:` (column 5)"
+        let expected = [
+            "wf.yaml:6:9: error: `max_parallel` is an option of `concurrent` steps, not of `shell` steps [misplaced-option]\n"
+                + "  |\n6 |         max_parallel: 1\n  |         ^^^^^^^^^^^^ \(group)\n",
+            "7 |         fail_fast: false\n  |         ^^^^^^^^^ \(group)\n",
+            "10 |         finally:\n   |         ^^^^^^^ here it is this step's option; for the `sequential` group, "
+                + "start it in the column of `sequential:` (column 5)\n",
+            "13 |     finally:\n   |     ^^^^^^^ here it is this step's option; the workflow's `finally` starts in the column of `steps:` (column 1)\n",
+        ]
+        for text in expected { #expect(validate.stderr.contains(text), "\(text)\n\(validate)") }
+        // A sequential group takes no `max_parallel`, and a flow mapping is not indentation.
+        for line in ["16 |       - { shell: make docs, max_parallel: 2 }", "18 |         max_parallel: 2", "20 |     max_parallel: 2"] {
+            #expect(validate.stderr.contains(line + "\n"), "\(line)\n\(validate)")
+        }
+        #expect(validate.stderr.components(separatedBy: "here it is this step's option").count == 5, "\(validate)")
+        #expect(validate.stderr.hasSuffix("7 errors in 1 file\n"), "\(validate)")
+    }
+
+    /// A workflow key indented into the step above it is not a misspelt step option:
+    /// `vars` under the last step got "did you mean `tags`?". The help says where it goes.
+    @Test func aWorkflowKeyOnAStepSaysItGoesAtTheTopLevel() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: make build
+              - print: done
+                vars:
+                  target: prod
+                defaults:
+                  timeout: 5m
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for (line, key) in [(4, "vars"), (6, "defaults")] {
+            let text = "wf.yaml:\(line):5: error: unknown key `\(key)` in a `print` step [unknown-key]\n"
+            let help = "`\(key)` is a key of the workflow: write it at the top level, in the column of `steps:`\n"
+            #expect(validate.stderr.contains(text) && validate.stderr.contains(help), "\(key)\n\(validate)")
+        }
+        #expect(!validate.stderr.contains("did you mean"), "\(validate)")
+        #expect(validate.stderr.hasSuffix("2 errors in 1 file\n"), "\(validate)")
+    }
+
+    /// GitHub Actions' spellings of a step's result get flow's: a job's `needs` is an
+    /// earlier step, and `outcome`, `conclusion` (a needed job's `result`) are `status`.
+    /// `needs.build.result` got only "references start with …", `steps.build.outcome`
+    /// the list of fields.
+    @Test func gitHubActionsStepReferencesGetFlowsSpelling() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: echo "v=1" >> "$FLOW_OUTPUT"
+              - print: "${{ needs.build.result }}"
+              - print: "${{ needs.build.outputs.v }}"
+              - print: x
+                if: steps.build.outcome == 'success'
+              - print: "${{ steps.build.conclusion }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        let status = "flow calls this `steps.build.status`; its values are flow's states, such as `succeeded` and `failed`"
+        let expected = [
+            "4 |   - print: \"${{ needs.build.result }}\"\n  |                 ^^^^^^^^^^^^^^^^^^ flow calls this `steps.build.status`\n",
+            "5 |   - print: \"${{ needs.build.outputs.v }}\"\n  |                 ^^^^^^^^^^^^^^^^^^^^^ flow calls this `steps.build.outputs.v`\n",
+            "wf.yaml:7:21: error: steps have no field `outcome` [unknown-reference]\n  |\n7 |     if: steps.build.outcome == 'success'\n"
+                + "  |                     ^^^^^^^ \(status)\n",
+            "8 |   - print: \"${{ steps.build.conclusion }}\"\n  |                             ^^^^^^^^^^ \(status)\n",
+        ]
+        for text in expected { #expect(validate.stderr.contains(text), "\(text)\n\(validate)") }
+        #expect(validate.stderr.hasSuffix("4 errors in 1 file\n"), "\(validate)")
+    }
+
+    /// `params` written as a list of names is one error whose help shows the mapping: the
+    /// names count as declared, where each use of them was reported besides ("action `a`
+    /// has no parameter `env`", at `with:` "it takes no parameters").
+    @Test func paramsGivenAsAListIsOneErrorWithTheMapping() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params: [env, region]
+                steps:
+                  - print: "${{ params.env }} in ${{ params.region }}"
+            steps:
+              - use: deploy
+                with: { env: prod }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:3:13: error: `params` must be a mapping, found a list [wrong-type]
+              |
+            3 |     params: [env, region]
+              |             ^^^^^^^^^^^^^ declare each parameter as a key of `params`, on a line of its own: `env:`, `region:`
+            1 error in 1 file
+
+            """, "\(validate)")
+    }
+
+    /// A parameter written on the `use` step itself, beside `use:`, says to pass it under
+    /// `with:` (it had no help); a key that is no parameter keeps its "did you mean".
+    @Test func aParameterBesideUseSaysToPassItUnderWith() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - use: notify
+                channel: ops
+                tiemout: 5s
+            actions:
+              notify:
+                params:
+                  channel: { required: true }
+                steps:
+                  - print: "to ${{ params.channel }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.contains("""
+            wf.yaml:3:5: error: unknown key `channel` in a `use` step [unknown-key]
+              |
+            3 |     channel: ops
+              |     ^^^^^^^ `channel` is a parameter of action `notify`: pass it under `with:` (`with: { channel: … }`)
+
+            """), "\(validate)")
+        #expect(validate.stderr.contains("4 |     tiemout: 5s\n  |     ^^^^^^^ did you mean `timeout`?\n"), "\(validate)")
+    }
+
+    /// A variable or parameter used only in an expression with a syntax error is still
+    /// used: it got "is never used" beside the syntax error, though it is right there. A
+    /// name used nowhere keeps its warning.
+    @Test func aNameInAnUnreadableExpressionIsNotUnused() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              target: prod
+              region: eu
+              spare: x
+            actions:
+              greet:
+                params:
+                  who: {}
+                  unused: {}
+                steps:
+                  - print: "hi ${{ params.who = 'x' }}"
+            steps:
+              - print: deploying
+                if: ${{ vars.target }} == 'prod'
+              - print: "${{ vars.region ) }}"
+              - use: greet
+                with: { who: me }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for name in ["target", "region", "who"] {
+            #expect(!validate.stderr.contains("`\(name)` is never used"), "\(name)\n\(validate)")
+        }
+        #expect(validate.stderr.contains("wf.yaml:4:3: warning: variable `spare` is never used [unused-var]"), "\(validate)")
+        #expect(validate.stderr.contains("wf.yaml:9:7: warning: parameter `unused` of action `greet` is never used [unused-param]"), "\(validate)")
+        #expect(validate.stderr.hasSuffix("3 errors, 2 warnings in 1 file\n"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """

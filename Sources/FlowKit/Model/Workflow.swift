@@ -15,6 +15,10 @@ public struct Workflow: Sendable {
     public var finally: [Step] = []
     /// The span of the `steps` key (or of the whole document when it is missing).
     public var stepsSpan: SourceSpan
+    /// `vars.NAME` and `params.NAME` written in expressions that could not be read (a
+    /// syntax error, already reported): uses all the same, so no `unused-var` or
+    /// `unused-param` warning says such a name is never used.
+    public var namesInUnreadExpressions: Set<String> = []
 
     public init(file: SourceFile, stepsSpan: SourceSpan) {
         self.file = file

@@ -44,6 +44,19 @@ extension WorkflowParser {
     }
 
     mutating func params(_ id: Int32) -> [Param] {
+        // A list of names (`params: [env, region]`, as go-task's `requires: vars:` lists
+        // them): the help shows the mapping, and the names are taken as declared, so each
+        // `params.env` and `with: {env: …}` is not reported again as unknown ("it takes no
+        // parameters") on top of this one error.
+        if document[id].kind == .sequence {
+            let items = document.children(of: id).map { document[$0] }
+            let names = items.compactMap { $0.kind == .scalar && $0.isString && Self.isIdentifier($0.value) ? $0.value : nil }
+            let example = names.isEmpty ? "`env: { required: true }`" : names.prefix(3).map { "`\($0):`" }.joined(separator: ", ")
+            wrongType(id, expected: "a mapping", what: "`params`",
+                      help: "declare each parameter as a key of `params`, on a line of its own: \(example)")
+            guard names.count == items.count else { return [] }
+            return document.children(of: id).map { Param(name: Located(document[$0].value, valueSpan(document[$0]))) }
+        }
         guard mapping(id, "`params`") else { return [] }
         let merges = enterMerges(id)
         defer { leaveMerges(merges) }

@@ -1,8 +1,11 @@
 /// Parsing of step lists and steps.
 extension WorkflowParser {
     /// A non-empty list of steps; `owner` names the list in messages, `whole` what to remove
-    /// instead of filling it (nil where nothing can go: a workflow needs its `steps`).
-    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan, whole: String? = "the group") -> [Step] {
+    /// instead of filling it (nil where nothing can go: a workflow needs its `steps`), `kind`
+    /// the key that owns it when its items may carry that key's options by mistake (see
+    /// `listOwner`).
+    mutating func stepList(_ id: Int32, owner: String, ownerSpan: SourceSpan, whole: String? = "the group",
+                           kind: String? = nil) -> [Step] {
         let node = document[id]
         if node.isNull || (node.kind == .sequence && document.children(of: id).isEmpty) {
             bag.error(.emptyGroup, "\(owner) is empty", at: node.isNull ? ownerSpan : valueSpan(node),
@@ -19,6 +22,7 @@ extension WorkflowParser {
         var steps: [Step] = []
         steps.reserveCapacity(document.children(of: id).count)
         for item in document.children(of: id) {
+            listOwner = kind.map { ($0, ownerSpan) }
             if let step = step(item) { steps.append(step) }
         }
         return steps
@@ -79,6 +83,10 @@ extension WorkflowParser {
     /// One step: a mapping, or a bare string as shorthand for a shell step.
     mutating func step(_ id: Int32) -> Step? {
         let node = document[id]
+        // Only this step is the item of that list: lists and single steps inside it set
+        // their own (or none).
+        let owner = listOwner
+        listOwner = nil
         let outerAlias = aliasContext
         defer { aliasContext = outerAlias }
         if let site = document.aliasSites[id] { aliasContext = site }
@@ -155,16 +163,21 @@ extension WorkflowParser {
         guard let kind = stepKind(kindName, kindKey.value, keySpan: kindKey.name.span) else {
             // The kind's value was wrong (already reported); still check the other keys.
             let placeholder = Step(kind: .delay(Located(.zero, kindKey.name.span)), kindSpan: kindKey.name.span, span: node.span)
-            commonOptions(pairs, into: placeholder, kindName: kindName)
+            commonOptions(pairs, into: placeholder, kindName: kindName, listOwner: owner)
             return nil
         }
         let step = Step(kind: kind, kindSpan: kindKey.name.span, span: node.span)
-        commonOptions(pairs, into: step, kindName: kindName)
+        commonOptions(pairs, into: step, kindName: kindName, listOwner: owner)
         // The validator checks the step with the same merges entered (those of steps inside
         // it come along; they are their own steps' too, so nothing is moved twice).
         if enteredMerges.count > firstEntered { step.merges = Array(enteredMerges[firstEntered...]) }
         return step
     }
+
+    /// The top-level keys that no step has (`env`, `shell`, `name`, `description` and
+    /// `finally` are step options too; `steps` in a step is more likely a group, which
+    /// `ForeignKey` suggests).
+    static let workflowOnlyKeys = ["version", "vars", "defaults", "rollback", "actions"]
 
     static func isKnownStepOption(_ key: String) -> Bool {
         StepKind.commonOptions.contains(key) || StepKind.groupOptions.contains(key)
@@ -190,7 +203,7 @@ extension WorkflowParser {
             guard let duration = duration(value, "`delay`") else { return nil }
             return .delay(duration)
         case "sequential", "concurrent":
-            let steps = stepList(value, owner: "`\(kind)`", ownerSpan: keySpan)
+            let steps = stepList(value, owner: "`\(kind)`", ownerSpan: keySpan, kind: kind)
             guard !steps.isEmpty else { return nil }
             return kind == "sequential" ? .sequential(GroupStep(steps: steps)) : .concurrent(GroupStep(steps: steps))
         case "use":
@@ -201,8 +214,10 @@ extension WorkflowParser {
         }
     }
 
-    /// Common options, group options and the kind's own options.
-    mutating func commonOptions(_ pairs: [(key: Int32, value: Int32)], into step: Step, kindName: String) {
+    /// Common options, group options and the kind's own options; `listOwner` is the key
+    /// that owns the list the step is an item of (see `WorkflowParser.listOwner`).
+    mutating func commonOptions(_ pairs: [(key: Int32, value: Int32)], into step: Step, kindName: String,
+                                listOwner: (kind: String, keySpan: SourceSpan)? = nil) {
         let kindOptions = StepKind.options(of: kindName)
         let isGroup = StepKind.isGroup(kindName)
         for (key, value) in pairs {
@@ -257,9 +272,20 @@ extension WorkflowParser {
                     var help: String? = nil
                     if name.value == "shell", kindName == "shell" {
                         help = "a shell step's key is its command; choose the shell with `shell:` on the workflow, `defaults` or an enclosing group"
+                    } else if let listOwner {
+                        help = ownerOptionHelp(name, key: key, listOwner: listOwner)
                     }
                     bag.error(.misplacedOption, "`\(name.value)` is an option of \(list) steps, not of `\(kindName)` steps",
                               at: name.span, help: help)
+                } else if case .use(let use) = step.kind, parameterNames(of: use.action.value).contains(name.value) {
+                    // `use: notify` with `channel: ops` beside it, as go-task passes `vars`.
+                    bag.error(.unknownKey, "unknown key `\(name.value)` in a `use` step", at: name.span,
+                              help: "`\(name.value)` is a parameter of action `\(use.action.value)`: pass it under `with:` (`with: { \(name.value): … }`)")
+                } else if Self.workflowOnlyKeys.contains(name.value) {
+                    // Not a near miss of a step option (`vars` is not a typo of `tags`):
+                    // a workflow key indented into the step above it.
+                    bag.error(.unknownKey, "unknown key `\(name.value)` in a `\(kindName)` step", at: name.span,
+                              help: "`\(name.value)` is a key of the workflow: write it at the top level, in the column of `steps:`")
                 } else {
                     unknownKey(name, in: "a `\(kindName)` step",
                                candidates: StepKind.commonOptions + kindOptions + (isGroup ? StepKind.groupOptions : []),
@@ -267,6 +293,38 @@ extension WorkflowParser {
                 }
             }
         }
+    }
+
+    /// The help for an option of the group (or workflow) whose list holds this step,
+    /// written among the step's own keys: indented one level too deep, it became the last
+    /// item's (`max_parallel` under a `concurrent` group's last child, the workflow's
+    /// `finally` under its last step). Nil when the group does not take it either, or when
+    /// the key is not written where it stands (merged in, reached through an alias, or
+    /// not first on its line, as in a flow mapping), where indentation is not the slip.
+    func ownerOptionHelp(_ name: Located<String>, key: Int32, listOwner: (kind: String, keySpan: SourceSpan)) -> String? {
+        let ownerTakesIt = listOwner.kind == "steps" ? name.value == "finally" : StepKind.options(of: listOwner.kind).contains(name.value)
+        guard ownerTakesIt, document.aliasSites[key] == nil, aliasContext == nil else { return nil }
+        let line = file.lineText(name.span.start.line)
+        guard line.unicodeScalars.prefix(name.span.start.column - 1).allSatisfy({ $0 == " " }) else { return nil }
+        let column = listOwner.keySpan.start.column
+        if listOwner.kind == "steps" {
+            return "here it is this step's option; the workflow's `finally` starts in the column of `steps:` (column \(column))"
+        }
+        return "here it is this step's option; for the `\(listOwner.kind)` group, start it in the column of `\(listOwner.kind):` (column \(column))"
+    }
+
+    /// The parameter names action `action` declares, read from the document (the actions
+    /// may be written after the steps, so they are not parsed yet); none when there is no
+    /// such action or its `params` is not a mapping.
+    func parameterNames(of action: String) -> [String] {
+        guard let root = document.root, document[root].kind == .mapping else { return [] }
+        func value(of key: String, in id: Int32) -> Int32? {
+            document.pairs(id).first { document[$0.key].kind == .scalar && document[$0.key].value == key }?.value
+        }
+        guard let actions = value(of: "actions", in: root), document[actions].kind == .mapping,
+              let body = value(of: action, in: actions), document[body].kind == .mapping,
+              let params = value(of: "params", in: body), document[params].kind == .mapping else { return [] }
+        return document.pairs(params).compactMap { document[$0.key].kind == .scalar ? document[$0.key].value : nil }
     }
 
     mutating func kindOption(_ name: Located<String>, _ value: Int32, into step: Step) {
@@ -354,11 +412,13 @@ extension WorkflowParser {
                 offset = first + 3
                 source = String(scalars: scalars[offset..<close])
             } else if opens, close == nil {
+                noteNames(inUnread: text.value)
                 bag.error(.expressionSyntax, "unterminated `${{`",
                           at: SourceSpan(start: locator.location(ofValueOffset: first), end: locator.location(ofValueOffset: first + 3)),
                           help: "close the expression with `}}`")
                 return nil
             } else if ExpressionLexer.containsMarkerOutsideStrings(scalars) {
+                noteNames(inUnread: text.value)
                 bag.error(.expressionSyntax, "an `if` condition is one expression", at: text.span,
                           help: "write the condition without `${{ }}`, or wrap all of it in one `${{ }}`")
                 return nil
@@ -367,6 +427,7 @@ extension WorkflowParser {
         switch ExpressionParser.parse(source, locate: { locator.location(ofValueOffset: offset + $0) }) {
         case .success(let expression): return Located(expression, text.span)
         case .failure(let failure):
+            noteNames(inUnread: text.value)
             bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
             return nil
         }

@@ -172,6 +172,7 @@ extension WorkflowParser {
         guard text.value.hasExpressionMarker else { return Template(literal: text.value, span: text.span) }
         let locator = ScalarLocator(node: node, file: file)
         let (template, failures) = Template.parse(text.value, span: text.span, locate: { locator.location(ofValueOffset: $0) })
+        if !failures.isEmpty { noteNames(inUnread: text.value) }
         for failure in failures {
             bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
         }

@@ -13,6 +13,14 @@ public struct WorkflowParser {
     /// Every merge entered so far (see `enterMerges`), in parse order: a step keeps those met
     /// while it was parsed (its own, its `env`'s, its `with`'s…), for the validator.
     var enteredMerges: [MergedText] = []
+    /// The key that owns the list whose item is about to be parsed (`steps`, `sequential`,
+    /// `concurrent`), for `step` to take: an option of that group written under its last
+    /// item instead (one indentation level too deep) is misplaced there, and the help says
+    /// where it belongs. Nil for lists where no such slip has a better place (`finally`,
+    /// `undo`, an action's `steps`).
+    var listOwner: (kind: String, keySpan: SourceSpan)?
+    /// See `Workflow.namesInUnreadExpressions`.
+    var namesInUnreadExpressions: Set<String> = []
 
     /// The top-level keys of a workflow.
     public static let topLevelKeys = [
@@ -94,7 +102,7 @@ public struct WorkflowParser {
             case "steps":
                 sawSteps = true
                 workflow.stepsSpan = name.span
-                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span, whole: nil)
+                workflow.steps = stepList(value, owner: "`steps`", ownerSpan: name.span, whole: nil, kind: "steps")
             case "finally":
                 workflow.finally = stepList(value, owner: "`finally`", ownerSpan: name.span, whole: "`finally`")
             default:
@@ -114,7 +122,28 @@ public struct WorkflowParser {
             bag.error(.missingKey, "the workflow has no `steps`", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
                       help: "add `steps:` with a list of steps")
         }
+        workflow.namesInUnreadExpressions = namesInUnreadExpressions
         return workflow
+    }
+
+    /// Notes the `vars.NAME` and `params.NAME` written in `text`, an expression (or
+    /// template) that could not be read: see `Workflow.namesInUnreadExpressions`.
+    mutating func noteNames(inUnread text: String) {
+        let scalars = Array(text.unicodeScalars)
+        func isNameScalar(_ c: Unicode.Scalar) -> Bool {
+            (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
+        }
+        for root in ["vars.", "params."] {
+            let prefix = Array(root.unicodeScalars)
+            var i = 0
+            while i + prefix.count < scalars.count {
+                defer { i += 1 }
+                guard scalars[i..<(i + prefix.count)].elementsEqual(prefix), i == 0 || !isNameScalar(scalars[i - 1]) else { continue }
+                var end = i + prefix.count
+                while end < scalars.count, isNameScalar(scalars[end]) { end += 1 }
+                if end > i + prefix.count { namesInUnreadExpressions.insert(String(String.UnicodeScalarView(scalars[i..<end]))) }
+            }
+        }
     }
 
     // MARK: Sections

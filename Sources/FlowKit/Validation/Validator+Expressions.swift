@@ -13,8 +13,12 @@ extension Validator {
 
     static let roots = ["vars", "env", "params", "steps", "workflow", "run"]
     /// GitHub Actions' roots that mean one of flow's: an action's `inputs` are its
-    /// `params`, and secrets reach flow through the environment.
-    static let foreignRoots = ["inputs": "params", "secrets": "env"]
+    /// `params`, secrets reach flow through the environment, and what a job `needs` is an
+    /// earlier step.
+    static let foreignRoots = ["inputs": "params", "secrets": "env", "needs": "steps"]
+    /// GitHub Actions' fields of a step (`outcome`, `conclusion`) or of a needed job
+    /// (`result`) that are flow's `status`: not near it by spelling, so no "did you mean".
+    static let foreignStepFields = ["outcome", "conclusion", "result"]
     /// The literals spelt as names (lowercase only).
     static let literals = ["true", "false", "null"]
 
@@ -142,8 +146,11 @@ extension Validator {
             // not the root it happens to be near (`run`).
             let candidates = path.count == 1 ? Self.literals + Self.roots : Self.roots
             let foreign = path.count > 1 ? Self.foreignRoots[path[0].value] : nil
+            // `needs.build.result` is `steps.build.status`, as `steps.build.outcome` is.
+            var rest = path.dropFirst().map(\.value)
+            if foreign == "steps", rest.count == 2, Self.foreignStepFields.contains(rest[1]) { rest[1] = "status" }
             bag.error(.unknownReference, "unknown reference `\(text)`", at: whole,
-                      help: foreign.map { "flow calls this `\(([$0] + path.dropFirst().map(\.value)).joined(separator: "."))`" }
+                      help: foreign.map { "flow calls this `\(([$0] + rest).joined(separator: "."))`" }
                         ?? Suggestion.closest(to: path[0].value, in: candidates).map { "did you mean `\($0)`?" }
                         ?? "references start with `vars.`, `env.`, `params.`, `steps.`, `workflow.` or `run.`")
         }
@@ -192,8 +199,10 @@ extension Validator {
             }
         default:
             bag.error(.unknownReference, "steps have no field `\(field.value)`", at: field.span,
-                      help: Suggestion.help(for: field.value, in: ["outputs", "status", "exit_code"])
-                        ?? "the fields are `outputs.<key>`, `status` and `exit_code`")
+                      help: Self.foreignStepFields.contains(field.value)
+                        ? "flow calls this `steps.\(name.value).status`; its values are flow's states, such as `succeeded` and `failed`"
+                        : Suggestion.help(for: field.value, in: ["outputs", "status", "exit_code"])
+                            ?? "the fields are `outputs.<key>`, `status` and `exit_code`")
             return
         }
         if let site, site.path.hasFinished(target.path) {

@@ -111,7 +111,8 @@ public struct Validator {
             collectNames(action.steps, base: StepPath(components: []), list: .sequential)
             walk(action.steps, base: StepPath(components: []), list: .sequential)
             // An action without steps is an error of its own: its params are not "unused".
-            for param in action.params where !action.steps.isEmpty && !scope.usedParams.contains(param.name.value) {
+            for param in action.params where !action.steps.isEmpty && !scope.usedParams.contains(param.name.value)
+                && !workflow.namesInUnreadExpressions.contains("params." + param.name.value) {
                 bag.warning(.unusedParam, "parameter `\(param.name.value)` of action `\(action.name.value)` is never used",
                             at: param.name.span, help: "use it as `${{ params.\(param.name.value) }}`, or remove it")
             }
@@ -119,7 +120,7 @@ public struct Validator {
         var seenVars: Set<String> = []
         for variable in workflow.vars {
             if !seenVars.insert(variable.name.value).inserted { continue }
-            if !usedVars.contains(variable.name.value) {
+            if !usedVars.contains(variable.name.value), !workflow.namesInUnreadExpressions.contains("vars." + variable.name.value) {
                 bag.warning(.unusedVar, "variable `\(variable.name.value)` is never used", at: variable.name.span,
                             help: "use it as `${{ vars.\(variable.name.value) }}`, or remove it")
             }
