@@ -202,6 +202,22 @@ import Testing
     /// `params` written as a list of names is one error whose help shows the mapping: the
     /// names count as declared, where each use of them was reported besides ("action `a`
     /// has no parameter `env`", at `with:` "it takes no parameters").
+    /// `exit_codes: 75` (or `"75, 76"`) says how to write the list, not only that it is one.
+    @Test func exitCodesWithoutAListShowsTheList() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: "true"
+                retry: { limit: 2, exit_codes: 75 }
+              - shell: "true"
+                retry: { limit: 2, exit_codes: "75, 76" }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.contains("^^ write it as a list, even for one code: `exit_codes: [75]`"), "\(validate)")
+        #expect(validate.stderr.contains("write it as a list, even for one code: `exit_codes: [75, 76]`"), "\(validate)")
+    }
+
     @Test func paramsGivenAsAListIsOneErrorWithTheMapping() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -269,7 +269,11 @@ extension WorkflowParser {
             case "exit_codes":
                 let v = document[value]
                 guard v.kind == .sequence else {
-                    wrongType(value, expected: "a list of exit codes", what: "`exit_codes`")
+                    // One code, or several in a string (`75, 76`), as a list reads them.
+                    let words = v.kind == .scalar
+                        ? v.value.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init) : []
+                    let help = words.isEmpty ? nil : "write it as a list, even for one code: `exit_codes: [\(words.joined(separator: ", "))]`"
+                    wrongType(value, expected: "a list of exit codes", what: "`exit_codes`", help: help)
                     continue
                 }
                 var codes: [Int32] = []
