@@ -47,6 +47,7 @@ struct ValidateCommand: Command {
     func run() async throws {
         var all: [Diagnostic] = []
         var failed = 0
+        var withProblems = 0
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
         // Kept until exit: freeing big trees one node at a time is slower than parsing them.
         var kept: [LoadedWorkflow] = []
@@ -63,6 +64,7 @@ struct ValidateCommand: Command {
                     }
                 }
                 if loaded.errorCount > 0 { failed += 1 }
+                if !loaded.diagnostics.isEmpty { withProblems += 1 }
                 kept.append(loaded)
                 all += loaded.diagnostics
                 if format == .text {
@@ -79,7 +81,10 @@ struct ValidateCommand: Command {
                 var parts: [String] = []
                 if errors > 0 { parts.append("\(errors) error\(errors == 1 ? "" : "s")") }
                 if warnings > 0 { parts.append("\(warnings) warning\(warnings == 1 ? "" : "s")") }
-                Console.stderr(parts.joined(separator: ", ") + " in \(fileCount) file\(fileCount == 1 ? "" : "s")\n")
+                // `in 1 of 3 files` when some files had nothing to say: `1 error in 3 files`
+                // read as if each of them had it.
+                let files = withProblems < fileCount ? "\(withProblems) of \(fileCount)" : "\(fileCount)"
+                Console.stderr(parts.joined(separator: ", ") + " in \(files) file\(fileCount == 1 ? "" : "s")\n")
             }
         case .json:
             Console.stdout(renderer.json(all))

@@ -167,7 +167,7 @@ import Testing
             """)
         #expect(result.stderr == """
             gone\\xE9\\u{1B}.yaml:1:1: error: cannot read `gone\\xE9\\u{1B}.yaml`: No such file or directory [file-unreadable]
-            1 error in 2 files
+            1 error in 1 of 2 files
 
             """)
     }
