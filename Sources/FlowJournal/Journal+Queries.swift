@@ -15,7 +15,7 @@ extension Journal {
     func runRecord(_ row: SQLiteRow, content: [UInt8] = []) -> RunRecord {
         let id: String = row["id"] ?? ""
         var state: String = row["state"] ?? ""
-        if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = "interrupted" }
+        if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = RunRecord.interrupted }
         return RunRecord(
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
@@ -107,7 +107,7 @@ extension Journal {
                 var counts: [String: Int] = [:]
                 let steps = try steps(records[i].id)
                 for step in steps where Self.isCountedAlone(step, among: steps) {
-                    counts[step.state, default: 0] += 1
+                    counts[step.shown(inRun: records[i].state).state, default: 0] += 1
                 }
                 records[i].counts = counts
             } else {

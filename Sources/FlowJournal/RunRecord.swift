@@ -45,14 +45,17 @@ public struct RunRecord: Sendable {
     /// newer flow's) comes last rather than not at all.
     public var countsSummary: String {
         let order = ["succeeded", "failed", "timed_out", "cancelled", "skipped", "pending", "running", "retrying",
-                     "undoing", "undone", "undo_failed"]
+                     RunRecord.interrupted, "undoing", "undo_interrupted", "undone", "undo_failed"]
         let rest = counts.keys.filter { !order.contains($0) }.sorted()
         let parts = (order + rest).compactMap { state in counts[state].flatMap { $0 > 0 ? "\($0) \(state)" : nil } }
         return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }
 
     /// Still running, or its process died before the run's last transaction.
-    var isUnfinished: Bool { state == "running" || state == "interrupted" }
+    var isUnfinished: Bool { state == "running" || state == Self.interrupted }
+
+    /// The state of a run whose process died before it recorded its end (told by its lock).
+    public static let interrupted = "interrupted"
 }
 
 /// One step of a recorded run.
@@ -86,6 +89,23 @@ public struct StepRecord: Sendable {
     /// Whether another step of the run has the same name (the steps of an action used
     /// twice): its label is then `name@path`, as the live output had it.
     public var sharesName = false
+
+    /// This step as the history (`runs`, `show`) shows it in a run in `runState`. In an
+    /// `interrupted` run (its process died) a step that was `running` or `retrying` reads
+    /// `interrupted`, and one being undone `undo_interrupted`: nothing drives them any more,
+    /// and `running` read as if the step still ran. Not states a step goes through, but
+    /// what the journal knows of it, as `interrupted` is for the run; `resume` and `undo` go
+    /// by the recorded state.
+    public func shown(inRun runState: String) -> StepRecord {
+        guard runState == RunRecord.interrupted else { return self }
+        var step = self
+        switch state {
+        case "running", "retrying": step.state = RunRecord.interrupted
+        case "undoing": step.state = "undo_interrupted"
+        default: break
+        }
+        return step
+    }
 
     /// What the live output calls the step (`StepRef.label`): its name (`name@path` when it
     /// `sharesName`), or `KIND@PATH`. Derived from the stored name, kind and path, so

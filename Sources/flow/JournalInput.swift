@@ -119,7 +119,7 @@ enum JournalInput {
 
     static func stateSymbol(_ state: String) -> String {
         if let s = StepState(rawValue: state) { return s.symbol }
-        return state == "interrupted" ? "⚡" : "·"
+        return state == RunRecord.interrupted || state == "undo_interrupted" ? "⚡" : "·"
     }
 
     /// Loads and plans the workflow content a run recorded (or the current file).

@@ -25,7 +25,7 @@ struct ShowCommand: Command {
     func run() async throws {
         let (journal, record) = try JournalInput.run(self.journal, runID, readOnly: true)
         let id = record.id
-        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.steps(id) }.map { $0.shown(inRun: record.state) }
         // Where a resume's reused steps came from: their rows alone read as run now, in no time.
         // Followed back to the run that ran them: a resume recorded before resumes said so
         // named the run it resumed, which may only have reused the result in turn.

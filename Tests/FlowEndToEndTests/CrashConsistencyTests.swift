@@ -244,9 +244,11 @@ import Glibc
         var problems: [String] = []
         let known: Set<String> = ["pending", "running", "succeeded", "failed", "timed_out", "cancelled", "skipped", "retrying",
                                   "undoing", "undone", "undo_failed"]
+        // A step in flight when the run's process died reads `interrupted`, as the run does.
+        let stepStates = runState == "interrupted" ? known.subtracting(["running", "retrying", "undoing"]).union(["interrupted"]) : known
         for step in steps {
             let state = step["state"] as? String ?? "nil"
-            if !known.contains(state) { problems.append("step \(step["path"] ?? "?") in state \(state)") }
+            if !stepStates.contains(state) { problems.append("step \(step["path"] ?? "?") in state \(state) (run \(runState))") }
         }
         let top = steps.filter { ($0["path"] as? String).map { !$0.contains(".") && !$0.hasPrefix("f") } ?? false }
             .sorted { Int($0["path"] as! String)! < Int($1["path"] as! String)! }
@@ -259,7 +261,7 @@ import Glibc
             let firstOpen = states.firstIndex { $0 != "succeeded" } ?? states.count
             let rest = states.dropFirst(firstOpen + 1)
             if rest.contains(where: { $0 != "pending" }) { problems.append("top-level states are not a prefix: \(states)") }
-            if firstOpen < states.count, !["running", "pending"].contains(states[firstOpen]) {
+            if firstOpen < states.count, !["interrupted", "running", "pending"].contains(states[firstOpen]) {
                 problems.append("top-level step \(firstOpen + 1) is \(states[firstOpen]) in an interrupted run: \(states)")
             }
         }

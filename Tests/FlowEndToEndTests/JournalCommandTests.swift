@@ -258,7 +258,8 @@ import Testing
     }
 
     /// Every step state is in the counts of `runs` and `show`, as in their `--json`: a step
-    /// flow was killed while undoing was left out (`1 failed` for two steps).
+    /// flow was killed while undoing was left out (`1 failed` for two steps). In the run
+    /// its death interrupted, that step reads `undo_interrupted`, not `undoing`.
     @Test func countsShowEveryState() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
@@ -271,11 +272,11 @@ import Testing
             """)
         #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 128 + SIGKILL)
         let json = try JournalEndToEndTests.runs(box)
-        #expect(json.first?["counts"] as? [String: Int] == ["failed": 1, "undoing": 1], "\(json)")
+        #expect(json.first?["counts"] as? [String: Int] == ["failed": 1, "undo_interrupted": 1], "\(json)")
         let runs = try box.run(["runs"])
-        #expect(runs.status == 0 && runs.stdoutLines.last?.hasSuffix("  1 failed, 1 undoing") == true, "\(runs)")
+        #expect(runs.status == 0 && runs.stdoutLines.last?.hasSuffix("  1 failed, 1 undo_interrupted") == true, "\(runs)")
         let show = try box.run(["show", "last"])
-        #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 failed, 1 undoing", "\(show)")
+        #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 failed, 1 undo_interrupted", "\(show)")
     }
 
     /// A group that its own timeout ended counts once as `timed_out` in the history, as in

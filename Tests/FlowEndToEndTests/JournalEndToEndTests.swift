@@ -505,6 +505,12 @@ import Glibc
         #expect(runs.first?["state"] as? String == "interrupted", "\(runs)")
         let shown = try Self.show(box)
         #expect(Self.stepStates(shown)["before"] == "succeeded", "\(shown)")
+        // The step the kill cut short is not `running`: nothing runs it any more.
+        #expect(Self.stepStates(shown)["hang"] == "interrupted", "\(shown)")
+        #expect(Self.stepStates(shown)["after"] == "pending", "\(shown)")
+        #expect(runs.first?["counts"] as? [String: Int] == ["succeeded": 1, "interrupted": 1, "pending": 1], "\(runs)")
+        let text = try box.run(["show", "last"])
+        #expect(text.stdoutLines.contains("⚡ hang  [interrupted]"), "\(text)")
         try box.write("resumed", "")
         let resumed = try box.run(["resume", "last", "--output", "prefixed"])
         #expect(resumed.status == 0, "\(resumed)")
