@@ -13,7 +13,7 @@ struct ValidateCommand: Command {
             report: a full disk), 2 on usage errors.
 
             A directory stands for the workflow files in it (*.yaml, *.yml; not its \
-            subdirectories); one that holds none is an error.
+            subdirectories or hidden files); one that holds none is an error.
 
             In GitHub Actions, `--format github` turns problems into annotations:
               flow validate --format github workflows/

@@ -359,7 +359,7 @@ import Testing
     }
 
     /// `flow validate DIR` checks the workflow files in it (`*.yaml`, `*.yml`, in name
-    /// order; not subdirectories, not other files); a directory that holds none is an
+    /// order; not subdirectories, hidden files or other files); a directory that holds none is an
     /// error, so a CI check of a misspelt or emptied directory does not pass. `flow run
     /// DIR` names the files it could run.
     @Test func aDirectoryStandsForItsWorkflowFiles() throws {
@@ -367,6 +367,8 @@ import Testing
         try box.write("ci/release.yaml", "steps:\n  - print: hi\n")
         try box.write("ci/broken.yml", "steps:\n  - shel: x\n")
         try box.write("ci/notes.txt", "not yaml")
+        // A hidden file is not one of `*.yaml`, as for a shell's glob (a tool's own config).
+        try box.write("ci/.pre-commit-config.yaml", "repos: []\n")
         try box.write("ci/nested/deeper.yaml", "steps:\n  - shel: x\n")
         try box.write("empty/README", "")
         let r = try box.run(["validate", "ci/"])

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The workflow files of a directory: its regular files (or links to them) named `*.yaml`
-/// or `*.yml`, not its subdirectories. What `flow validate DIR` checks, and what a missing
+/// or `*.yml` (not hidden ones), not its subdirectories. What `flow validate DIR` checks, and what a missing
 /// file's help offers.
 ///
 /// Names are bytes throughout: a directory or file whose name is not UTF-8 is opened by
@@ -60,9 +60,10 @@ public enum WorkflowDirectory {
         return Suggestion.list(names.map { ControlEscaping.displayName(ofPathBytes: base + $0) }, limit: limit)
     }
 
-    /// `*.yaml` or `*.yml`, with something before the dot.
+    /// `*.yaml` or `*.yml`, with something before the dot, and not hidden: as a shell's
+    /// `*.yaml` leaves out `.pre-commit-config.yaml`, another tool's file.
     static func isWorkflowName(_ name: [UInt8]) -> Bool {
-        [".yaml", ".yml"].contains { name.count > $0.utf8.count && name.suffix($0.utf8.count).elementsEqual($0.utf8) }
+        name.first != UInt8(ascii: ".") && [".yaml", ".yml"].contains { name.count > $0.utf8.count && name.suffix($0.utf8.count).elementsEqual($0.utf8) }
     }
 
     /// Whether the entry `name` of `dir` is a regular file, following a link (`d_type`
