@@ -200,6 +200,8 @@ public enum CommandLineParser {
     /// `flow help [SUBCOMMAND…]`.
     static func helpRequest(_ names: [String], root: CommandSpec) throws(UsageError) -> CommandLineRequest {
         var path = [root]
+        // `help help`: `help` is the root's word, described in the root's help.
+        if names == ["help"] { return .help(path) }
         for name in names {
             guard let sub = path[path.count - 1].subcommand(name) else {
                 var message = "Unknown subcommand '\(name)'"

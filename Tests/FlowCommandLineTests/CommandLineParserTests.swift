@@ -87,6 +87,8 @@ let sampleRoot = CommandSpec(
         #expect(names(try CommandLineParser.parse([], root: sampleRoot)) == ["tool"])
         #expect(names(try CommandLineParser.parse(["--help"], root: sampleRoot)) == ["tool"])
         #expect(names(try CommandLineParser.parse(["help", "run"], root: sampleRoot)) == ["tool", "run"])
+        // `help help`: the root's help, which is where `help` is described.
+        #expect(names(try CommandLineParser.parse(["help", "help"], root: sampleRoot)) == ["tool"])
         #expect(names(try CommandLineParser.parse(["run", "--bogus", "-h"], root: sampleRoot)) == ["tool", "run"])
         #expect(names(try CommandLineParser.parse(["run", "--", "-h"], root: sampleRoot)) == nil)
         // Grouped short flags with `h` among them; not an `h` inside a value (`-nhal`).
