@@ -42,6 +42,9 @@ struct ExecutionOptions {
         // Refused before the run, not found at its end (`cannot write : No such file`), when
         // the report could never be written where it is asked for.
         if junit == "" { throw arguments.error("--junit needs a file name: the report is written there when the run ends") }
+        if junit == "-" {
+            throw arguments.error("--junit - would mix the report into the run's output on stdout: name a file (e.g. --junit junit.xml; ./- for a file named -)")
+        }
         if let junit, WorkflowDirectory.isDirectory(Array(junit.utf8)) {
             throw arguments.error("--junit \(junit) is a directory: name the report's file, e.g. \(junit.hasSuffix("/") ? junit : junit + "/")junit.xml")
         }

@@ -131,7 +131,7 @@ import FoundationXML
         #expect(box.read("ok.xml")?.contains(#"failures="0""#) == true)
     }
 
-    /// A `--junit` that can never be written (empty, or a directory) is refused before the
+    /// A `--junit` that can never be written (empty, a directory, or `-`) is refused before the
     /// run: the steps ran, and only then did flow say `cannot write : No such file`.
     @Test func junitWithoutAFileNameIsAUsageError() throws {
         let box = try RunSandbox()
@@ -143,7 +143,11 @@ import FoundationXML
         let directory = try box.run(["run", "ok.yaml", "--junit", "reports"])
         #expect(directory.status == 2, "\(directory)")
         #expect(directory.stderr.contains("--junit reports is a directory: name the report's file, e.g. reports/junit.xml"), "\(directory)")
-        #expect(!box.exists("ran"))
+        // `-` is not standard output here (the run's own output is there): not a file named `-` either.
+        let dash = try box.run(["run", "ok.yaml", "--junit", "-"])
+        #expect(dash.status == 2, "\(dash)")
+        #expect(dash.stderr.contains("--junit - would mix the report into the run's output on stdout: name a file (e.g. --junit junit.xml; ./- for a file named -)"), "\(dash)")
+        #expect(!box.exists("ran") && !box.exists("-"))
     }
 
     /// Under GitHub Actions a `use` that failed before its steps ran (a value not
