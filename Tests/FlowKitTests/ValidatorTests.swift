@@ -286,7 +286,7 @@ import Testing
                     outputs: [k]
                   - name: ub2
                     print: ${{ steps.ub.outputs.k }} ${{ steps.ub.status }} ${{ steps.a.status }}
-                    undo:
+                    ⟦nested-undo⟧undo:
                       - name: uu
                         shell: x
                   - print: ${{ steps.ub2.status }} ${{ steps.⟦later-reference⟧uu.status }} ${{ steps.⟦later-reference⟧last.status }}
@@ -890,6 +890,7 @@ import Testing
         .unusedVar: "vars: {v: 1}\nsteps: [x]\n",
         .unknownStatus: "steps:\n  - name: a\n    print: x\n  - print: y\n    if: steps.a.status == 'success'\n",
         .colonWithoutSpace: "steps:\n  - delay:5s\n",
+        .nestedUndo: "steps:\n  - shell: a\n    undo:\n      shell: b\n      undo:\n        shell: c\n",
     ]
 
     @Test func everyCodeHasASample() {
@@ -918,9 +919,31 @@ import Testing
             loaded = load(sample)
         }
         #expect(loaded.diagnostics.map(\.code).contains(code), "\(rendered(loaded.diagnostics))")
-        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression, .colonWithoutSpace]
+        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression, .colonWithoutSpace, .nestedUndo]
             .contains(code) ? .warning : .error
         #expect(loaded.diagnostics.filter { $0.code == code }.allSatisfy { $0.severity == expectedSeverity })
+    }
+
+    /// An `undo` inside an `undo` never runs: flagged once, at the outermost such key (in a
+    /// group that is the `undo` too); an `undo` on an ordinary step, or in `finally`, is not.
+    @Test func undoInsideUndoIsFlaggedOnce() {
+        let loaded = load("""
+            steps:
+              - shell: a
+                undo:
+                  sequential:
+                    - shell: b
+                      undo:
+                        shell: c
+                        undo: {shell: d}
+              - shell: e
+                undo: {shell: f}
+            finally:
+              - shell: g
+                undo: {shell: h}
+            """)
+        #expect(loaded.diagnostics.map(Spot.init) == [Spot(.nestedUndo, 6, 11)], "\(rendered(loaded.diagnostics))")
+        #expect(loaded.isValid)
     }
 
     @Test func unreadableFileAndDirectory() throws {

@@ -50,6 +50,7 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     case unknownStatus = "unknown-status"
     case unexpandedExpression = "unexpanded-expression"
     case colonWithoutSpace = "colon-without-space"
+    case nestedUndo = "nested-undo"
 
     // Warnings about a run's step selection (`run`, `plan`), not about the file alone.
     case unselectedReference = "unselected-reference"

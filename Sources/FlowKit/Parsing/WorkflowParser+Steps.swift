@@ -433,8 +433,17 @@ extension WorkflowParser {
         }
     }
 
-    /// `undo:` — one step or a list of steps.
+    /// `undo:` — one step or a list of steps. One inside another step's `undo` is valid but
+    /// never runs (a rollback does not reverse the steps it runs, and `flow undo` neither),
+    /// so it is a warning: written, it reads as a promise of a second rollback. Only the
+    /// outermost such `undo` is flagged; those inside it are part of the same mistake.
     mutating func undoSteps(_ id: Int32, keySpan: SourceSpan) -> [Step]? {
+        if undoDepth == 1 {
+            bag.warning(.nestedUndo, "this `undo` never runs: it is inside another step's `undo`, and a rollback does not reverse its own steps",
+                        at: keySpan, help: "remove it; to run more steps in the rollback, list them in the outer `undo`")
+        }
+        undoDepth += 1
+        defer { undoDepth -= 1 }
         let node = document[id]
         if node.kind == .sequence {
             let steps = stepList(id, owner: "`undo`", ownerSpan: keySpan)

@@ -21,6 +21,9 @@ public struct WorkflowParser {
     var listOwner: (kind: String, keySpan: SourceSpan)?
     /// See `Workflow.namesInUnreadExpressions`.
     var namesInUnreadExpressions: Set<String> = []
+    /// How many `undo` lists enclose the step being parsed: an `undo` met inside one never
+    /// runs (see `undoSteps`).
+    var undoDepth = 0
 
     /// The top-level keys of a workflow.
     public static let topLevelKeys = [
