@@ -4,6 +4,8 @@ import Glibc
 import FlowCommandLine
 import FlowKit
 
+// Before anything opens a file: a closed stdout must not be taken by one.
+StandardDescriptors.reserve()
 // Before anything else of flow runs (see `inheritedAtStart`).
 _ = OpenFileLimit.inheritedAtStart
 // Ctrl-\ quits flow from the start, not only once a run traps it (see `quitOnSIGQUIT`).

@@ -334,6 +334,33 @@ import Testing
         }
     }
 
+    /// Started with stdout closed (`>&-`), flow says it cannot write to it (`EBADF`, as
+    /// coreutils do): the number was taken by the next file flow opened (an epoll
+    /// descriptor: "invalid argument"; the journal's database could have been next), and
+    /// output meant for stdout went there. A run's steps run and are recorded as ever.
+    @Test func aClosedStdoutIsNotTakenByAFile() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", """
+            steps:
+              - name: hello
+                print: hi
+            """)
+        func closed(_ arguments: [String]) throws -> FlowBinary.Result {
+            try FlowBinary.run(arguments, in: box.root, shellScript: "FLOW_STATE_DIR='\(box.state.path)' \"$0\" \"$@\" >&-")
+        }
+        let run = try closed(["run", "ok.yaml"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("warning: flow could not write all of its output to stdout (bad file descriptor)"), "\(run)")
+        for arguments in [["runs"], ["show", "last"], ["logs", "last"], ["validate", "ok.yaml"], ["plan", "ok.yaml"]] {
+            let result = try closed(arguments)
+            #expect(result.status == 1, "\(arguments): \(result)")
+            #expect(result.stderr.hasSuffix("error: cannot write to stdout (bad file descriptor)\n"), "\(arguments): \(result)")
+        }
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdoutLines.count == 2 && runs.stdout.contains("1 succeeded"), "\(runs)")
+        #expect(try box.run(["logs", "last"]).stdout == "hello | hi\n")
+    }
+
     /// `help` is a subcommand of the root as the others are: a typo of it gets a "did you
     /// mean" (`flow hlep run` said only "Unknown subcommand").
     @Test func aMisspeltHelpGetsADidYouMean() throws {

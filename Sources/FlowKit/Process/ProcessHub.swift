@@ -56,7 +56,8 @@ public final class ProcessHub: Sendable {
 
     /// `useProcessDescriptors: false` forces the SIGCHLD fallback (for tests).
     init(useProcessDescriptors: Bool, drainMilliseconds: Int) {
-        ProcessHub.ensureStandardDescriptorsOpen()
+        // Done first in `main`; again for a hub made elsewhere (tests, other tools).
+        StandardDescriptors.reserve()
         // First, while descriptor numbers are low: see `cflow_spawn_prepare`.
         _ = cflow_spawn_prepare()
         devNullFD = open("/dev/null", O_RDWR | O_CLOEXEC)
@@ -151,13 +152,5 @@ public final class ProcessHub: Sendable {
     func wake() {
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
-    }
-
-    /// Descriptors 0, 1 and 2 must exist: otherwise a pipe could land on one of them and
-    /// a `dup2(fd, fd)` in the child would keep its close-on-exec flag, losing the stream.
-    static func ensureStandardDescriptorsOpen() {
-        for fd in Int32(0)...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
-            _ = open("/dev/null", O_RDWR)  // takes the lowest free number: `fd`
-        }
     }
 }
