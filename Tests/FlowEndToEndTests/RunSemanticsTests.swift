@@ -386,6 +386,41 @@ import Glibc
         #expect(notes.contains { $0["step"] is NSNull && $0["message"] as? String == "rolling back 2 steps" }, "\(r)")
     }
 
+    /// The journal keeps each step's latest instance: the rollback of an earlier attempt of a
+    /// retried group does not make a step whose last attempt failed `undone`, and a step the
+    /// last attempt skipped keeps nothing of the attempt before. `flow show` said the failed
+    /// run had `1 skipped, 1 undone` (no failure) while its summary said `1 failed, 1
+    /// skipped`, and showed the skipped step with the earlier attempt's exit code and time.
+    @Test func rollbackOfAnEarlierGroupAttemptKeepsTheLatestStateInTheJournal() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: make
+                    shell: echo x >> made; test "$(wc -l < made)" -eq 1
+                    undo: { name: unmake, shell: echo unmade >> log }
+                  - { name: flaky, shell: echo x >> ran; test "$(wc -l < ran)" -gt 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["unmade"], "the first attempt's make is undone: \(r)")
+        let finished = try #require(r.jsonEvents.first { $0["event"] as? String == "run_finished" })
+        #expect(finished["counts"] as? [String: Int] == ["failed": 1, "skipped": 1], "\(r)")
+        let shown = try JournalEndToEndTests.show(box)
+        #expect(shown["counts"] as? [String: Int] == ["failed": 1, "skipped": 1], "\(shown)")
+        let steps = try #require(shown["steps"] as? [[String: Any]])
+        let make = try #require(steps.first { $0["name"] as? String == "make" })
+        #expect(make["state"] as? String == "failed", "\(make)")
+        let flaky = try #require(steps.first { $0["name"] as? String == "flaky" })
+        #expect(flaky["state"] as? String == "skipped", "\(flaky)")
+        #expect(flaky["exit_code"] is NSNull && flaky["duration_seconds"] is NSNull && flaky["attempts"] as? Int == 0,
+                "nothing of the attempt before: \(flaky)")
+        let unmake = try #require(steps.first { $0["name"] as? String == "unmake" })
+        #expect(unmake["state"] as? String == "succeeded", "\(unmake)")
+    }
+
     /// `flow show` gives a step of a retried group the time of its latest instance, as the
     /// live output does: it timed it from the first attempt's start, so a step after a
     /// 1s `delay` showed at least 1s (the delay's second run).
