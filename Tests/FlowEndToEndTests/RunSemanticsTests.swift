@@ -421,6 +421,40 @@ import Glibc
         #expect(unmake["state"] as? String == "succeeded", "\(unmake)")
     }
 
+    /// A step whose latest instance failed or was skipped has no outputs in the journal, as
+    /// at run time: `flow show` listed the outputs an earlier attempt of its retried group
+    /// wrote (`○ tag [skipped · outputs v]`), and `flow undo` gave them to undo steps.
+    @Test func aRetriedGroupsStepKeepsNoOutputsOfAnEarlierAttempt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            rollback: false
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - { name: count, shell: echo x >> counted; echo "n=$(wc -l < counted)" >> "$FLOW_OUTPUT" }
+                  - name: tag
+                    shell: echo "v=1" >> "$FLOW_OUTPUT"
+                    if: steps.count.outputs.n == 1
+                  - name: fails
+                    shell: echo x >> failed; echo "v=$(wc -l < failed)" >> "$FLOW_OUTPUT"; test "$(wc -l < failed)" -eq 1
+                  - { name: flaky, shell: exit 1 }
+              - name: after
+                print: "[${{ steps.tag.outputs.v }}][${{ steps.fails.outputs.v }}]"
+                if: always()
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.finalState(of: "tag") == "skipped" && r.finalState(of: "fails") == "failed", "\(r)")
+        let printed = r.jsonEvents.first { $0["event"] as? String == "output" && $0["step"] as? String == "2" }
+        #expect(printed?["line"] as? String == "[][]", "at run time both are empty: \(r)")
+        let steps = try #require(JournalEndToEndTests.show(box)["steps"] as? [[String: Any]])
+        for name in ["tag", "fails"] {
+            let step = try #require(steps.first { $0["name"] as? String == name })
+            #expect(step["outputs"] as? [String: String] == [:], "\(name): \(step)")
+        }
+    }
+
     /// `flow show` gives a step of a retried group the time of its latest instance, as the
     /// live output does: it timed it from the first attempt's start, so a step after a
     /// 1s `delay` showed at least 1s (the delay's second run).
