@@ -38,6 +38,34 @@ import Glibc
         #expect(r.finalState(of: "grp") == "failed", "\(r)")
     }
 
+    /// `run.status` in a step nested in a group of a `finally` list is the status so far: a
+    /// step failed before it in that group (at any depth, in a concurrent group too) makes
+    /// it `failed`. It said `succeeded` (the status when the group started) until the
+    /// next step of the `finally` list.
+    @Test func runStatusDeepInFinallySeesAFailureBeforeIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, print: a }
+            finally:
+              - name: cleanup
+                sequential:
+                  - { name: first, print: "first ${{ run.status }}" }
+                  - name: inner
+                    sequential:
+                      - { name: boom, shell: exit 3 }
+                  - { name: after, print: "after ${{ run.status }}", if: always() }
+                  - name: both
+                    concurrent:
+                      - { name: deep, print: "deep ${{ run.status }}" }
+                    if: always()
+              - { name: last, print: "last ${{ run.status }}" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdoutLines == ["a", "first succeeded", "after failed", "deep failed", "last failed"], "\(r)")
+    }
+
     /// A value that cannot reach the step's process fails the step before it starts, naming
     /// where the value came from, and is not retried: a NUL byte (C strings end there: the
     /// command silently ran with the value cut) or a value over Linux's 128 KiB per

@@ -328,10 +328,14 @@ public final class Executor: Sendable {
     {
         if !node.selected { return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "not selected")) }
         // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
-        // run is, `failed` once an earlier step of the same `finally` list failed.
+        // run is, `failed` once an earlier step of the same `finally` list failed, or a step
+        // before this one in a group of that list (at any depth): that step said
+        // `succeeded`, the status when the `finally` step around it started.
         var status = status
         if status == .succeeded || status == .failed, cancellation.isCancelled { status = .cancelled }
-        if status == .succeeded, runsAlways, scope.hasFailure { status = .failed }
+        if status == .succeeded, runsAlways ? scope.hasFailure : (mode == .finally && scope.seesAnyFailure) {
+            status = .failed
+        }
         // After a second signal nothing starts, in `finally` and rollback too: flow is
         // killing everything and exiting, and a step started meanwhile would run for
         // nothing (or, quick, do half of a cleanup the user chose not to wait for).
