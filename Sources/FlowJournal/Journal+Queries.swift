@@ -167,7 +167,7 @@ extension Journal {
                                   outputs: outputs[path] ?? [:])
             })
             let state: String? = try db.value("SELECT state FROM runs WHERE id = ?", [runID])
-            guard state == "running" else { return records }
+            guard state == "running" else { return Self.withoutEarlierInstancesOutputs(records) }
             var ledger = StepLedger()
             let transitions = try db.rows("""
                 SELECT path, to_state, attempt, time, exit_code, signal, seq FROM transitions WHERE run_id = ? ORDER BY seq
@@ -197,7 +197,20 @@ extension Journal {
                 records[i].endedAt = entry.endedAt
                 records[i].completedSeq = entry.completedSeq
             }
-            return records
+            return Self.withoutEarlierInstancesOutputs(records)
+        }
+    }
+
+    /// Outputs are recorded when a step succeeds, and kept by path. A retried group runs
+    /// its steps again as new instances: a step whose latest instance failed or was skipped
+    /// has no outputs (`steps.<name>.outputs.*` is empty after it), but its row kept the
+    /// ones an earlier attempt wrote, which `show` listed and `flow undo` handed to undo steps.
+    static func withoutEarlierInstancesOutputs(_ records: [StepRecord]) -> [StepRecord] {
+        let hasOutputs: Set<String> = ["succeeded", "undoing", "undone", "undo_failed"]
+        return records.map { record in
+            var record = record
+            if !hasOutputs.contains(record.state) { record.outputs = [:] }
+            return record
         }
     }
 

@@ -57,6 +57,22 @@ struct StepLedger {
     /// Applies one transition (`to` is a `StepState` raw value).
     mutating func apply(path: String, to: String, attempt: Int, time: Double, exitCode: Int?, signal: Int?) {
         var entry = entries[path] ?? Entry(state: "pending")
+        // The rollback reverses every instance of a retried group's step that succeeded,
+        // latest first. An entry is the step's latest instance: the undo of an earlier one
+        // leaves it as it is when that instance did not succeed (failed, skipped, …) or was
+        // reversed already. The failed run's `show` said `undone` for a step whose last
+        // attempt failed, counting no failure.
+        switch StepState(rawValue: to) {
+        case .undoing where !["succeeded", "pending"].contains(entry.state),
+             .undone where entry.state != "undoing", .undoFailed where entry.state != "undoing":
+            return
+        case .skipped:
+            // A new instance (a retried group's next attempt) that is skipped keeps nothing
+            // of the one before: `show` gave it that attempt's exit code and time.
+            entry = Entry(state: to, completedSeq: entry.completedSeq)
+        default:
+            break
+        }
         entry.state = to
         switch StepState(rawValue: to) {
         case .running:

@@ -817,6 +817,28 @@ import Glibc
         #expect(Set(box.lines("log")) == ["undo-c", "undo-b", "undo-a A1"], "every undo ran despite the failure")
     }
 
+    /// A group's (or a `use`'s) undo that fails fails `flow undo` as a leaf's does: the
+    /// summary counts only leaves, and the undo run said `✓ succeeded`, exited 0 and was
+    /// recorded `succeeded`, with `✗ g undo failed` printed just above.
+    @Test func undoWhereAGroupsUndoFailsExitsOne() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - { name: a, shell: echo a }
+                undo: { name: ug, shell: echo undo-g >> log; exit 4 }
+              - { name: b, shell: echo b, undo: { name: ub, shell: echo undo-b >> log } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 1, "\(undo)")
+        #expect(box.lines("log") == ["undo-b", "undo-g"], "every undo ran despite the failure: \(undo)")
+        #expect(undo.stderrLines.last?.hasPrefix("✗ failed:") == true, "\(undo)")
+        let shown = try Self.show(box)
+        #expect(shown["kind"] as? String == "undo" && shown["state"] as? String == "failed", "\(shown)")
+    }
+
     /// Undo steps see the recorded outputs of every step, not only of the steps being
     /// undone (the others' results were overwritten by their `skipped`: `rm -rf "$dir/f"`
     /// became `rm -rf "/f"`).

@@ -38,6 +38,34 @@ import Glibc
         #expect(r.finalState(of: "grp") == "failed", "\(r)")
     }
 
+    /// `run.status` in a step nested in a group of a `finally` list is the status so far: a
+    /// step failed before it in that group (at any depth, in a concurrent group too) makes
+    /// it `failed`. It said `succeeded` (the status when the group started) until the
+    /// next step of the `finally` list.
+    @Test func runStatusDeepInFinallySeesAFailureBeforeIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, print: a }
+            finally:
+              - name: cleanup
+                sequential:
+                  - { name: first, print: "first ${{ run.status }}" }
+                  - name: inner
+                    sequential:
+                      - { name: boom, shell: exit 3 }
+                  - { name: after, print: "after ${{ run.status }}", if: always() }
+                  - name: both
+                    concurrent:
+                      - { name: deep, print: "deep ${{ run.status }}" }
+                    if: always()
+              - { name: last, print: "last ${{ run.status }}" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdoutLines == ["a", "first succeeded", "after failed", "deep failed", "last failed"], "\(r)")
+    }
+
     /// A value that cannot reach the step's process fails the step before it starts, naming
     /// where the value came from, and is not retried: a NUL byte (C strings end there: the
     /// command silently ran with the value cut) or a value over Linux's 128 KiB per
@@ -384,6 +412,75 @@ import Glibc
         let notes = r.jsonEvents.filter { $0["event"] as? String == "note" }
         #expect(notes.contains { $0["step"] as? String == "1" && ($0["message"] as? String)?.hasPrefix("retrying") == true }, "\(r)")
         #expect(notes.contains { $0["step"] is NSNull && $0["message"] as? String == "rolling back 2 steps" }, "\(r)")
+    }
+
+    /// The journal keeps each step's latest instance: the rollback of an earlier attempt of a
+    /// retried group does not make a step whose last attempt failed `undone`, and a step the
+    /// last attempt skipped keeps nothing of the attempt before. `flow show` said the failed
+    /// run had `1 skipped, 1 undone` (no failure) while its summary said `1 failed, 1
+    /// skipped`, and showed the skipped step with the earlier attempt's exit code and time.
+    @Test func rollbackOfAnEarlierGroupAttemptKeepsTheLatestStateInTheJournal() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: make
+                    shell: echo x >> made; test "$(wc -l < made)" -eq 1
+                    undo: { name: unmake, shell: echo unmade >> log }
+                  - { name: flaky, shell: echo x >> ran; test "$(wc -l < ran)" -gt 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["unmade"], "the first attempt's make is undone: \(r)")
+        let finished = try #require(r.jsonEvents.first { $0["event"] as? String == "run_finished" })
+        #expect(finished["counts"] as? [String: Int] == ["failed": 1, "skipped": 1], "\(r)")
+        let shown = try JournalEndToEndTests.show(box)
+        #expect(shown["counts"] as? [String: Int] == ["failed": 1, "skipped": 1], "\(shown)")
+        let steps = try #require(shown["steps"] as? [[String: Any]])
+        let make = try #require(steps.first { $0["name"] as? String == "make" })
+        #expect(make["state"] as? String == "failed", "\(make)")
+        let flaky = try #require(steps.first { $0["name"] as? String == "flaky" })
+        #expect(flaky["state"] as? String == "skipped", "\(flaky)")
+        #expect(flaky["exit_code"] is NSNull && flaky["duration_seconds"] is NSNull && flaky["attempts"] as? Int == 0,
+                "nothing of the attempt before: \(flaky)")
+        let unmake = try #require(steps.first { $0["name"] as? String == "unmake" })
+        #expect(unmake["state"] as? String == "succeeded", "\(unmake)")
+    }
+
+    /// A step whose latest instance failed or was skipped has no outputs in the journal, as
+    /// at run time: `flow show` listed the outputs an earlier attempt of its retried group
+    /// wrote (`○ tag [skipped · outputs v]`), and `flow undo` gave them to undo steps.
+    @Test func aRetriedGroupsStepKeepsNoOutputsOfAnEarlierAttempt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            rollback: false
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - { name: count, shell: echo x >> counted; echo "n=$(wc -l < counted)" >> "$FLOW_OUTPUT" }
+                  - name: tag
+                    shell: echo "v=1" >> "$FLOW_OUTPUT"
+                    if: steps.count.outputs.n == 1
+                  - name: fails
+                    shell: echo x >> failed; echo "v=$(wc -l < failed)" >> "$FLOW_OUTPUT"; test "$(wc -l < failed)" -eq 1
+                  - { name: flaky, shell: exit 1 }
+              - name: after
+                print: "[${{ steps.tag.outputs.v }}][${{ steps.fails.outputs.v }}]"
+                if: always()
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.finalState(of: "tag") == "skipped" && r.finalState(of: "fails") == "failed", "\(r)")
+        let printed = r.jsonEvents.first { $0["event"] as? String == "output" && $0["step"] as? String == "2" }
+        #expect(printed?["line"] as? String == "[][]", "at run time both are empty: \(r)")
+        let steps = try #require(JournalEndToEndTests.show(box)["steps"] as? [[String: Any]])
+        for name in ["tag", "fails"] {
+            let step = try #require(steps.first { $0["name"] as? String == name })
+            #expect(step["outputs"] as? [String: String] == [:], "\(name): \(step)")
+        }
     }
 
     /// `flow show` gives a step of a retried group the time of its latest instance, as the

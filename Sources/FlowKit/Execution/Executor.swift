@@ -328,10 +328,14 @@ public final class Executor: Sendable {
     {
         if !node.selected { return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "not selected")) }
         // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
-        // run is, `failed` once an earlier step of the same `finally` list failed.
+        // run is, `failed` once an earlier step of the same `finally` list failed, or a step
+        // before this one in a group of that list (at any depth): that step said
+        // `succeeded`, the status when the `finally` step around it started.
         var status = status
         if status == .succeeded || status == .failed, cancellation.isCancelled { status = .cancelled }
-        if status == .succeeded, runsAlways, scope.hasFailure { status = .failed }
+        if status == .succeeded, runsAlways ? scope.hasFailure : (mode == .finally && scope.seesAnyFailure) {
+            status = .failed
+        }
         // After a second signal nothing starts, in `finally` and rollback too: flow is
         // killing everything and exiting, and a step started meanwhile would run for
         // nothing (or, quick, do half of a cleanup the user chose not to wait for).
@@ -614,14 +618,18 @@ public final class Executor: Sendable {
     /// Runs the `undo` steps of succeeded steps, latest completion first. A failing undo is
     /// reported and the rest still run. `stepFailed`: a step of the run failed, also when
     /// the run then ended `cancelled` (what `failure()` in the top-level `finally` saw).
-    func rollback(env: ChildEnvironment, status: RunStatus, stepFailed: Bool = false) async {
+    /// Returns whether an undo failed: the summary's counts show only a leaf's
+    /// `undo_failed`, not a group's, whose undo can fail as well.
+    @discardableResult
+    func rollback(env: ChildEnvironment, status: RunStatus, stepFailed: Bool = false) async -> Bool {
         let order = runState.rollbackOrder
-        guard !order.isEmpty else { return }
+        guard !order.isEmpty else { return false }
+        var anyFailed = false
         bus.emit(.note(nil, "rolling back \(order.count) step\(order.count == 1 ? "" : "s")"))
         for completion in order {
             // After a second signal (or SIGQUIT) nothing more is undone: its handler records
             // the run's end, with a step being undone `undo_failed` and the rest as they are.
-            if cancellation.killsEverything { return }
+            if cancellation.killsEverything { return anyFailed }
             let instance = completion.instance
             instance.transition(to: .undoing)
             runState.reinstate(completion)
@@ -634,7 +642,7 @@ public final class Executor: Sendable {
                                       env: env, mode: .undo, status: status, isUndo: true)
             // Its undo steps were killed or never started (skipped, which counts as
             // success): it was not undone (it was recorded `undone` with its undo skipped).
-            if cancellation.killsEverything { return }
+            if cancellation.killsEverything { return anyFailed }
             if state == .succeeded {
                 instance.transition(to: .undone)
                 runState.recount(instance, to: .undone)
@@ -642,8 +650,10 @@ public final class Executor: Sendable {
                 instance.transition(to: .undoFailed, reason: "its undo failed")
                 runState.recount(instance, to: .undoFailed)
                 bus.emit(.note(instance.ref, "undo of \(instance.ref.label) failed; rollback goes on"))
+                anyFailed = true
             }
         }
+        return anyFailed
     }
 }
 
@@ -698,10 +708,12 @@ extension Executor {
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
         runState.status = options.undoneRunStatus
         announceCancellation(rollbackOnly: true)
-        await rollback(env: environment, status: options.undoneRunStatus)
+        let undoFailed = await rollback(env: environment, status: options.undoneRunStatus)
 
         let counts = runState.counts
-        let failed = (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0
+        // A group's failed undo is not among the counts (they are the leaves'): `flow undo`
+        // of a run whose group failed to undo said `✓ succeeded` and exited 0.
+        let failed = undoFailed || (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0
         // A signal does not stop a rollback (it goes on to the end), but the undo run
         // ends `cancelled` with 128 + the signal, as `flow run` does.
         let status: RunStatus = cancellation.isCancelled ? .cancelled : (failed ? .failed : .succeeded)
