@@ -79,11 +79,12 @@ extension Journal {
         // The steps the run's summary counts (`RunState.counts`): the leaves, a group its
         // own timeout ended, once (its steps are only `cancelled`), and a group that failed
         // with nothing inside it having run (a `use` given a value not `allowed`: without
-        // it, `runs` and `show` named no failure for the failed run). A path's descendants
+        // it, `runs` and `show` named no failure for the failed run), and a group whose
+        // `undo` failed (a rollback left incomplete). A path's descendants
         // are the paths between `PATH.` and `PATH/` ('/' follows '.'), an index range.
         // Undo steps aside. `isCountedAlone` is the same rule for a run still recorded live.
         var sql = """
-            SELECT run_id, state, COUNT(*) AS n FROM steps s WHERE (kind IN ('print', 'delay', 'shell') OR state = 'timed_out'
+            SELECT run_id, state, COUNT(*) AS n FROM steps s WHERE (kind IN ('print', 'delay', 'shell') OR state IN ('timed_out', 'undo_failed')
                 OR (state = 'failed' AND NOT EXISTS (SELECT 1 FROM steps c WHERE c.run_id = s.run_id
                     AND c.path > s.path || '.' AND c.path < s.path || '/' AND c.state NOT IN ('skipped', 'pending'))))
             AND path NOT LIKE '%u%'
@@ -117,11 +118,11 @@ extension Journal {
     }
 
     /// Whether the run's summary counts `step` (the rule of `fillCounts`' query): a leaf, a
-    /// group its own timeout ended, or a group that failed with nothing inside it having
-    /// run. Undo steps aside.
+    /// group its own timeout ended, a group whose undo failed, or a group that failed with
+    /// nothing inside it having run. Undo steps aside.
     static func isCountedAlone(_ step: StepRecord, among steps: [StepRecord]) -> Bool {
         guard !step.path.contains("u") else { return false }
-        if ["print", "delay", "shell"].contains(step.kind) || step.state == "timed_out" { return true }
+        if ["print", "delay", "shell"].contains(step.kind) || ["timed_out", "undo_failed"].contains(step.state) { return true }
         guard step.state == "failed" else { return false }
         let inside = step.path + "."
         return !steps.contains { $0.path.hasPrefix(inside) && !["skipped", "pending"].contains($0.state) }

@@ -837,6 +837,53 @@ import Glibc
         #expect(undo.stderrLines.last?.hasPrefix("✗ failed:") == true, "\(undo)")
         let shown = try Self.show(box)
         #expect(shown["kind"] as? String == "undo" && shown["state"] as? String == "failed", "\(shown)")
+        // The summary says what failed (it counted leaves: `✗ failed: 0 succeeded, 1 skipped,
+        // 1 undone`), and the history agrees.
+        #expect(undo.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 skipped, 1 undone, 1 undo_failed in ") == true, "\(undo)")
+        #expect(shown["counts"] as? [String: Int] == ["skipped": 1, "undone": 1, "undo_failed": 1], "\(shown)")
+    }
+
+    /// A run's own rollback where a group's `undo` fails: the summary counts the group
+    /// `undo_failed` (it said `1 failed, 1 undone`: a rollback left incomplete, unsaid),
+    /// and so do `runs` and `show`. A retried group's superseded attempt is not counted.
+    @Test func aGroupsFailedUndoIsCountedInTheRunsSummary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - { name: a, shell: echo a }
+                undo: { name: ug, shell: exit 4 }
+              - { name: b, shell: echo b, undo: { name: ub, shell: "true" } }
+              - name: broken
+                shell: exit 1
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderrLines.last?.hasPrefix("✗ failed: 1 succeeded, 1 failed, 1 undone, 1 undo_failed in ") == true, "\(run)")
+        let shown = try Self.show(box)
+        #expect(shown["counts"] as? [String: Int] == ["succeeded": 1, "failed": 1, "undone": 1, "undo_failed": 1], "\(shown)")
+        let text = try box.run(["show", "last"])
+        #expect(text.stdoutLines.last == "steps: 1 succeeded, 1 failed, 1 undone, 1 undo_failed", "\(text)")
+
+        // Attempt 1 of `outer` runs `g`, attempt 2 fails inside it: the rollback undoes
+        // attempt 1's `g` and that fails, but the counts are of each step's latest state.
+        try box.write("retried.yaml", """
+            steps:
+              - name: outer
+                retry: 1
+                sequential:
+                  - name: g
+                    sequential:
+                      - { name: a, shell: test ! -f once }
+                    undo: { name: ug, shell: exit 4 }
+                  - { name: mark, shell: "test -f once || { touch once; exit 1; }" }
+            """)
+        let retried = try box.run(["run", "retried.yaml", "--output", "prefixed"])
+        #expect(retried.status == 1, "\(retried)")
+        #expect(retried.stderr.contains("✗ g undo failed"), "\(retried)")
+        #expect(retried.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 failed, 1 skipped in ") == true, "\(retried)")
+        #expect(try Self.show(box)["counts"] as? [String: Int] == ["failed": 1, "skipped": 1])
     }
 
     /// Undo steps see the recorded outputs of every step, not only of the steps being

@@ -39,6 +39,10 @@ final class RunState: Sendable {
         /// identity in `leafStates` cannot pass to a later attempt's instance made at the
         /// same address once they are gone.
         var ownFailures: [ObjectIdentifier: StepInstance] = [:]
+        /// Each group's latest instance to end, by plan node: only its undo failing is
+        /// counted (`recount`), not that of an earlier attempt a retried group around it
+        /// superseded.
+        var latestGroupInstances: [ObjectIdentifier: ObjectIdentifier] = [:]
         var status = RunStatus.running
     }
 
@@ -71,6 +75,7 @@ final class RunState: Sendable {
                 // (`countOwnFailure`, which this instance's own end leaves standing): the
                 // summary counts each step by its latest state.
                 let node = ObjectIdentifier(instance.node)
+                s.latestGroupInstances[node] = ObjectIdentifier(instance)
                 if result.state == .timedOut {
                     s.leafStates[node] = (.timedOut, ObjectIdentifier(instance))
                     s.ownFailures[node] = nil
@@ -96,12 +101,20 @@ final class RunState: Sendable {
         }
     }
 
-    /// Moves a step's count after its undo ran, when it is the step's latest instance.
+    /// Moves a step's count after its undo ran, when it is the step's latest instance. A
+    /// group whose undo failed is counted from then on, as one its own timeout ended: the
+    /// summary counts leaves, and a rollback left incomplete by a group's `undo` read
+    /// `1 failed, 2 undone` (`flow undo`: `✗ failed: 0 succeeded, 2 skipped`).
     func recount(_ instance: StepInstance, to next: StepState) {
         state.withLock { s in
             let node = ObjectIdentifier(instance.node)
-            guard s.leafStates[node]?.instance == ObjectIdentifier(instance) else { return }
-            s.leafStates[node] = (next, ObjectIdentifier(instance))
+            let id = ObjectIdentifier(instance)
+            if !instance.ref.isLeaf, next == .undoFailed, s.leafStates[node] == nil, s.latestGroupInstances[node] == id {
+                s.leafStates[node] = (next, id)
+                return
+            }
+            guard s.leafStates[node]?.instance == id else { return }
+            s.leafStates[node] = (next, id)
         }
     }
 
