@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// Big workflows and long histories through the binary: work that was done once per step
+/// for every step. Each case is sized so that the old quadratic path overran the harness's
+/// time limit several times over (debug build), while the linear one takes a second or two;
+/// the checks themselves are about what the user sees, never about time.
+@Suite struct ScaleTests {
+    /// `n` print steps, each with an `undo`, then a step that fails until `ok` exists.
+    static func undoableRun(_ n: Int) -> String {
+        var yaml = "steps:\n"
+        for i in 0..<n { yaml += "  - { name: s\(i), print: do \(i), undo: { print: undo \(i) } }\n" }
+        return yaml + "  - { name: last, shell: test -f ok }\n"
+    }
+
+    /// A resume of a run of 10,000 steps that failed at its end, and the undo of it, start
+    /// at once: each looked for every step in the whole plan (a resume made the map of the
+    /// plan once per reused step, 157 s; an undo the map of parents per step and a search
+    /// of the plan's steps per step, 174 s).
+    @Test func resumeAndUndoOfTenThousandSteps() throws {
+        let n = 10_000
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.undoableRun(n))
+        let first = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"])
+        #expect(first.status == 1, "\(first.stderr.suffix(400))")
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed.stderr.suffix(400))")
+        #expect(resumed.stderrLines.contains { $0.hasSuffix(": \(n) steps already succeeded") }, "\(resumed.stderr.prefix(400))")
+        #expect(!resumed.stdoutLines.contains("do 0"), "a reused step did not run again")
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo.stderr.suffix(400))")
+        let undone = undo.stdoutLines.filter { $0.contains("undo ") }
+        #expect(undone.count == n, "\(undo.stdout.prefix(400))")
+        #expect(undone.first?.hasSuffix("undo \(n - 1)") == true && undone.last?.hasSuffix("undo 0") == true,
+                "latest first: \(undone.prefix(2)) … \(undone.suffix(2))")
+    }
+}
