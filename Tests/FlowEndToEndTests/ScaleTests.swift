@@ -35,4 +35,28 @@ import Testing
         #expect(undone.first?.hasSuffix("undo \(n - 1)") == true && undone.last?.hasSuffix("undo 0") == true,
                 "latest first: \(undone.prefix(2)) … \(undone.suffix(2))")
     }
+
+    /// `--output tty` on a terminal shorter than the tree redraws a screenful per event, not
+    /// the whole tree: each redraw searched every row for the running and failed ones to
+    /// list, so 20,000 steps took some 100 s (debug build) of redrawing. The live frames
+    /// still list the steps they did, and the run ends with the whole tree and the count.
+    @Test func aTallTreeIsRedrawnWithoutSearchingEveryRow() throws {
+        try #require(pseudoTerminalsAvailable)
+        let n = 20_000
+        let box = try RunSandbox()
+        var yaml = "steps:\n"
+        for i in 0..<n { yaml += "  - { name: s\(i), print: line \(i) }\n" }
+        try box.write("wf.yaml", yaml + "  - { name: last, shell: exit 3, continue_on_error: true }\n")
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty", "--no-journal"], rows: 6, columns: 60)
+        #expect(run.finish() == 0, "\(run.report)")
+        let screen = run.screen.all
+        #expect(screen.contains("line \(n - 1)"), "\(run.report)")
+        #expect(screen.contains { $0.hasPrefix("✗ last") && $0.contains("exit 3") }, "\(run.report)")
+        #expect(screen.contains("\(n + 1)/\(n + 1) steps finished"), "\(run.report)")
+        // A live frame near the end: the failed step, `… N more`, the count.
+        let frames = run.frames
+        #expect(frames.contains { frame in
+            frame.contains { $0.hasPrefix("✗ last") } && frame.contains("… \(n) more") && frame.contains("\(n + 1)/\(n + 1) steps finished")
+        }, "\(frames.suffix(3))")
+    }
 }
