@@ -245,6 +245,10 @@ public struct Planner {
         known.env = context.env
         // Parameters not given take their defaults, so the plan shows every value.
         var params = with
+        // The values given by name, made once: a search of `with` per parameter made an
+        // action of 10,000 parameters given as many values take 4.6 s (debug build).
+        var given: [String: Template] = [:]
+        for (name, value) in with where given[name] == nil { given[name] = value }
         var allowedParams: [String: [String]] = [:]
         for param in action.params {
             guard let allowed = param.allowed?.map(\.value) else { continue }
@@ -253,7 +257,7 @@ public struct Planner {
             // starts (it stopped the run when the step started, after the steps before it
             // had run). Literals were checked by validation; values from outputs, or from
             // the process environment, are checked when the step runs.
-            guard let value = with.first(where: { $0.name == param.name.value })?.value, !value.isLiteral,
+            guard let value = given[param.name.value], !value.isLiteral,
                   let resolved = known.text(of: value) else { continue }
             if !allowed.contains(where: { $0.isIdentical(to: resolved) }) {
                 let fromParams = value.expressions.contains { $0.references.contains { $0.first?.value == "params" } }
@@ -263,7 +267,7 @@ public struct Planner {
                                 help: "allowed: " + allowed.joined(separator: ", ") + origin)
             }
         }
-        for param in action.params where !params.contains(where: { $0.name == param.name.value }) {
+        for param in action.params where given[param.name.value] == nil {
             params.append((param.name.value, Template(literal: param.defaultValue?.value ?? "", span: param.name.span)))
         }
         inner.params = known.entering(params).params
