@@ -23,6 +23,9 @@ final class TerminalRun {
     private let slave: Int32
     /// Everything flow wrote, as written.
     private(set) var bytes: [UInt8] = []
+    /// Bytes read but not fed to the screen yet: an escape sequence or a UTF-8 character a
+    /// read cut in two (fed in halves, `ESC[5` and `F` were each taken for something else).
+    private var unfed: [UInt8] = []
     private(set) var screen: TerminalScreen
     private(set) var status: Int32?
 
@@ -88,8 +91,32 @@ final class TerminalRun {
         let n = buffer.withUnsafeMutableBytes { read(master, $0.baseAddress, $0.count) }
         guard n > 0 else { return false }
         bytes.append(contentsOf: buffer[0..<n])
-        screen.feed(String(decoding: buffer[0..<n], as: UTF8.self))
+        unfed.append(contentsOf: buffer[0..<n])
+        let whole = Self.wholeLength(unfed)
+        screen.feed(String(decoding: unfed[..<whole], as: UTF8.self))
+        unfed.removeFirst(whole)
         return true
+    }
+
+    /// How much of `bytes` ends neither inside an escape sequence (`ESC`, `[` and its
+    /// parameters, its final byte not read yet) nor inside a UTF-8 character.
+    static func wholeLength(_ bytes: [UInt8]) -> Int {
+        let end = bytes.count
+        if let escape = bytes.lastIndex(of: 0x1B) {
+            var j = escape + 1
+            if j < end, bytes[j] == UInt8(ascii: "[") {
+                j += 1
+                while j < end, (0x20...0x3F).contains(bytes[j]) { j += 1 }
+            }
+            if j >= end { return escape }
+        }
+        // The lead byte of the last character, at most three continuation bytes back.
+        var lead = end - 1
+        while lead >= 0, lead > end - 4, bytes[lead] & 0xC0 == 0x80 { lead -= 1 }
+        guard lead >= 0 else { return end }
+        let byte = bytes[lead]
+        let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+        return lead + length > end ? lead : end
     }
 
     /// Reads until `predicate` holds of the screen (its history and rows); false after
@@ -127,6 +154,8 @@ final class TerminalRun {
             if !readAvailable() { usleep(5_000) }
         }
         while readAvailable() {}
+        if !unfed.isEmpty { screen.feed(String(decoding: unfed, as: UTF8.self)) }
+        unfed = []
         return status
     }
 

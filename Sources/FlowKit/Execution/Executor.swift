@@ -82,7 +82,10 @@ public final class Executor: Sendable {
             for (name, value) in with { params[name] = value.raw }
         }
         let frame = ScopeFrame(id: plan.root.children.first?.scope ?? 0, params: params)
-        for (path, result) in options.reuse { if let node = nodesByPath[path] { runState.seed(node, result) } }
+        // The map once, not per reused step: a resume of a run of 10,000 steps built it 10,000
+        // times (2.5 minutes before the first step ran).
+        let byPath = nodesByPath
+        for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
         let rootScope = FailureScope(parent: nil)
         let env = environment
         // Unstructured tasks do not inherit the executor preference: name the hub's.
@@ -165,7 +168,7 @@ public final class Executor: Sendable {
         }
     }
 
-    /// Every plan node by path (for reused results).
+    /// Every plan node by path (for reused results). Walks the whole plan: take it once.
     var nodesByPath: [String: PlanNode] {
         var map: [String: PlanNode] = [:]
         func visit(_ n: PlanNode) {
@@ -673,6 +676,7 @@ extension Executor {
         let start = Timestamp.monotonic()
         defer { scratch.remove() }
         let byPath = nodesByPath
+        let parents = parentsByNode
         bus.emit(.runStarted(RunInfo(id: options.runID, workflowName: plan.workflowName, file: plan.file.path,
                                      startedAt: .now(), totalSteps: steps.count)))
         // Before the frames are made: a `use`'s params are evaluated again from its `with`,
@@ -680,7 +684,7 @@ extension Executor {
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
         for (path, result) in steps {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
-            let frame = recordedFrame(for: node)
+            let frame = recordedFrame(for: node, parents: parents)
             let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path])
             let reason = options.reusedFrom.map(StepTransition.reversedReason)
             instance.transition(to: .running, reason: reason)
@@ -737,9 +741,9 @@ extension Executor {
         (node.children + node.finally).contains { nodes.contains(ObjectIdentifier($0)) || contains($0, anyOf: nodes) }
     }
 
-    /// The frame a step of an earlier run ran in: inside an action, the parameters of the
-    /// `use` that invoked it, evaluated again (with the recorded outputs) as at run time.
-    func recordedFrame(for node: PlanNode) -> ScopeFrame {
+    /// Every plan node's parent. Walks the whole plan: take it once, not per step (an undo
+    /// of 10,000 steps made it 10,000 times).
+    var parentsByNode: [ObjectIdentifier: PlanNode] {
         var parents: [ObjectIdentifier: PlanNode] = [:]
         func visit(_ n: PlanNode) {
             for child in n.children + n.finally + n.undo {
@@ -748,6 +752,13 @@ extension Executor {
             }
         }
         visit(plan.root)
+        return parents
+    }
+
+    /// The frame a step of an earlier run ran in: inside an action, the parameters of the
+    /// `use` that invoked it, evaluated again (with the recorded outputs) as at run time.
+    /// `parents` is `parentsByNode`.
+    func recordedFrame(for node: PlanNode, parents: [ObjectIdentifier: PlanNode]) -> ScopeFrame {
         func frame(of node: PlanNode) -> ScopeFrame {
             var ancestor = parents[ObjectIdentifier(node)]
             while let current = ancestor {

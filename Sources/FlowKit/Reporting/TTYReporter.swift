@@ -57,6 +57,11 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     let lock = Mutex(())
     var rows: [Row] = []
     var index: [String: Int] = [:]
+    /// The rows a live frame taller than the terminal lists (running, retrying, failed,
+    /// timed out, undoing), in tree order; kept as states change, so that a redraw takes its
+    /// last ones rather than searching the whole tree: with that search at every event, a run
+    /// of 10,000 steps spent 25 s (debug build) redrawing.
+    var listed: [Int] = []
     var drawn = 0
     var finished = 0
     var total = 0
@@ -120,7 +125,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     clear()
                     out.append(style.paint("\(t.step.label): \(reason)", "2") + "\n")
                 }
-                rows[i].state = t.to
+                setState(i, t.to)
                 rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
                 rows[i].reason = (t.to == .failed && rows[i].isLeaf) || t.to == .timedOut ? Self.reason(of: t) : nil
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
@@ -205,6 +210,31 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         }
     }
 
+    /// Sets row `i`'s state, and whether `listed` has it.
+    func setState(_ i: Int, _ state: StepState) {
+        rows[i].state = state
+        // The first row in `listed` not before `i`.
+        var low = 0, high = listed.count
+        while low < high {
+            let mid = (low + high) / 2
+            if listed[mid] < i { low = mid + 1 } else { high = mid }
+        }
+        let isListed = low < listed.count && listed[low] == i
+        if Self.isListed(state) {
+            if !isListed { listed.insert(i, at: low) }
+        } else if isListed {
+            listed.remove(at: low)
+        }
+    }
+
+    /// Whether a live frame taller than the terminal lists a row in `state`.
+    static func isListed(_ state: StepState) -> Bool {
+        switch state {
+        case .running, .retrying, .failed, .timedOut, .undoing: true
+        default: false
+        }
+    }
+
     func setCounted(_ i: Int, _ counted: Bool) {
         guard rows[i].counted != counted else { return }
         rows[i].counted = counted
@@ -282,19 +312,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
             lines.reserveCapacity(rows.count + 1)
             for i in rows.indices { lines.append(line(at: i, columns: columns, now: now)) }
         } else {
-            // The rows left for steps once the count and `… N more` have theirs, searched
-            // from the end: a redraw stops after a screenful, whatever the tree's size.
-            let shown = max(room - 2, 0)
-            var visible: [Int] = []
-            var i = rows.count
-            while visible.count < shown, i > 0 {
-                i -= 1
-                switch rows[i].state {
-                case .running, .retrying, .failed, .timedOut, .undoing: visible.append(i)
-                default: break
-                }
-            }
-            for i in visible.reversed() { lines.append(line(at: i, columns: columns, now: now)) }
+            // The rows left for steps once the count and `… N more` have theirs: the last
+            // of the listed ones, so that a redraw does a screenful, whatever the tree's size.
+            let visible = listed.suffix(max(room - 2, 0))
+            for i in visible { lines.append(line(at: i, columns: columns, now: now)) }
             if room >= 2 {
                 lines.append(style.paint(DisplayWidth.fit("… \(rows.count - visible.count) more", in: columns).text, "2"))
             }
