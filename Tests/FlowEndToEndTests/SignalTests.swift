@@ -134,6 +134,40 @@ import Glibc
         #expect(stubborn?["state"] as? String == "cancelled", "\(show)")
     }
 
+    /// The steps SIGQUIT (or a second signal) leaves unreached stay `pending` in the
+    /// journal, and the run's summary counts them so: `run_finished` left them out
+    /// (`1 cancelled` where `flow runs` and `flow show` said `1 cancelled, 2 pending`).
+    @Test(arguments: ["json", "prefixed"])
+    func stepsLeftUnreachedAreCountedPendingInTheSummary(_ mode: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: first
+                shell: $CHILD --stderr ready --sleep 30
+              - name: second
+                shell: echo second
+            finally:
+              - name: cleanup
+                print: cleaned
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", mode])
+        let ready = mode == "json" ? flow.waitFor { out, _ in out.contains("\"line\":\"ready\"") } : flow.waitForLine("first | ready")
+        #expect(ready, "\(flow.stdout)\n\(flow.stderr)")
+        flow.signal(SIGQUIT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 131, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        let runs = try JournalEndToEndTests.runs(box)
+        let journal = runs.first?["counts"] as? [String: Int]
+        #expect(journal == ["cancelled": 1, "pending": 2], "\(runs)")
+        if mode == "json" {
+            let finished = r.jsonEvents.last { $0["event"] as? String == "run_finished" }
+            #expect(finished?["counts"] as? [String: Int] == journal, "\(r)")
+        } else {
+            #expect(r.stderrLines.contains { $0.hasPrefix("⊘ cancelled: 0 succeeded, 1 cancelled, 2 pending in ") }, "\(r)")
+        }
+    }
+
     /// A Ctrl-\ while flow is still reading the workflow (here a FIFO it is blocked on)
     /// quits it: the Swift runtime's crash handler took it, printed "Program crashed" and
     /// let flow go on to run the workflow.

@@ -149,8 +149,13 @@ public final class EventBus: Sendable {
     /// delivered first.
     /// `announce` says why on stderr, first, unless the run's end came first (then it
     /// would follow the summary as if the run had not ended); `reason` is the killed
-    /// steps' reason.
-    public func abandon(exitStatus: Int32, reason: String = "killed by the second signal", announce: () -> Void = {}) -> Int32 {
+    /// steps' reason. `leafSteps` is how many leaf steps the run has (`Executor.leafCount`;
+    /// `nil` when every one of them has an end before anything runs, as in `flow undo`):
+    /// those never reached stay `pending` in the journal, and the summary counts them so
+    /// too (it left them out: `1 succeeded, 1 cancelled` where `flow runs` said `1
+    /// succeeded, 1 cancelled, 3 pending` of the same run).
+    public func abandon(exitStatus: Int32, reason: String = "killed by the second signal", leafSteps: Int? = nil,
+                        announce: () -> Void = {}) -> Int32 {
         state.withLock { s -> Int32 in
             guard !s.abandoned else { return exitStatus }
             if s.finished == nil { announce() }
@@ -200,7 +205,8 @@ public final class EventBus: Sendable {
                 for observer in s.observers { observer.handle(.stepState(t)) }
             }
             let elapsed = s.startedAt.map { now.unix - $0.unix } ?? 0
-            let counts = s.ended.values.reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
+            var counts = s.ended.values.reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
+            if let leafSteps, leafSteps > s.ended.count { counts[.pending] = leafSteps - s.ended.count }
             let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts, elapsed: elapsed, time: now)
             for observer in s.observers { observer.handle(.runFinished(outcome)) }
             return exitStatus
