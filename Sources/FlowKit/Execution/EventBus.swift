@@ -60,7 +60,10 @@ public final class EventBus: Sendable {
 
     public func emit(_ event: RunEvent) {
         state.withLock { s in
-            guard !s.abandoned else { return }
+            // Nothing follows the run's end: a signal just after it (its note said what
+            // was left of `finally` and rollback ran, after `run_finished`, and flow exited
+            // 0 with nothing cancelled) comes too late to change the run.
+            guard !s.abandoned, s.finished == nil else { return }
             switch event {
             case .runStarted(let info): s.startedAt = info.startedAt
             case .runFinished(let outcome): s.finished = outcome
