@@ -796,6 +796,35 @@ import Glibc
         #expect(r.stdout.contains("state | blocked: \n"), "\(r)")
     }
 
+    /// A signal to flow's process group (a terminal's Ctrl-C) reaches flow alone, also when
+    /// it comes while a step is being started: the new process was still in flow's group
+    /// then, kept the signal pending and died of it once it unblocked signals, so a Ctrl-C
+    /// at the moment a `finally` step started failed that step (`killed by signal 2`), and
+    /// its fail-fast cancelled its siblings. Here flow ignores SIGHUP (started by `nohup`, it
+    /// keeps ignoring it) and the test sends it to flow's group again and again while flow
+    /// starts 300 steps, one after another: none may die of it.
+    @Test func aSignalToFlowsGroupWhileAStepStartsDoesNotReachTheStep() throws {
+        let box = try RunSandbox()
+        let steps = (0..<300).map { "  - { name: s\($0), shell: /bin/true }" }.joined(separator: "\n")
+        try box.write("wf.yaml", "steps:\n\(steps)\n")
+        let flow = try LiveFlow(executable: "/bin/sh",
+                                arguments: ["-c", "trap '' HUP; exec \"$0\" \"$@\"", RunSandbox.flowPath,
+                                            "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: true)
+        // Once flow runs (its shell's `trap` is behind it), one step after another starts.
+        #expect(flow.waitFor { _, err in err.contains("▶ s0") }, "\(flow.stderr)")
+        var sent = 0
+        while flow.waitExit(timeout: 0) == nil {
+            flow.signalGroup(SIGHUP)
+            sent += 1
+            usleep(20)
+        }
+        let r = try flow.finish(timeout: 30)
+        #expect(r.status == 0, "\(sent) signals sent: \(r)")
+        #expect(!r.stderr.contains("signal 1"), "\(r)")
+        #expect(r.stderr.contains("✓ succeeded: 300 succeeded in "), "\(r)")
+    }
+
     /// `steps.X.exit_code` after a signal is 128 + N (a shell's `$?`) whoever sent it: it
     /// was 143 for a step that killed itself but `null` for one its time-out or the run's
     /// cancellation stopped. `flow show --json` records the same, with the signal beside it.
