@@ -168,6 +168,36 @@ import Glibc
         }
     }
 
+    /// A group whose undo SIGQUIT (or a second signal) cut short is counted `undo_failed` in
+    /// the run's summary, as `flow runs` and `flow show` count it: `run_finished` counted
+    /// only leaf steps then (`1 succeeded, 1 failed`: a rollback left incomplete that the
+    /// summary did not name).
+    @Test func aGroupsUndoKilledBySIGQUITIsCountedInTheSummary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: deploy
+                sequential:
+                  - shell: "true"
+                undo:
+                  - name: slow-undo
+                    shell: $CHILD --stderr ready --sleep 30
+              - name: boom
+                shell: exit 1
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "json"])
+        #expect(flow.waitFor { out, _ in out.contains("\"line\":\"ready\"") }, "\(flow.stdout)")
+        flow.signal(SIGQUIT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 131, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+        let runs = try JournalEndToEndTests.runs(box)
+        let journal = runs.first?["counts"] as? [String: Int]
+        #expect(journal == ["succeeded": 1, "failed": 1, "undo_failed": 1], "\(runs)")
+        let finished = r.jsonEvents.last { $0["event"] as? String == "run_finished" }
+        #expect(finished?["counts"] as? [String: Int] == journal, "\(r)")
+    }
+
     /// A signal that comes once the run has ended (its summary written) changes nothing and
     /// says nothing: flow wrote `SIGINT: cancelling: … what is left of `finally` and
     /// rollback runs` after `run_finished`, and then exited 0 with nothing cancelled.
