@@ -75,6 +75,26 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
         if (getppid() != r->die_with_parent) _exit(127);
     }
     if (setpgid(0, 0) != 0) goto fail;
+    /* Until the line above this child was in flow's process group: a terminal's Ctrl-C (or
+       any signal to that group) that came meanwhile is pending here, blocked, and would
+       kill the step as soon as it unblocks, although the signal was flow's alone to take
+       (it passes the first one on to the steps it stops, and never to `finally` or undo
+       steps). Nothing else can have signalled this child yet: flow learns its pid only
+       after its exec. Setting a pending signal to SIG_IGN discards it; the loop below
+       puts it back to its default. One sigpending when nothing is pending. */
+    uint32_t discarded = 0;
+    sigset_t pending;
+    if (sigpending(&pending) == 0) {
+        static const int stray[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+        struct sigaction ign;
+        memset(&ign, 0, sizeof ign);
+        ign.sa_handler = SIG_IGN;
+        for (unsigned i = 0; i < sizeof stray / sizeof stray[0]; i++) {
+            if (sigismember(&pending, stray[i]) != 1) continue;
+            (void)sigaction(stray[i], &ign, NULL);
+            discarded |= 1u << stray[i];
+        }
+    }
     /* Listed with the guard before anything of the step runs (atomic stores into flow's
        memory, which this child shares until its exec). */
     if (r->guard_slot >= 0) cflow_guard_set(r->guard_slot, getpid());
@@ -111,7 +131,7 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    uint32_t mask = __atomic_load_n(&reset_mask, __ATOMIC_RELAXED);
+    uint32_t mask = __atomic_load_n(&reset_mask, __ATOMIC_RELAXED) | discarded;
     for (int sig = 1; sig < 32; sig++) {
         if (mask & (1u << sig)) (void)sigaction(sig, &dfl, NULL);
     }

@@ -128,6 +128,8 @@ struct RunSession {
             }
         }
 
+        // `flow undo` settles every step before it runs an undo step: none is left pending.
+        let leafSteps = undo == nil ? Executor.leafCount(plan.root) : nil
         let trap = SignalTrap(cancellation: cancellation) { signal, trigger in
             // Output flow cannot write (a reader that stopped reading: `flow run … | less`)
             // holds the event bus, and with it everything below: flow waited for the reader,
@@ -141,7 +143,8 @@ struct RunSession {
             // `run_finished`), and the run's end in the journal (`cancelled`, not a run that
             // looks `interrupted` until its lock is found stale).
             let quit = trigger == SIGQUIT
-            let status = bus.abandon(exitStatus: 128 + signal, reason: quit ? "killed by SIGQUIT" : "killed by the second signal") {
+            let status = bus.abandon(exitStatus: 128 + signal, reason: quit ? "killed by SIGQUIT" : "killed by the second signal",
+                                     leafSteps: leafSteps) {
                 Console.stderr(quit ? "\nflow: SIGQUIT; killed every step\n" : "\nflow: second signal; killed every step\n")
             }
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }

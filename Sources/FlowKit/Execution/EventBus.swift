@@ -21,6 +21,9 @@ public final class EventBus: Sendable {
         /// `abandon` gives, taken from the events delivered (the executor's own counts may
         /// be a step behind them).
         var ended: [String: StepState] = [:]
+        /// The same for each group (and `use`) of the workflow that ended: `abandon`'s
+        /// summary counts some, as the journal does (see `groupCounts`).
+        var groupsEnded: [String: StepState] = [:]
         /// When the run started (its `runStarted` event).
         var startedAt: Timestamp?
         /// Set by `abandon`: nothing more is delivered.
@@ -43,7 +46,39 @@ public final class EventBus: Sendable {
             case .pending: break
             default:
                 live.removeValue(forKey: ObjectIdentifier(instance))
-                if t.step.isLeaf, !t.step.isUndo { ended[t.step.path] = t.to }
+                if !t.step.isUndo { noteEnd(t.step, t.to) }
+            }
+        }
+
+        /// Records `step`'s end as its latest state, unless it is the rollback of an
+        /// earlier instance (a retried group's) of a step whose latest instance did not
+        /// succeed: as the journal keeps it.
+        mutating func noteEnd(_ step: StepRef, _ to: StepState) {
+            let path = step.path
+            if step.isLeaf {
+                if (to == .undone || to == .undoFailed), ended[path] != .succeeded { return }
+                ended[path] = to
+            } else {
+                if (to == .undone || to == .undoFailed), groupsEnded[path] != .succeeded { return }
+                groupsEnded[path] = to
+            }
+        }
+
+        /// The groups the run's summary counts beside its leaves, by the journal's rule
+        /// (`Journal.isCountedAlone`): one whose own `timeout` ended it, one whose `undo`
+        /// failed, and one that failed with nothing inside it having run (a `use` given a
+        /// value not `allowed`).
+        func groupCounts() -> [StepState] {
+            groupsEnded.compactMap { path, state in
+                switch state {
+                case .timedOut, .undoFailed: return state
+                case .failed:
+                    let inside = path + "."
+                    let ran = ended.contains { $0.key.hasPrefix(inside) && $0.value != .skipped }
+                        || groupsEnded.contains { $0.key.hasPrefix(inside) && $0.value != .skipped }
+                    return ran ? nil : state
+                default: return nil
+                }
             }
         }
     }
@@ -60,7 +95,10 @@ public final class EventBus: Sendable {
 
     public func emit(_ event: RunEvent) {
         state.withLock { s in
-            guard !s.abandoned else { return }
+            // Nothing follows the run's end: a signal just after it (its note said what
+            // was left of `finally` and rollback ran, after `run_finished`, and flow exited
+            // 0 with nothing cancelled) comes too late to change the run.
+            guard !s.abandoned, s.finished == nil else { return }
             switch event {
             case .runStarted(let info): s.startedAt = info.startedAt
             case .runFinished(let outcome): s.finished = outcome
@@ -149,8 +187,13 @@ public final class EventBus: Sendable {
     /// delivered first.
     /// `announce` says why on stderr, first, unless the run's end came first (then it
     /// would follow the summary as if the run had not ended); `reason` is the killed
-    /// steps' reason.
-    public func abandon(exitStatus: Int32, reason: String = "killed by the second signal", announce: () -> Void = {}) -> Int32 {
+    /// steps' reason. `leafSteps` is how many leaf steps the run has (`Executor.leafCount`;
+    /// `nil` when every one of them has an end before anything runs, as in `flow undo`):
+    /// those never reached stay `pending` in the journal, and the summary counts them so
+    /// too (it left them out: `1 succeeded, 1 cancelled` where `flow runs` said `1
+    /// succeeded, 1 cancelled, 3 pending` of the same run).
+    public func abandon(exitStatus: Int32, reason: String = "killed by the second signal", leafSteps: Int? = nil,
+                        announce: () -> Void = {}) -> Int32 {
         state.withLock { s -> Int32 in
             guard !s.abandoned else { return exitStatus }
             if s.finished == nil { announce() }
@@ -196,11 +239,12 @@ public final class EventBus: Sendable {
                 }
             }
             for t in transitions {
-                if t.step.isLeaf, !t.step.isUndo, t.to != .running { s.ended[t.step.path] = t.to }
+                if !t.step.isUndo, t.to.isFinal { s.noteEnd(t.step, t.to) }
                 for observer in s.observers { observer.handle(.stepState(t)) }
             }
             let elapsed = s.startedAt.map { now.unix - $0.unix } ?? 0
-            let counts = s.ended.values.reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
+            var counts = (Array(s.ended.values) + s.groupCounts()).reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
+            if let leafSteps, leafSteps > s.ended.count { counts[.pending] = leafSteps - s.ended.count }
             let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts, elapsed: elapsed, time: now)
             for observer in s.observers { observer.handle(.runFinished(outcome)) }
             return exitStatus

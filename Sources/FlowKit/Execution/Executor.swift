@@ -187,7 +187,9 @@ public final class Executor: Sendable {
         return count
     }
 
-    static func leafCount(_ node: PlanNode) -> Int {
+    /// The leaf steps at or below `node` (`finally` steps included, `undo` steps not): the
+    /// steps the run's summary counts, as `run_started` gives their number.
+    public static func leafCount(_ node: PlanNode) -> Int {
         var count = 0
         func visit(_ n: PlanNode) {
             for child in n.children + n.finally {

@@ -42,7 +42,8 @@ struct ReporterStyle: Sendable {
 
     /// The summary line: counts per final state and the wall time.
     func summary(_ outcome: RunOutcome) -> String {
-        let order: [StepState] = [.succeeded, .failed, .timedOut, .cancelled, .skipped, .undone, .undoFailed]
+        // `pending`: steps a second signal (or SIGQUIT) left unreached, as the journal has them.
+        let order: [StepState] = [.succeeded, .failed, .timedOut, .cancelled, .skipped, .pending, .undone, .undoFailed]
         var parts: [String] = []
         for state in order {
             let count = outcome.counts[state] ?? 0
