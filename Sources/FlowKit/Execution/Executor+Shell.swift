@@ -183,6 +183,8 @@ extension Executor {
                 break
             } catch {
                 spawnLimiter.release()
+                // A second signal or SIGQUIT came as it was about to start.
+                if case .stopping = error { return AttemptResult(state: .cancelled, reason: "cancelled before it started") }
                 if direct, case .failed = error {
                     // The direct exec was refused (a script without a `#!` line: ENOEXEC; a
                     // file without execute permission or a directory: EACCES). The shell the

@@ -343,8 +343,12 @@ public final class Executor: Sendable {
         }
         // After a second signal nothing starts, in `finally` and rollback too: flow is
         // killing everything and exiting, and a step started meanwhile would run for
-        // nothing (or, quick, do half of a cleanup the user chose not to wait for).
-        if Task.isCancelled || (mode == .normal && cancellation.isCancelled) || cancellation.killsEverything {
+        // nothing (or, quick, do half of a cleanup the user chose not to wait for). Nor is
+        // it said to be skipped: the signal's handler records the run's end, the steps never
+        // reached left `pending` (docs/journal.md), and a `skipped` written here first (the
+        // handler was still killing) told the journal otherwise.
+        if cancellation.killsEverything { return .finished(.cancelled) }
+        if Task.isCancelled || (mode == .normal && cancellation.isCancelled) {
             // Without a signal, what stopped the step's group is the group's own `timeout`
             // or a concurrent sibling's failure (fail_fast), which cancel its task alike:
             // "the run was cancelled" told a reader of the events something that did not happen.

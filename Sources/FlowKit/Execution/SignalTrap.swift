@@ -39,7 +39,7 @@ public final class SignalTrap: @unchecked Sendable {
         // A second request, a signal or a Ctrl-C that an interactive step got in flow's
         // stead (see `Executor.runShell`), kills everything now.
         cancellation.onRepeat { sig in
-            hub.signalAll(SIGKILL)
+            hub.killEverything()
             // `onSecond` ends flow with _exit, which skips the guard's own stop.
             ProcessGuard.shared.stop()
             onSecond(cancellation.signal ?? sig, sig)

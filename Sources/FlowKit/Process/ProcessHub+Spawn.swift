@@ -42,14 +42,19 @@ extension ProcessHub {
             throw error
         }
 
+        spawnsUnderWay.add(1, ordering: .sequentiallyConsistent)
+        defer { spawnsUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
+        // After the count: `killEverything` sets the flag, then waits for the count to fall.
+        if killingEverything.load(ordering: .sequentiallyConsistent) {
+            opened.closeAll()
+            throw .stopping
+        }
+
         // An interactive child takes the terminal's foreground in the child itself, after
         // its setpgid and before exec, so it never runs (and checks) in the background.
         let terminal = spec.isInteractive ? TerminalHandoff.prepare(ttyFD: ttyFD) : nil
         // Its Ctrl-Z stops it, not flow: the loop must hear of that (see `enableJobControl`).
         if terminal != nil { reportStops() }
-
-        spawnsUnderWay.add(1, ordering: .sequentiallyConsistent)
-        defer { spawnsUnderWay.subtract(1, ordering: .sequentiallyConsistent) }
         let liveChildren = registry.withLock { $0.count }
         var pid: pid_t = 0
         var pidfd: Int32 = -1

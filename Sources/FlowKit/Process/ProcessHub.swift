@@ -35,6 +35,8 @@ public final class ProcessHub: Sendable {
     /// Spawns under way: a child that exists but is not registered yet must not be taken
     /// for an orphan.
     let spawnsUnderWay = Atomic<Int>(0)
+    /// Set by `killEverything`: no spawn starts any more.
+    let killingEverything = Atomic<Bool>(false)
     let drainNanoseconds: UInt64
     /// flow's pid, for the children's parent-death check (flow never forks without exec;
     /// glibc's getpid is a system call every time).
@@ -126,6 +128,25 @@ public final class ProcessHub: Sendable {
     public func signalAll(_ signal: Int32) {
         let children = registry.withLock { $0.values.map(\.child) }
         for child in children { child.signalGroup(signal) }
+    }
+
+    /// SIGKILLs every child's process group, those still being spawned on another thread
+    /// too, and starts no more: a second Ctrl-C or SIGQUIT, after which flow exits.
+    ///
+    /// `signalAll` alone missed a child whose spawn was under way (cloned, not yet
+    /// registered, nor listed with the guard): it ran on, and what its shell started in the
+    /// background outlived flow (found by a randomized signal audit: a `sleep` left behind
+    /// after a SIGQUIT that came as a retry started). Spawns count themselves in
+    /// `spawnsUnderWay` before they look at the flag; this sets the flag before it reads the
+    /// count, so each spawn either sees the flag (and starts nothing) or is waited for and
+    /// then killed by the second `signalAll`. That one is sent even when no spawn was
+    /// counted: a spawn that ended just before the count was read registered its child
+    /// after the first one's list was taken. A spawn takes well under a millisecond.
+    public func killEverything() {
+        killingEverything.store(true, ordering: .sequentiallyConsistent)
+        signalAll(SIGKILL)
+        while spawnsUnderWay.load(ordering: .sequentiallyConsistent) > 0 { sched_yield() }
+        signalAll(SIGKILL)
     }
 
     /// Runs `body` once on the loop's thread, the next time it is about to wait with nothing

@@ -17,6 +17,8 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
     case resourcesExhausted(errno: Int32)
     /// Any other failure of `posix_spawn` and friends (e.g. EACCES, ENOEXEC).
     case failed(executable: String, errno: Int32)
+    /// flow is killing every step (`ProcessHub.killEverything`): nothing more starts.
+    case stopping
 
     /// Whether retrying later may succeed (see `resourcesExhausted`).
     public var isRetryable: Bool {
@@ -38,6 +40,8 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
             return "cannot start a process: \(SpawnError.message(code))"
         case .failed(let executable, let code):
             return "cannot run `\(executable)`: \(SpawnError.message(code))"
+        case .stopping:
+            return "not started: flow is killing every step"
         }
     }
 
