@@ -81,11 +81,18 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
        (it passes the first one on to the steps it stops, and never to `finally` or undo
        steps). Nothing else can have signalled this child yet: flow learns its pid only
        after its exec. Setting a pending signal to SIG_IGN discards it; the loop below
-       puts it back to its default. One sigpending when nothing is pending. */
+       puts it back to its default. One sigpending when nothing is pending.
+       A Ctrl-Z (SIGTSTP, or a stray TTIN/TTOU to the group) is discarded too, for a
+       harder reason: it would stop this child before its exec, and flow's spawning thread
+       waits for that exec (CLONE_VFORK), so flow could neither stop itself nor continue
+       the child: the run hung for good (found by pressing Ctrl-Z and `fg` in a loop during
+       a run of short steps). Flow passes its Ctrl-Z on to every step it has registered;
+       a step's spawn runs on the loop's thread, which reads the request only after the
+       spawn ended, so this child is among them. */
     uint32_t discarded = 0;
     sigset_t pending;
     if (sigpending(&pending) == 0) {
-        static const int stray[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+        static const int stray[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU};
         struct sigaction ign;
         memset(&ign, 0, sizeof ign);
         ign.sa_handler = SIG_IGN;

@@ -54,6 +54,13 @@ struct JobControlTests {
             return false
         }
 
+        /// Reads what the terminal has shown so far, without waiting: a run that writes
+        /// more than the terminal buffers would otherwise block.
+        func drain() {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while case let n = read(master, &buffer, buffer.count), n > 0 { seen.append(contentsOf: buffer[0..<n]) }
+        }
+
         var text: String { String(decoding: seen, as: UTF8.self) }
     }
 
@@ -128,6 +135,45 @@ struct JobControlTests {
         run.terminal.type("\u{3}")
         #expect(run.shell.waitForLine("job exit 130"), "\(run.shell.stdout)\n\(run.terminal.text)")
         #expect(run.box.leftoverProcesses().isEmpty)
+    }
+
+    /// Ctrl-Z and `fg`, over and over, while short steps start one after another. A Ctrl-Z
+    /// that came while a step's process was being started (still in flow's process group)
+    /// stopped that process before its exec, while flow's spawning thread waited for the
+    /// exec: flow could neither stop nor go on, and the run hung for good (within the first
+    /// few Ctrl-Zs, every time). Now every Ctrl-Z stops the job, every `fg` continues it,
+    /// and the run ends as usual.
+    @Test func ctrlZAndFgOverAndOverDuringShortStepsNeverHangTheRun() throws {
+        let box = try RunSandbox()
+        defer { box.killLeftovers() }
+        try box.write("wf.yaml", "steps:\n  - name: first\n    shell: echo ready\n" + String(repeating: "  - shell: \"true\"\n", count: 3000))
+        let (terminal, shell) = try Self.startUnderJobShell(box, ["--no-journal"])
+        // Before that, the terminal may not be flow's yet.
+        #expect(terminal.waitFor("| ready"), "\(terminal.text)")
+        func count(_ line: String, _ text: String) -> Int { text.split(separator: "\n").filter { $0 == line }.count }
+        var stops = 0
+        while stops < 30 {
+            terminal.drain()
+            terminal.type("\u{1a}")
+            // Stopped, or the run ended before the Ctrl-Z reached it.
+            var ended = false
+            let answered = shell.waitFor(timeout: 10) { out, _ in
+                ended = out.contains("job exit")
+                return ended || count("job stopped \(SIGTSTP)", out) > stops
+            }
+            guard answered else {
+                Issue.record("no answer to Ctrl-Z number \(stops + 1): the run hung\n\(shell.stdout)")
+                return
+            }
+            if ended { break }
+            stops += 1
+            kill(shell.pid, SIGUSR1)
+            #expect(shell.waitFor(timeout: 10) { out, _ in count("job continued", out) >= stops })
+        }
+        #expect(stops >= 5, "the run ended before the test could press Ctrl-Z 5 times: \(shell.stdout)")
+        #expect(terminal.waitFor("3001 succeeded", timeout: 120), "\(terminal.text.suffix(2000))")
+        #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)")
+        #expect(box.leftoverProcesses().isEmpty)
     }
 
     /// Ctrl-Z with the terminal at an interactive step: the step stops (Ctrl-Z is its),
