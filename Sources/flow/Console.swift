@@ -43,11 +43,22 @@ enum Console {
         if !writeAll(fd, bytes) { LostOutput.shared.record(fd: fd, errno: errno) }
     }
 
-    /// Color only on a terminal, and never with `NO_COLOR` set or `--no-color`.
+    /// Color on a terminal (not `TERM=dumb`), or wherever `FORCE_COLOR` asks for it; never
+    /// with `NO_COLOR` set or `--no-color`.
     static func useColor(fd: Int32, disabled: Bool) -> Bool {
         if disabled { return false }
         if let value = getenv("NO_COLOR"), value.pointee != 0 { return false }
+        if colorForced { return true }
         if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
         return isatty(fd) == 1
+    }
+
+    /// `FORCE_COLOR` set to anything but empty or `0`: colour where no terminal is, for CI
+    /// logs that show colours (GitHub Actions, GitLab), as Node's tools and pytest take it.
+    /// The way to say "no colour" stays `NO_COLOR`/`--no-color`, which win over it.
+    static var colorForced: Bool {
+        guard let value = getenv("FORCE_COLOR") else { return false }
+        let text = String(cString: value)
+        return !text.isEmpty && text != "0"
     }
 }

@@ -75,8 +75,8 @@ struct RunSession {
         case .tty: bus.add(TTYReporter(plan: plan, color: color))
         case .prefixed, .auto:
             let width = PrefixedReporter.labelWidth(of: plan)
-            // Labels on stdout are coloured only when stdout is a terminal too.
-            let stdoutColor = color && isatty(1) == 1
+            // Labels on stdout are coloured only when stdout is a terminal too (or forced).
+            let stdoutColor = color && (isatty(1) == 1 || Console.colorForced)
             bus.add(PrefixedReporter(color: color, stdoutColor: stdoutColor, quiet: options.quiet, labelWidth: width))
         case .grouped:
             bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true",
