@@ -17,7 +17,7 @@ struct ExecutionOptions {
         .value("output", help: "How to show the run: auto (tty on a terminal, else prefixed), tty, prefixed, grouped, raw or json.",
                choices: OutputMode.choices, defaultValue: "auto"),
         .flag("quiet", help: "Print only failures and the summary (output prefixed or grouped; auto picks prefixed)."),
-        .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+        .flag("no-color", help: "Disable color (also when NO_COLOR is set); FORCE_COLOR=1 colours without a terminal."),
         .value("grace", valueName: "duration", help: "Time between the polite signal and SIGKILL when a step is stopped: on cancellation, a timeout or fail-fast.", defaultValue: "5s"),
         .value("max-parallel", valueName: "n", help: "Cap on running shell steps across the run."),
         .flag("no-rollback", help: "Do not run undo steps when the run fails or is cancelled."),

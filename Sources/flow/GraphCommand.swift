@@ -17,7 +17,7 @@ struct GraphCommand: Command {
         ],
         options: SelectionOptions.options + [
             .value("format", help: "Graph language: mermaid or dot.", choices: GraphExporter.Format.choices, defaultValue: "mermaid"),
-            .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+            .flag("no-color", help: "Disable color (also when NO_COLOR is set); FORCE_COLOR=1 colours without a terminal."),
         ]
     )
 

@@ -22,7 +22,7 @@ struct PlanCommand: Command {
         ],
         options: SelectionOptions.options + [
             .value("format", help: "Output format: text or json.", choices: Format.choices, defaultValue: "text"),
-            .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+            .flag("no-color", help: "Disable color (also when NO_COLOR is set); FORCE_COLOR=1 colours without a terminal."),
         ]
     )
 

@@ -24,7 +24,7 @@ struct ValidateCommand: Command {
         options: [
             .value("format", help: "Output format: text, json or github.", choices: DiagnosticFormat.choices, defaultValue: "text"),
             .flag("strict", help: "Treat warnings as errors."),
-            .flag("no-color", help: "Disable color (also when NO_COLOR is set)."),
+            .flag("no-color", help: "Disable color (also when NO_COLOR is set); FORCE_COLOR=1 colours without a terminal."),
         ]
     )
 
