@@ -1016,4 +1016,26 @@ import Testing
                 ]
             """), "\(json)")
     }
+
+    /// An unknown alias as near to several anchors is offered the first of them in the
+    /// file, in every run: the anchors were taken in a dictionary's order, which Swift
+    /// seeds anew in each process, so the help changed from one run to the next (found by
+    /// the front-end fuzzer, comparing `--format github` with `--format json`).
+    @Test func anUnknownAliasIsOfferedTheFirstNearAnchorEveryTime() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            a: &a 1
+            b: &b 2
+            c: &c 3
+            d: &d 4
+            steps:
+              - print: *e
+            """)
+        for _ in 0..<12 {
+            let validate = try box.run(["validate", "wf.yaml"])
+            #expect(validate.status == 1, "\(validate)")
+            #expect(validate.stderr.contains("unknown alias `*e`"), "\(validate)")
+            #expect(validate.stderr.contains("did you mean `*a`?"), "\(validate)")
+        }
+    }
 }

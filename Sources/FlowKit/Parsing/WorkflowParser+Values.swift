@@ -13,13 +13,23 @@ extension WorkflowParser {
     /// The span of a key's text (libyaml's end mark for plain keys is exact).
     func keySpan(_ node: YAMLNode) -> SourceSpan {
         if node.span.start.line == node.span.end.line { return node.span }
-        return SourceSpan(line: node.span.start.line, column: node.span.start.column, length: node.value.unicodeScalars.count)
+        return firstLineSpan(node, length: node.value.unicodeScalars.count)
     }
 
     /// The span to underline for a scalar value: its first line.
     func valueSpan(_ node: YAMLNode) -> SourceSpan {
         if node.span.start.line == node.span.end.line, node.span.end.column > node.span.start.column { return node.span }
-        return SourceSpan(line: node.span.start.line, column: node.span.start.column, length: max(1, min(node.value.unicodeScalars.count, 80)))
+        return firstLineSpan(node, length: max(1, min(node.value.unicodeScalars.count, 80)))
+    }
+
+    /// `length` scalars from the node's start, cut at the end of its first line. The value's
+    /// length is not its length in the source once it spans lines (`name: ${{` and the
+    /// rest below, a block scalar's `|` header): uncut, the end pointed past the line's
+    /// end, at text that is not there, in `--format json` and `github`.
+    private func firstLineSpan(_ node: YAMLNode, length: Int) -> SourceSpan {
+        let start = node.span.start
+        let room = file.lineText(start.line).unicodeScalars.count + 1 - start.column
+        return SourceSpan(line: start.line, column: start.column, length: min(length, max(room, 1)))
     }
 
     mutating func wrongType(_ id: Int32, expected: String, what: String, help: String? = nil) {

@@ -242,9 +242,12 @@ extension YAMLReader {
                 }
                 guard let target = anchors[name] else {
                     // The alias spelt right, `*base` (replacing backticks in the help gave
-                    // "did you mean `&base`&?").
+                    // "did you mean `&base`&?"). The anchors in file order (node ids grow
+                    // with it): the first on a tie, as for every suggestion; a dictionary's
+                    // key order changes from run to run, and so did the help.
+                    let known = anchors.sorted { $0.value.node < $1.value.node }.map(\.key)
                     bag.error(.yamlSyntax, "unknown alias `*\(name)`", at: span(event),
-                              help: Suggestion.closest(to: name, in: anchors.keys).map { "did you mean `*\($0)`?" })
+                              help: Suggestion.closest(to: name, in: known).map { "did you mean `*\($0)`?" })
                     return false
                 }
                 aliasExpansion += target.weight
