@@ -57,6 +57,21 @@ void cflow_reset_in_children(int sig) {
     if (sig > 0 && sig < 32) __atomic_fetch_or(&reset_mask, 1u << sig, __ATOMIC_SEQ_CST);
 }
 
+/* A Ctrl-Z flow must act on (`cflow_install_suspend_notifier`), and the loop's eventfd. */
+static volatile sig_atomic_t suspend_requested = 0;
+static int suspend_eventfd = -1;
+
+/* An interactive child's SIGTSTP between its taking the terminal and its exec: the user's
+   Ctrl-Z, but the default action would stop the child before its exec, with flow's thread
+   waiting for that exec (CLONE_VFORK) and flow itself running on, never stopped: the run
+   hung for good, Ctrl-C included (a stopped process does not act on it). Handled here
+   instead, it asks flow to stop the job (`cflow_spawn` wakes the loop once the child has
+   exec'd, which resets the handler). It only stores to flow's memory, which this child
+   shares. A stray SIGTTIN/SIGTTOU there is dropped (the child has the foreground). */
+static void stop_before_exec(int sig) {
+    if (sig == SIGTSTP) suspend_requested = 1;
+}
+
 /* Runs in the child (cloned with CLONE_VM | CLONE_VFORK), in the parent's memory, with every signal blocked:
    only raw system calls, no allocation, no return. Reports a failure's errno through
    `*error` (shared memory) and exits 127. */
@@ -141,6 +156,19 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
     uint32_t mask = __atomic_load_n(&reset_mask, __ATOMIC_RELAXED) | discarded;
     for (int sig = 1; sig < 32; sig++) {
         if (mask & (1u << sig)) (void)sigaction(sig, &dfl, NULL);
+    }
+    /* From its tcsetpgrp on, an interactive child is the terminal's foreground: a Ctrl-Z
+       typed now is its, and would stop it here, before its exec (see stop_before_exec;
+       found by a randomized job-control audit: Ctrl-Z and `fg` during short interactive
+       steps). Handled until exec, which sets caught signals back to their default. */
+    if (r->tty_fd >= 0) {
+        struct sigaction stop;
+        memset(&stop, 0, sizeof stop);
+        stop.sa_handler = stop_before_exec;
+        sigfillset(&stop.sa_mask);
+        (void)sigaction(SIGTSTP, &stop, NULL);
+        (void)sigaction(SIGTTIN, &stop, NULL);
+        (void)sigaction(SIGTTOU, &stop, NULL);
     }
     sigset_t none;
     sigemptyset(&none);
@@ -238,6 +266,13 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
         pthread_mutex_unlock(&slot_lock);
     }
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    /* A Ctrl-Z the child took before its exec (stop_before_exec): wake the loop, which
+       stops the job with this child in it once it is registered. */
+    if (request->tty_fd >= 0 && suspend_requested && suspend_eventfd >= 0) {
+        uint64_t one = 1;
+        ssize_t ignored = write(suspend_eventfd, &one, sizeof one);
+        (void)ignored;
+    }
     if (child < 0) return saved;
     if (args.error != 0) {
         /* The child failed before or at exec and has exited: reap it. */
@@ -391,9 +426,6 @@ static void exit_on_signal(int sig) {
 int cflow_exit_on_signal(int sig) {
     return install_handler(sig, exit_on_signal);
 }
-
-static volatile sig_atomic_t suspend_requested = 0;
-static int suspend_eventfd = -1;
 
 static void suspend_notifier(int sig) {
     (void)sig;

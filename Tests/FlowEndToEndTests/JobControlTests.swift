@@ -64,6 +64,22 @@ struct JobControlTests {
         var text: String { String(decoding: seen, as: UTF8.self) }
     }
 
+    /// A directory in `box` reached through a chain of 40 symlinks, each a walk down 800
+    /// directories and back up: resolving it (a `chdir` to it) takes milliseconds rather
+    /// than microseconds, which widens the moment of a step's start where it is done.
+    static func slowDirectory(in box: RunSandbox) throws -> String {
+        let base = box.path("slow")
+        let depth = 800
+        let down = Array(repeating: "a", count: depth).joined(separator: "/")
+        let up = Array(repeating: "..", count: depth).joined(separator: "/")
+        try FileManager.default.createDirectory(atPath: base + "/" + down, withIntermediateDirectories: true)
+        for link in 0..<39 {
+            #expect(symlink("\(down)/\(up)/L\(link + 1)", "\(base)/L\(link)") == 0, "symlink: errno \(errno)")
+        }
+        #expect(symlink(".", "\(base)/L39") == 0)
+        return base + "/L0"
+    }
+
 
     /// The sandbox's step processes (flow-test-child running a step, not the job shell).
     static func steps(in box: RunSandbox, shell: pid_t) -> [pid_t] {
@@ -173,6 +189,59 @@ struct JobControlTests {
         #expect(stops >= 5, "the run ended before the test could press Ctrl-Z 5 times: \(shell.stdout)")
         #expect(terminal.waitFor("3001 succeeded", timeout: 120), "\(terminal.text.suffix(2000))")
         #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    /// Ctrl-Z and `fg`, over and over, while short interactive steps start one after
+    /// another. An interactive step's process takes the terminal's foreground itself,
+    /// before its exec: a Ctrl-Z typed between the two stopped it there, with flow's
+    /// spawning thread waiting for that exec and flow running on, never stopped: the run
+    /// hung for good, and Ctrl-C could not end it (found by the randomized job-control
+    /// audit). Each step's `dir` takes milliseconds to enter (the child's chdir is in that
+    /// window), so most Ctrl-Zs land there; every one must stop the job. A Ctrl-Z typed as
+    /// a step exits reaches nobody (the terminal's foreground group is empty then, as
+    /// under a shell between two jobs): it is typed again once the run was seen going on.
+    @Test func ctrlZWhileAnInteractiveStepIsStartingStopsTheJob() throws {
+        let box = try RunSandbox()
+        defer { box.killLeftovers() }
+        let slow = try Self.slowDirectory(in: box)
+        try box.write("wf.yaml", "steps:\n  - name: first\n    shell: echo ready\n"
+            + String(repeating: "  - interactive: true\n    dir: \(slow)\n    shell: \"true\"\n", count: 1000))
+        let (terminal, shell) = try Self.startUnderJobShell(box, ["--no-journal"])
+        #expect(terminal.waitFor("| ready"), "\(terminal.text)")
+        func count(_ line: String, _ text: String) -> Int { text.split(separator: "\n").filter { $0 == line }.count }
+        func started() -> Int { terminal.drain(); return terminal.text.components(separatedBy: "\u{25B6} ").count - 1 }
+        var stops = 0
+        while stops < 10 {
+            let before = started()
+            terminal.type("\u{1a}")
+            // Stopped; or the run ended; or it went on for 3 more steps: the Ctrl-Z was lost.
+            // Polled, reading the terminal all along: a full terminal would block flow.
+            var ended = false
+            var lost = false
+            var answered = false
+            let deadline = Date().addingTimeInterval(10)
+            while !answered && Date() < deadline {
+                let out = shell.stdout
+                ended = out.contains("job exit")
+                lost = started() >= before + 3
+                answered = ended || lost || count("job stopped \(SIGTSTP)", out) > stops
+                if !answered { usleep(10_000) }
+            }
+            guard answered else {
+                Issue.record("no answer to Ctrl-Z number \(stops + 1), and the run went no further: it hung\n\(shell.stdout)\n\(terminal.text.suffix(500))")
+                return
+            }
+            if ended { break }
+            if count("job stopped \(SIGTSTP)", shell.stdout) == stops { continue }  // lost
+            stops += 1
+            kill(shell.pid, SIGUSR1)
+            #expect(shell.waitFor(timeout: 10) { out, _ in count("job continued", out) >= stops })
+        }
+        #expect(stops >= 5, "the run ended before the test could press Ctrl-Z 5 times: \(shell.stdout)")
+        // Reading the terminal (the summary) keeps a full terminal from blocking flow.
+        #expect(terminal.waitFor("1001 succeeded", timeout: 120), "\(terminal.text.suffix(2000))")
+        #expect(shell.waitForLine("job exit 0"), "\(shell.stdout)\n\(terminal.text.suffix(2000))")
         #expect(box.leftoverProcesses().isEmpty)
     }
 
