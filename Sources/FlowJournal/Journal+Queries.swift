@@ -16,6 +16,40 @@ extension Journal {
         let id: String = row["id"] ?? ""
         var state: String = row["state"] ?? ""
         if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = RunRecord.interrupted }
+        return runRecord(row, state: state, content: content)
+    }
+
+    /// The records of `rows`, read in one snapshot, with the state each run is in now.
+    ///
+    /// A row read `running` whose lock nobody holds when looked at is read again: a run
+    /// commits its end, then lets go of its lock, so it may have ended between the snapshot
+    /// and the look. Taken from the snapshot alone, a run that had just succeeded read as
+    /// `interrupted` (found by the concurrency audit: `flow runs` in a loop beside short
+    /// runs, about one read in 700), which `flow resume` would have taken up. Read after the
+    /// lock was seen free, a row still `running` is of a run that died.
+    func runRecords(_ rows: [SQLiteRow], content: (SQLiteRow) -> [UInt8] = { _ in [] }) throws(JournalError) -> [RunRecord] {
+        var records = rows.map { runRecord($0, content: content($0)) }
+        let unheld = records.indices.filter { records[$0].state == RunRecord.interrupted }
+        guard !unheld.isEmpty else { return records }
+        let ids = unheld.map { records[$0].id }
+        let columns = runColumns
+        let again: [String: SQLiteRow] = try read { db in
+            var found: [String: SQLiteRow] = [:]
+            for id in ids {
+                if let row = try db.rows("SELECT \(columns) FROM runs WHERE id = ?", [id]).first { found[id] = row }
+            }
+            return found
+        }
+        for i in unheld {
+            // A run pruned meanwhile keeps what the snapshot said.
+            guard let row = again[records[i].id], let state: String = row["state"], state != "running" else { continue }
+            records[i] = runRecord(row, state: state, content: records[i].content)
+        }
+        return records
+    }
+
+    private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8]) -> RunRecord {
+        let id: String = row["id"] ?? ""
         return RunRecord(
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
@@ -58,7 +92,7 @@ extension Journal {
             if let limit { sql += " LIMIT \(max(limit, 0))" }
             return try db.rows(sql)
         }
-        var records = rows.map { runRecord($0) }
+        var records = try runRecords(rows)
         try fillCounts(&records, onlyThese: limit != nil)
         return records
     }
@@ -134,7 +168,7 @@ extension Journal {
             try db.rows("SELECT \(runColumns), content FROM runs WHERE id = ?", [id]).first
         }
         guard let row = found else { throw JournalError("no run `\(id)`") }
-        var records = [runRecord(row, content: row["content"] ?? [])]
+        var records = try runRecords([row], content: { $0["content"] ?? [] })
         try fillCounts(&records, onlyThese: true)
         return records[0]
     }

@@ -98,6 +98,31 @@ import FlowKit
         lock.release(stateDir: dir, runID: "r2")
     }
 
+    /// A run commits its end, then lets go of its lock. A reader whose snapshot still had it
+    /// `running` but who looked at the lock after it was let go read a run that had just
+    /// succeeded as `interrupted` (the concurrency audit: `flow runs` in a loop beside short
+    /// runs, about one read in 700); `flow resume` took it up. The row is read again then.
+    @Test func aRunThatEndedBetweenTheSnapshotAndTheLockIsNotInterrupted() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r5", transitions: [("1", "pending", "running", 1, nil)])
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r6", transitions: [("1", "pending", "running", 1, nil)])
+        }
+        let lock = try #require(RunLock(stateDir: dir, runID: "r5"))
+        // The snapshot: both `running`.
+        let columns = journal.runColumns
+        let stale = try journal.read { db in try db.rows("SELECT \(columns) FROM runs ORDER BY id") }
+        // Then r5 ends as a run does: its end committed, then its lock let go. r6 died.
+        try journal.write { db in
+            try db.execute("UPDATE runs SET state = 'succeeded', exit_status = 0, ended_at = 9 WHERE id = 'r5'")
+        }
+        lock.release(stateDir: dir, runID: "r5")
+        let records = try journal.runRecords(stale)
+        #expect(records.map(\.state) == ["succeeded", RunRecord.interrupted])
+        #expect(records[0].exitStatus == 0 && records[0].endedAt == 9)
+    }
+
     /// A second run that drew a live run's id does not wait for that run's lock (its
     /// journal would hang until the other run ended): it gets none, at once.
     @Test func aRunIDInUseIsNotTakenAgain() throws {
