@@ -337,7 +337,16 @@ extension Journal {
     }
 
     /// Deletes all but the newest `keep` runs, and runs that started before `before`
-    /// (never a live one). Returns how many were deleted.
+    /// (never a live one, nor one a `resume` or `undo` has claimed). Returns how many were
+    /// deleted.
+    ///
+    /// A run is deleted only under its claim (`RunClaim`), the one a `resume` or `undo` takes
+    /// before it reads the run and holds until it exits: a prune beside `flow resume X` left
+    /// the resume carrying on a run the journal no longer had (found by the concurrency
+    /// audit), and one between the resume's reading of X and its run would have had it run
+    /// every step again. A claim held elsewhere keeps its run; while one is taken here, a
+    /// `resume` or `undo` of the run is refused as beside another one, and after it finds
+    /// no run (it reads the run again once it has the claim).
     public func prune(keep: Int?, before: Double?) throws(JournalError) -> Int {
         let all = try runs(limit: nil)
         var doomed: [String] = []
@@ -345,7 +354,33 @@ extension Journal {
             if let keep, index >= keep { doomed.append(run.id); continue }
             if let before, run.startedAt < before { doomed.append(run.id) }
         }
-        guard !doomed.isEmpty else { return 0 }
+        var deleted = 0
+        // In batches: a claim is an open file, and a prune of thousands of runs would run
+        // out of them.
+        var start = doomed.startIndex
+        while start < doomed.endIndex {
+            let batch = doomed[start..<min(start + Self.pruneBatch, doomed.endIndex)]
+            start = batch.endIndex
+            var claims: [(id: String, claim: RunClaim?)] = []
+            for id in batch {
+                switch RunClaim.take(stateDir: stateDir, runID: id) {
+                case .taken(let claim): claims.append((id, claim))
+                case .held: continue  // being resumed or undone now
+                case .unavailable: claims.append((id, nil))  // nothing to coordinate through
+                }
+            }
+            defer { for entry in claims { entry.claim?.release(stateDir: stateDir, runID: entry.id) } }
+            try delete(claims.map(\.id))
+            deleted += claims.count
+        }
+        return deleted
+    }
+
+    static let pruneBatch = 256
+
+    /// Deletes the rows and output files of `doomed`.
+    private func delete(_ doomed: [String]) throws(JournalError) {
+        guard !doomed.isEmpty else { return }
         func deleteRows() throws(JournalError) {
             try write { db in
                 // Foreign keys are declared but not enforced (see `Journal.open`): delete the
@@ -371,6 +406,5 @@ extension Journal {
         // After the rows: a crash in between leaves a file nothing points to, never a row
         // pointing nowhere.
         for id in doomed { unlink(outputPath(id)) }
-        return doomed.count
     }
 }

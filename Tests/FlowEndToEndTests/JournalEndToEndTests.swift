@@ -734,7 +734,7 @@ import Glibc
         for command in ["undo", "resume"] {
             let second = try box.run([command, runID, "--output", "prefixed"])
             #expect(second.status == 2, "\(second)")
-            #expect(second.stderr == "error: run \(runID) is being resumed or undone by another flow now; try again once that ends\n",
+            #expect(second.stderr == "error: run \(runID) is being resumed, undone or pruned by another flow now; try again once that ends\n",
                     "\(second)")
         }
         try box.write("go", "")
@@ -744,6 +744,38 @@ import Glibc
         #expect(again.status == 2 && again.stderr.contains("already undone"), "\(again)")
         #expect(try box.run(["runs"]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path).isEmpty)
+    }
+
+    /// `runs --prune` leaves a run that a `resume` (or `undo`) is carrying on: it deleted it
+    /// under the live resume (found by the concurrency audit), whose record then named a run
+    /// the journal no longer had, and a prune between the resume's reading of the run and
+    /// its start made it run every step again. Once the resume has ended, both go.
+    @Test func aPruneLeavesARunThatIsBeingResumed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+              - name: b
+                shell: if [ -f resumed ]; then echo waiting; while [ ! -f go ]; do sleep 0.02; done; else exit 1; fi
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("resumed", "")
+        let resume = try box.start(["resume", runID, "--output", "prefixed"])
+        #expect(resume.waitForLine("b | waiting"), "the resume is under way")
+        for prune in [["--prune", "0"], ["--prune-older-than", "0s"]] {
+            let pruned = try box.run(["runs"] + prune)
+            #expect(pruned.status == 0 && pruned.stdout == "pruned 0 runs\n", "\(pruned)")
+        }
+        #expect(try Self.runs(box).compactMap { $0["id"] as? String }.contains(runID), "the run resumed is kept")
+        try box.write("go", "")
+        let resumed = try resume.finish()
+        #expect(resumed.status == 0, "\(resumed)")
+        let pruned = try box.run(["runs", "--prune", "0"])
+        #expect(pruned.stdout == "pruned 2 runs\n", "\(pruned)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path).isEmpty,
+                "the prune's claims are gone with the runs")
     }
 
     @Test func undoInsideAnActionSeesTheActionsParams() throws {
