@@ -330,6 +330,13 @@ extension Journal {
         }
     }
 
+    /// Whether the journal still has run `runID` (a `--prune` may have deleted it since it
+    /// was named).
+    public func contains(_ runID: String) throws(JournalError) -> Bool {
+        let found: Int? = try read { db in try db.value("SELECT 1 FROM runs WHERE id = ?", [runID]) }
+        return found != nil
+    }
+
     /// Whether the run is still being written by a live process.
     public func isLive(_ runID: String) throws(JournalError) -> Bool {
         let state: String? = try read { db in try db.value("SELECT state FROM runs WHERE id = ?", [runID]) }

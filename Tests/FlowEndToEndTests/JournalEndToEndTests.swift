@@ -778,6 +778,38 @@ import Glibc
                 "the prune's claims are gone with the runs")
     }
 
+    /// `flow logs --follow` of a run deleted by `runs --prune` once it ended, while the
+    /// follower was a round behind, stopped short with exit 0, as if the run had printed no
+    /// more (found by the concurrency audit). It says so, exit 2. The follower is stopped
+    /// (SIGSTOP) while the run ends and is pruned, so the order does not depend on timing.
+    @Test func followingARunPrunedMeanwhileSaysSo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo first; while [ ! -f go ]; do sleep 0.02; done; echo second
+            """)
+        let run = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.waitForLine("a | first"))
+        // Its row is written once its journal is open, beside the first step.
+        var runID: String?
+        let deadline = Date().addingTimeInterval(10)
+        while runID == nil, Date() < deadline { runID = try Self.runs(box).first?["id"] as? String }
+        let follow = try box.start(["logs", try #require(runID), "--follow"])
+        #expect(follow.waitForLine("a | first"), "\(follow.stdout)")
+        kill(follow.pid, SIGSTOP)
+        try box.write("go", "")
+        #expect(try run.finish().status == 0)
+        let pruned = try box.run(["runs", "--prune", "0"])
+        #expect(pruned.stdout == "pruned 1 run\n", "\(pruned)")
+        kill(follow.pid, SIGCONT)
+        let followed = try follow.finish()
+        #expect(followed.status == 2, "\(followed)")
+        #expect(followed.stdout == "a | first\n", "\(followed)")
+        #expect(followed.stderr == "error: run \(runID ?? "") was deleted (`flow runs --prune`) while its output was read; "
+                + "what it printed after the lines above is gone\n", "\(followed)")
+    }
+
     @Test func undoInsideAnActionSeesTheActionsParams() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
