@@ -1,3 +1,4 @@
+import CFlowSQLite
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -808,6 +809,55 @@ import Glibc
         #expect(followed.stdout == "a | first\n", "\(followed)")
         #expect(followed.stderr == "error: run \(runID ?? "") was deleted (`flow runs --prune`) while its output was read; "
                 + "what it printed after the lines above is gone\n", "\(followed)")
+    }
+
+    /// A killed run whose lock file another `flow` is folding into the journal reads
+    /// `interrupted`, not `running`: the folding `flow` held the file's lock exclusively, and
+    /// while its fold waited for the database's write lock (up to 10 s behind another writer)
+    /// every other `flow` read the dead run as live (found by the concurrency audit). Here a
+    /// transaction of the test's holds that write lock; the two `flow runs` are watched
+    /// through /proc/locks, so nothing depends on timing.
+    @Test func aKilledRunBeingFoldedInByAnotherFlowReadsInterrupted() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo started; while [ ! -f go ]; do sleep 0.02; done
+            """)
+        let run = try box.start(["run", "wf.yaml", "--output", "prefixed"], ownGroup: true)
+        #expect(run.waitForLine("a | started"))
+        var runID: String?
+        let deadline = Date().addingTimeInterval(10)
+        while runID == nil, Date() < deadline { runID = try Self.runs(box).first?["id"] as? String }
+        let id = try #require(runID)
+        kill(-run.pid, SIGKILL)
+        _ = try run.finish()
+        let lockFile = box.state.appendingPathComponent("locks/\(id).lock").path
+        var info = stat()
+        #expect(stat(lockFile, &info) == 0, "the dead run's file is not folded in yet")
+        /// How many locks are held on the dead run's lock file.
+        func holders() -> Int {
+            let table = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").filter { $0.contains("FLOCK") && $0.hasSuffix(":\(info.st_ino) 0 EOF") }.count
+        }
+        var db: OpaquePointer?
+        #expect(sqlite3_open(box.state.appendingPathComponent("journal.sqlite").path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET state = state", nil, nil, nil) == SQLITE_OK)
+        // The first `flow` takes the dead run's file, then waits for the write lock to fold it.
+        let folding = try box.start(["runs"])
+        let until = Date().addingTimeInterval(20)
+        while holders() == 0, Date() < until { usleep(1000) }
+        #expect(holders() == 1, "the first flow holds the dead run's file")
+        let reader = try box.start(["runs", "--json"])
+        // It reads at once (before the fix: `running`), or waits to fold the file too.
+        while reader.waitExit(timeout: 0.01) == nil, holders() < 2, Date() < until {}
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        let read = try reader.finish()
+        #expect(try folding.finish().status == 0)
+        let runs = try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [[String: Any]]
+        #expect(runs?.first?["state"] as? String == "interrupted", "\(read)")
+        try box.write("go", "")
     }
 
     @Test func undoInsideAnActionSeesTheActionsParams() throws {
