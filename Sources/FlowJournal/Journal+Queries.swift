@@ -413,5 +413,10 @@ extension Journal {
         // After the rows: a crash in between leaves a file nothing points to, never a row
         // pointing nowhere.
         for id in doomed { unlink(outputPath(id)) }
+        // The lock file of a run killed after this `flow` folded dead runs in, and before it
+        // read them: nobody holds it (the run read `interrupted`), and once the run's rows are
+        // gone no `flow` would take it (`recover` leaves the file of a run it does not have),
+        // so it stayed for good (found by the concurrency audit).
+        for id in doomed { unlink(RunLock.path(stateDir: stateDir, runID: id)) }
     }
 }

@@ -123,6 +123,23 @@ import FlowKit
         #expect(records[0].exitStatus == 0 && records[0].endedAt == 9)
     }
 
+    /// A run killed after a `--prune` folded dead runs in (when it opened the journal), and
+    /// before it read the runs, is pruned as `interrupted` with its lock file still there:
+    /// that file stayed for good, since `recover` leaves the file of a run it does not have.
+    @Test func pruningAKilledRunRemovesItsLockFile() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r7", transitions: [("1", "pending", "running", 1, nil)])
+        }
+        Self.write(Self.text([TransitionRecord(seq: 2, path: "1", from: "running", to: "succeeded", attempt: 1, time: 2)]),
+                   to: dir + "/locks/r7.lock")
+        #expect(try journal.runs(limit: nil).map(\.state) == [RunRecord.interrupted])
+        #expect(try journal.prune(keep: 0, before: nil) == 1)
+        #expect(access(dir + "/locks/r7.lock", F_OK) != 0, "the killed run's lock file went with it")
+        #expect(access(dir + "/locks/r7.claim", F_OK) != 0, "and the prune's claim")
+    }
+
     /// A second run that drew a live run's id does not wait for that run's lock (its
     /// journal would hang until the other run ended): it gets none, at once.
     @Test func aRunIDInUseIsNotTakenAgain() throws {
