@@ -860,6 +860,54 @@ import Glibc
         try box.write("go", "")
     }
 
+    /// A SIGTERM while `flow undo` waits for the journal to hold its run (another writer
+    /// has the database) is the undo's to record: flow handled signals only after that
+    /// wait, so it was killed outright, nothing undone and the undo's lock file left behind
+    /// for good (found by the concurrency audit). Now the undo runs to the end, as a signal
+    /// never stops one halfway, and ends `cancelled`, 143. The test's transaction holds the
+    /// write lock; the undo's lock file says it is waiting for it.
+    @Test func aSIGTERMWhileAnUndoWaitsForTheJournalIsRecorded() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: echo undone >> log
+              - shell: exit 1
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        let locks = box.state.appendingPathComponent("locks").path
+        var db: OpaquePointer?
+        #expect(sqlite3_open(box.state.appendingPathComponent("journal.sqlite").path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET state = state", nil, nil, nil) == SQLITE_OK)
+        let undo = try box.start(["undo", runID, "--output", "prefixed"])
+        // The undo's run takes its lock file, then waits for the write lock to record itself.
+        let deadline = Date().addingTimeInterval(20)
+        func waiting() -> Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: locks)) ?? []).contains { $0.hasSuffix(".lock") }
+        }
+        while !waiting(), undo.waitExit(timeout: 0.01) == nil, Date() < deadline {}
+        #expect(waiting(), "the undo waits for the journal")
+        // Its SIGTERM is caught already (`SigCgt`, bit 15): before the fix it was not yet,
+        // and the signal killed it.
+        let status = (try? String(contentsOfFile: "/proc/\(undo.pid)/status", encoding: .utf8)) ?? ""
+        let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+            .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        #expect(caught & (1 << (UInt64(SIGTERM) - 1)) != 0, "flow handles SIGTERM while it waits for the journal")
+        kill(undo.pid, SIGTERM)
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        let undone = try undo.finish()
+        #expect(undone.status == 143, "\(undone)")
+        #expect(box.lines("log") == ["undone"], "the undo ran to the end")
+        let record = try Self.runs(box).first
+        #expect(record?["kind"] as? String == "undo" && record?["state"] as? String == "cancelled"
+                && record?["exit_status"] as? Int == 143, "\(String(describing: record))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locks).filter { $0.hasSuffix(".lock") }.isEmpty)
+    }
+
     @Test func undoInsideAnActionSeesTheActionsParams() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
