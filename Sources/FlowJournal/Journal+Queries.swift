@@ -16,6 +16,40 @@ extension Journal {
         let id: String = row["id"] ?? ""
         var state: String = row["state"] ?? ""
         if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = RunRecord.interrupted }
+        return runRecord(row, state: state, content: content)
+    }
+
+    /// The records of `rows`, read in one snapshot, with the state each run is in now.
+    ///
+    /// A row read `running` whose lock nobody holds when looked at is read again: a run
+    /// commits its end, then lets go of its lock, so it may have ended between the snapshot
+    /// and the look. Taken from the snapshot alone, a run that had just succeeded read as
+    /// `interrupted` (found by the concurrency audit: `flow runs` in a loop beside short
+    /// runs, about one read in 700), which `flow resume` would have taken up. Read after the
+    /// lock was seen free, a row still `running` is of a run that died.
+    func runRecords(_ rows: [SQLiteRow], content: (SQLiteRow) -> [UInt8] = { _ in [] }) throws(JournalError) -> [RunRecord] {
+        var records = rows.map { runRecord($0, content: content($0)) }
+        let unheld = records.indices.filter { records[$0].state == RunRecord.interrupted }
+        guard !unheld.isEmpty else { return records }
+        let ids = unheld.map { records[$0].id }
+        let columns = runColumns
+        let again: [String: SQLiteRow] = try read { db in
+            var found: [String: SQLiteRow] = [:]
+            for id in ids {
+                if let row = try db.rows("SELECT \(columns) FROM runs WHERE id = ?", [id]).first { found[id] = row }
+            }
+            return found
+        }
+        for i in unheld {
+            // A run pruned meanwhile keeps what the snapshot said.
+            guard let row = again[records[i].id], let state: String = row["state"], state != "running" else { continue }
+            records[i] = runRecord(row, state: state, content: records[i].content)
+        }
+        return records
+    }
+
+    private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8]) -> RunRecord {
+        let id: String = row["id"] ?? ""
         return RunRecord(
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
@@ -58,7 +92,7 @@ extension Journal {
             if let limit { sql += " LIMIT \(max(limit, 0))" }
             return try db.rows(sql)
         }
-        var records = rows.map { runRecord($0) }
+        var records = try runRecords(rows)
         try fillCounts(&records, onlyThese: limit != nil)
         return records
     }
@@ -134,7 +168,7 @@ extension Journal {
             try db.rows("SELECT \(runColumns), content FROM runs WHERE id = ?", [id]).first
         }
         guard let row = found else { throw JournalError("no run `\(id)`") }
-        var records = [runRecord(row, content: row["content"] ?? [])]
+        var records = try runRecords([row], content: { $0["content"] ?? [] })
         try fillCounts(&records, onlyThese: true)
         return records[0]
     }
@@ -296,6 +330,13 @@ extension Journal {
         }
     }
 
+    /// Whether the journal still has run `runID` (a `--prune` may have deleted it since it
+    /// was named).
+    public func contains(_ runID: String) throws(JournalError) -> Bool {
+        let found: Int? = try read { db in try db.value("SELECT 1 FROM runs WHERE id = ?", [runID]) }
+        return found != nil
+    }
+
     /// Whether the run is still being written by a live process.
     public func isLive(_ runID: String) throws(JournalError) -> Bool {
         let state: String? = try read { db in try db.value("SELECT state FROM runs WHERE id = ?", [runID]) }
@@ -303,7 +344,16 @@ extension Journal {
     }
 
     /// Deletes all but the newest `keep` runs, and runs that started before `before`
-    /// (never a live one). Returns how many were deleted.
+    /// (never a live one, nor one a `resume` or `undo` has claimed). Returns how many were
+    /// deleted.
+    ///
+    /// A run is deleted only under its claim (`RunClaim`), the one a `resume` or `undo` takes
+    /// before it reads the run and holds until it exits: a prune beside `flow resume X` left
+    /// the resume carrying on a run the journal no longer had (found by the concurrency
+    /// audit), and one between the resume's reading of X and its run would have had it run
+    /// every step again. A claim held elsewhere keeps its run; while one is taken here, a
+    /// `resume` or `undo` of the run is refused as beside another one, and after it finds
+    /// no run (it reads the run again once it has the claim).
     public func prune(keep: Int?, before: Double?) throws(JournalError) -> Int {
         let all = try runs(limit: nil)
         var doomed: [String] = []
@@ -311,7 +361,33 @@ extension Journal {
             if let keep, index >= keep { doomed.append(run.id); continue }
             if let before, run.startedAt < before { doomed.append(run.id) }
         }
-        guard !doomed.isEmpty else { return 0 }
+        var deleted = 0
+        // In batches: a claim is an open file, and a prune of thousands of runs would run
+        // out of them.
+        var start = doomed.startIndex
+        while start < doomed.endIndex {
+            let batch = doomed[start..<min(start + Self.pruneBatch, doomed.endIndex)]
+            start = batch.endIndex
+            var claims: [(id: String, claim: RunClaim?)] = []
+            for id in batch {
+                switch RunClaim.take(stateDir: stateDir, runID: id) {
+                case .taken(let claim): claims.append((id, claim))
+                case .held: continue  // being resumed or undone now
+                case .unavailable: claims.append((id, nil))  // nothing to coordinate through
+                }
+            }
+            defer { for entry in claims { entry.claim?.release(stateDir: stateDir, runID: entry.id) } }
+            try delete(claims.map(\.id))
+            deleted += claims.count
+        }
+        return deleted
+    }
+
+    static let pruneBatch = 256
+
+    /// Deletes the rows and output files of `doomed`.
+    private func delete(_ doomed: [String]) throws(JournalError) {
+        guard !doomed.isEmpty else { return }
         func deleteRows() throws(JournalError) {
             try write { db in
                 // Foreign keys are declared but not enforced (see `Journal.open`): delete the
@@ -337,6 +413,10 @@ extension Journal {
         // After the rows: a crash in between leaves a file nothing points to, never a row
         // pointing nowhere.
         for id in doomed { unlink(outputPath(id)) }
-        return doomed.count
+        // The lock file of a run killed after this `flow` folded dead runs in, and before it
+        // read them: nobody holds it (the run read `interrupted`), and once the run's rows are
+        // gone no `flow` would take it (`recover` leaves the file of a run it does not have),
+        // so it stayed for good (found by the concurrency audit).
+        for id in doomed { unlink(RunLock.path(stateDir: stateDir, runID: id)) }
     }
 }

@@ -10,7 +10,8 @@ extension Journal {
     /// first, so `runs`, `show`, `logs`, `resume` and `undo` see a killed run exactly as far
     /// as it got. A file is taken only when nobody holds its lock and its run is in the
     /// database (a run whose process created the file but died, or has not yet begun, before
-    /// recording itself is left alone). Lines whose `seq` the database already has are
+    /// recording itself is left alone); taken with a shared lock, so that others still see
+    /// nobody holds it. Lines whose `seq` the database already has are
     /// skipped, so a run killed between a commit and emptying its file, or two `flow`s
     /// recovering at once, add nothing twice. Failures (a read-only state dir) leave the
     /// file for a later `flow`. Also removes the claim files (`RunClaim`) nobody holds.
@@ -33,7 +34,12 @@ extension Journal {
             let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { close(fd) }
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }  // its run is live
+            // Shared, as `RunLock.isHeld` looks: an exclusive lock held here through the fold
+            // (which waits for the database's write lock, up to 10 s behind another writer)
+            // made every other `flow` read the dead run as `running` meanwhile, and `flow
+            // resume` of it was refused as still running (found by the concurrency audit).
+            // Two `flow`s folding one file at once add nothing twice (see `fold`).
+            guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { continue }  // its run is live
             let runID = String(name.dropLast(".lock".count))
             guard let bytes = RunLock.readAll(fd),
                   (try? fold(TransitionRecord.parseLines(bytes), runID: runID)) == true

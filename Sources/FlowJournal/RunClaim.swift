@@ -19,7 +19,8 @@ public final class RunClaim: @unchecked Sendable {
         case unavailable
     }
 
-    /// Never closed: the lock lasts as long as the process.
+    /// Not closed by a `resume` or `undo`: the lock lasts as long as the process. A prune
+    /// gives its claims back (`release`) once the runs are deleted.
     let fd: Int32
 
     private init(fd: Int32) {
@@ -51,6 +52,13 @@ public final class RunClaim: @unchecked Sendable {
             close(fd)
         }
         return .unavailable
+    }
+
+    /// Removes the claim file and lets go of it: the run it claimed is deleted (`--prune`).
+    func release(stateDir: String, runID: String) {
+        unlink(Self.path(stateDir: stateDir, runID: runID))
+        flock(fd, LOCK_UN)
+        close(fd)
     }
 
     /// Removes the claim file at `path` if no process holds it.

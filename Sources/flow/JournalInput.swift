@@ -33,14 +33,18 @@ enum JournalInput {
         return (journal, record)
     }
 
-    /// Takes `run` for this `resume` or `undo` until flow exits (see `RunClaim`); exit 2 if
-    /// another `flow` is resuming or undoing it now. Call before deciding anything from
-    /// the run's history, so the decision sees what the other one did.
-    static func claim(_ journal: Journal, _ run: RunRecord) throws {
+    /// Takes `run` for this `resume` or `undo` until flow exits (see `RunClaim`), and reads
+    /// it again; exit 2 if another `flow` is resuming, undoing or pruning it now. Call before
+    /// deciding anything from the run's history, so the decision sees what the other one
+    /// did: the record read before the claim may be of a run another `resume` has just
+    /// carried on, or that a `--prune` has deleted since (the resume then ran every step
+    /// again, as the resume of a run with none recorded).
+    static func claim(_ journal: Journal, _ run: RunRecord) throws -> RunRecord {
         if case .held = RunClaim.take(stateDir: journal.stateDir, runID: run.id) {
-            Console.stderr("error: run \(run.id) is being resumed or undone by another flow now; try again once that ends\n")
+            Console.stderr("error: run \(run.id) is being resumed, undone or pruned by another flow now; try again once that ends\n")
             throw ExitCode(2)
         }
+        return try attempt { () throws(JournalError) in try journal.run(try journal.resolve(run.id)) }
     }
 
     /// The runs that carried run `id` on, newest first: its resumes and its undos. A run is

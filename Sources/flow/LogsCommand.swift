@@ -110,7 +110,17 @@ struct LogsCommand: Command {
             }
             flush()
             last = try JournalInput.attempt { () throws(JournalError) in try read.get() }
-            guard follow, live else { return }
+            guard follow, live else {
+                // A run deleted meanwhile (`runs --prune` once it ended, while `--follow` was a
+                // round behind) has no rows left to read: the log stopped short, exit 0, as if
+                // the run had printed no more (found by the concurrency audit).
+                if try !JournalInput.attempt({ () throws(JournalError) in try journal.contains(id) }) {
+                    Console.stderr("error: run \(id) was deleted (`flow runs --prune`) while its output was read; "
+                                   + "what it printed after the lines above is gone\n")
+                    throw ExitCode(2)
+                }
+                return
+            }
             if last == before { usleep(200_000) }
         }
     }

@@ -34,7 +34,10 @@ struct ResumeCommand: Command {
 
     func run() async throws {
         try RunSession.requireOpenFiles()
-        let (journal, record) = try JournalInput.run(execution.journal, runID)
+        let (journal, found) = try JournalInput.run(execution.journal, runID)
+        // Claimed first, so that what follows is decided on the run as it is once no other
+        // `resume`, `undo` or `--prune` can change it.
+        let record = try JournalInput.claim(journal, found)
         let id = record.id
         switch record.state {
         case "failed", "cancelled", "interrupted": break
@@ -50,7 +53,6 @@ struct ResumeCommand: Command {
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)
-        try JournalInput.claim(journal, record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "resume")
         var content = record.content

@@ -109,25 +109,11 @@ struct RunSession {
             Console.stderr("error: \(error); nothing was run\n")
             Glibc.exit(2)
         }
-        // The journal is one more observer, opened while the run starts (see
-        // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
-        // output is on the terminal either way.
-        if !options.noJournal {
-            let recorder = JournalRecorder.opening(
-                stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan, prefetched: journal,
-                warn: { message in Console.stderr(message + "\n") },
-                failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
-            bus.add(recorder)
-            // An undo the journal does not record could be run again (its guard against a
-            // second undo reads the journal): none runs unrecorded.
-            if undo != nil, !recorder.waitUntilRecording() {
-                Console.stderr("error: the undo cannot be recorded in the journal, so nothing was undone "
-                               + "(unrecorded, it could be run again)\n")
-                executor.discard()
-                Glibc.exit(2)
-            }
-        }
-
+        // Installed before the journal is told of the run: a signal from the moment its row
+        // may be written is the run's to record (`cancelled`, 143 after SIGTERM). After, a
+        // SIGTERM while `flow undo` waited for the journal (or while a run's row was being
+        // written) killed flow outright, leaving the run `interrupted` or its lock file behind,
+        // and the undo not done (found by the concurrency audit).
         // `flow undo` settles every step before it runs an undo step: none is left pending.
         let leafSteps = undo == nil ? Executor.leafCount(plan.root) : nil
         let trap = SignalTrap(cancellation: cancellation) { signal, trigger in
@@ -150,6 +136,25 @@ struct RunSession {
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             _exit(status)
         }
+        // The journal is one more observer, opened while the run starts (see
+        // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
+        // output is on the terminal either way.
+        if !options.noJournal {
+            let recorder = JournalRecorder.opening(
+                stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan, prefetched: journal,
+                warn: { message in Console.stderr(message + "\n") },
+                failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
+            bus.add(recorder)
+            // An undo the journal does not record could be run again (its guard against a
+            // second undo reads the journal): none runs unrecorded.
+            if undo != nil, !recorder.waitUntilRecording() {
+                Console.stderr("error: the undo cannot be recorded in the journal, so nothing was undone "
+                               + "(unrecorded, it could be run again)\n")
+                executor.discard()
+                Glibc.exit(2)
+            }
+        }
+
         // The executor's tasks run on the process hub's thread: a step's exit wakes the task
         // that waits for it without a thread hop (about 0.2 ms per step; see bench/).
         let undo = self.undo

@@ -12,7 +12,8 @@ struct RunsCommand: Command {
             `interrupted`; `flow resume ID` finishes it.
 
             Housekeeping: --prune KEEP deletes all but the newest KEEP runs; \
-            --prune-older-than 7d deletes runs that started longer ago. Live runs are never deleted.
+            --prune-older-than 7d deletes runs that started longer ago. Live runs, and runs a resume or \
+            undo is carrying on, are never deleted.
             """,
         options: JournalOptions.options + [
             .value("limit", help: "Show at most this many runs."),

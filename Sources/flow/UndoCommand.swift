@@ -34,7 +34,10 @@ struct UndoCommand: Command {
 
     func run() async throws {
         try RunSession.requireOpenFiles()
-        let (journal, record) = try JournalInput.run(execution.journal, runID)
+        let (journal, found) = try JournalInput.run(execution.journal, runID)
+        // Claimed first, so that what follows is decided on the run as it is once no other
+        // `resume`, `undo` or `--prune` can change it.
+        let record = try JournalInput.claim(journal, found)
         let id = record.id
         if record.state == "running" {
             Console.stderr("error: run \(id) is still running (pid \(record.pid) on \(record.host)); undo it once it ends\n")
@@ -47,7 +50,6 @@ struct UndoCommand: Command {
             throw ExitCode(2)
         }
         try RecordedDirectory.check(record)
-        try JournalInput.claim(journal, record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")
         let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowDisplayPath, args: record.args,

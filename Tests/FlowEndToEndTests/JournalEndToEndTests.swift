@@ -1,3 +1,4 @@
+import CFlowSQLite
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -734,7 +735,7 @@ import Glibc
         for command in ["undo", "resume"] {
             let second = try box.run([command, runID, "--output", "prefixed"])
             #expect(second.status == 2, "\(second)")
-            #expect(second.stderr == "error: run \(runID) is being resumed or undone by another flow now; try again once that ends\n",
+            #expect(second.stderr == "error: run \(runID) is being resumed, undone or pruned by another flow now; try again once that ends\n",
                     "\(second)")
         }
         try box.write("go", "")
@@ -744,6 +745,167 @@ import Glibc
         #expect(again.status == 2 && again.stderr.contains("already undone"), "\(again)")
         #expect(try box.run(["runs"]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path).isEmpty)
+    }
+
+    /// `runs --prune` leaves a run that a `resume` (or `undo`) is carrying on: it deleted it
+    /// under the live resume (found by the concurrency audit), whose record then named a run
+    /// the journal no longer had, and a prune between the resume's reading of the run and
+    /// its start made it run every step again. Once the resume has ended, both go.
+    @Test func aPruneLeavesARunThatIsBeingResumed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+              - name: b
+                shell: if [ -f resumed ]; then echo waiting; while [ ! -f go ]; do sleep 0.02; done; else exit 1; fi
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("resumed", "")
+        let resume = try box.start(["resume", runID, "--output", "prefixed"])
+        #expect(resume.waitForLine("b | waiting"), "the resume is under way")
+        for prune in [["--prune", "0"], ["--prune-older-than", "0s"]] {
+            let pruned = try box.run(["runs"] + prune)
+            #expect(pruned.status == 0 && pruned.stdout == "pruned 0 runs\n", "\(pruned)")
+        }
+        #expect(try Self.runs(box).compactMap { $0["id"] as? String }.contains(runID), "the run resumed is kept")
+        try box.write("go", "")
+        let resumed = try resume.finish()
+        #expect(resumed.status == 0, "\(resumed)")
+        let pruned = try box.run(["runs", "--prune", "0"])
+        #expect(pruned.stdout == "pruned 2 runs\n", "\(pruned)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path).isEmpty,
+                "the prune's claims are gone with the runs")
+    }
+
+    /// `flow logs --follow` of a run deleted by `runs --prune` once it ended, while the
+    /// follower was a round behind, stopped short with exit 0, as if the run had printed no
+    /// more (found by the concurrency audit). It says so, exit 2. The follower is stopped
+    /// (SIGSTOP) while the run ends and is pruned, so the order does not depend on timing.
+    @Test func followingARunPrunedMeanwhileSaysSo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo first; while [ ! -f go ]; do sleep 0.02; done; echo second
+            """)
+        let run = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.waitForLine("a | first"))
+        // Its row is written once its journal is open, beside the first step.
+        var runID: String?
+        let deadline = Date().addingTimeInterval(10)
+        while runID == nil, Date() < deadline { runID = try Self.runs(box).first?["id"] as? String }
+        let follow = try box.start(["logs", try #require(runID), "--follow"])
+        #expect(follow.waitForLine("a | first"), "\(follow.stdout)")
+        kill(follow.pid, SIGSTOP)
+        try box.write("go", "")
+        #expect(try run.finish().status == 0)
+        let pruned = try box.run(["runs", "--prune", "0"])
+        #expect(pruned.stdout == "pruned 1 run\n", "\(pruned)")
+        kill(follow.pid, SIGCONT)
+        let followed = try follow.finish()
+        #expect(followed.status == 2, "\(followed)")
+        #expect(followed.stdout == "a | first\n", "\(followed)")
+        #expect(followed.stderr == "error: run \(runID ?? "") was deleted (`flow runs --prune`) while its output was read; "
+                + "what it printed after the lines above is gone\n", "\(followed)")
+    }
+
+    /// A killed run whose lock file another `flow` is folding into the journal reads
+    /// `interrupted`, not `running`: the folding `flow` held the file's lock exclusively, and
+    /// while its fold waited for the database's write lock (up to 10 s behind another writer)
+    /// every other `flow` read the dead run as live (found by the concurrency audit). Here a
+    /// transaction of the test's holds that write lock; the two `flow runs` are watched
+    /// through /proc/locks, so nothing depends on timing.
+    @Test func aKilledRunBeingFoldedInByAnotherFlowReadsInterrupted() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo started; while [ ! -f go ]; do sleep 0.02; done
+            """)
+        let run = try box.start(["run", "wf.yaml", "--output", "prefixed"], ownGroup: true)
+        #expect(run.waitForLine("a | started"))
+        var runID: String?
+        let deadline = Date().addingTimeInterval(10)
+        while runID == nil, Date() < deadline { runID = try Self.runs(box).first?["id"] as? String }
+        let id = try #require(runID)
+        kill(-run.pid, SIGKILL)
+        _ = try run.finish()
+        let lockFile = box.state.appendingPathComponent("locks/\(id).lock").path
+        var info = stat()
+        #expect(stat(lockFile, &info) == 0, "the dead run's file is not folded in yet")
+        /// How many locks are held on the dead run's lock file.
+        func holders() -> Int {
+            let table = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            return table.split(separator: "\n").filter { $0.contains("FLOCK") && $0.hasSuffix(":\(info.st_ino) 0 EOF") }.count
+        }
+        var db: OpaquePointer?
+        #expect(sqlite3_open(box.state.appendingPathComponent("journal.sqlite").path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET state = state", nil, nil, nil) == SQLITE_OK)
+        // The first `flow` takes the dead run's file, then waits for the write lock to fold it.
+        let folding = try box.start(["runs"])
+        let until = Date().addingTimeInterval(20)
+        while holders() == 0, Date() < until { usleep(1000) }
+        #expect(holders() == 1, "the first flow holds the dead run's file")
+        let reader = try box.start(["runs", "--json"])
+        // It reads at once (before the fix: `running`), or waits to fold the file too.
+        while reader.waitExit(timeout: 0.01) == nil, holders() < 2, Date() < until {}
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        let read = try reader.finish()
+        #expect(try folding.finish().status == 0)
+        let runs = try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [[String: Any]]
+        #expect(runs?.first?["state"] as? String == "interrupted", "\(read)")
+        try box.write("go", "")
+    }
+
+    /// A SIGTERM while `flow undo` waits for the journal to hold its run (another writer
+    /// has the database) is the undo's to record: flow handled signals only after that
+    /// wait, so it was killed outright, nothing undone and the undo's lock file left behind
+    /// for good (found by the concurrency audit). Now the undo runs to the end, as a signal
+    /// never stops one halfway, and ends `cancelled`, 143. The test's transaction holds the
+    /// write lock; the undo's lock file says it is waiting for it.
+    @Test func aSIGTERMWhileAnUndoWaitsForTheJournalIsRecorded() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: echo undone >> log
+              - shell: exit 1
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        let locks = box.state.appendingPathComponent("locks").path
+        var db: OpaquePointer?
+        #expect(sqlite3_open(box.state.appendingPathComponent("journal.sqlite").path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET state = state", nil, nil, nil) == SQLITE_OK)
+        let undo = try box.start(["undo", runID, "--output", "prefixed"])
+        // The undo's run takes its lock file, then waits for the write lock to record itself.
+        let deadline = Date().addingTimeInterval(20)
+        func waiting() -> Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: locks)) ?? []).contains { $0.hasSuffix(".lock") }
+        }
+        while !waiting(), undo.waitExit(timeout: 0.01) == nil, Date() < deadline {}
+        #expect(waiting(), "the undo waits for the journal")
+        // Its SIGTERM is caught already (`SigCgt`, bit 15): before the fix it was not yet,
+        // and the signal killed it.
+        let status = (try? String(contentsOfFile: "/proc/\(undo.pid)/status", encoding: .utf8)) ?? ""
+        let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+            .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        #expect(caught & (1 << (UInt64(SIGTERM) - 1)) != 0, "flow handles SIGTERM while it waits for the journal")
+        kill(undo.pid, SIGTERM)
+        sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+        let undone = try undo.finish()
+        #expect(undone.status == 143, "\(undone)")
+        #expect(box.lines("log") == ["undone"], "the undo ran to the end")
+        let record = try Self.runs(box).first
+        #expect(record?["kind"] as? String == "undo" && record?["state"] as? String == "cancelled"
+                && record?["exit_status"] as? Int == 143, "\(String(describing: record))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locks).filter { $0.hasSuffix(".lock") }.isEmpty)
     }
 
     @Test func undoInsideAnActionSeesTheActionsParams() throws {

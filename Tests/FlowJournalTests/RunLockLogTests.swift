@@ -98,6 +98,48 @@ import FlowKit
         lock.release(stateDir: dir, runID: "r2")
     }
 
+    /// A run commits its end, then lets go of its lock. A reader whose snapshot still had it
+    /// `running` but who looked at the lock after it was let go read a run that had just
+    /// succeeded as `interrupted` (the concurrency audit: `flow runs` in a loop beside short
+    /// runs, about one read in 700); `flow resume` took it up. The row is read again then.
+    @Test func aRunThatEndedBetweenTheSnapshotAndTheLockIsNotInterrupted() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r5", transitions: [("1", "pending", "running", 1, nil)])
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r6", transitions: [("1", "pending", "running", 1, nil)])
+        }
+        let lock = try #require(RunLock(stateDir: dir, runID: "r5"))
+        // The snapshot: both `running`.
+        let columns = journal.runColumns
+        let stale = try journal.read { db in try db.rows("SELECT \(columns) FROM runs ORDER BY id") }
+        // Then r5 ends as a run does: its end committed, then its lock let go. r6 died.
+        try journal.write { db in
+            try db.execute("UPDATE runs SET state = 'succeeded', exit_status = 0, ended_at = 9 WHERE id = 'r5'")
+        }
+        lock.release(stateDir: dir, runID: "r5")
+        let records = try journal.runRecords(stale)
+        #expect(records.map(\.state) == ["succeeded", RunRecord.interrupted])
+        #expect(records[0].exitStatus == 0 && records[0].endedAt == 9)
+    }
+
+    /// A run killed after a `--prune` folded dead runs in (when it opened the journal), and
+    /// before it read the runs, is pruned as `interrupted` with its lock file still there:
+    /// that file stayed for good, since `recover` leaves the file of a run it does not have.
+    @Test func pruningAKilledRunRemovesItsLockFile() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try JournalStorageTests.insertUnfinishedRun(db, id: "r7", transitions: [("1", "pending", "running", 1, nil)])
+        }
+        Self.write(Self.text([TransitionRecord(seq: 2, path: "1", from: "running", to: "succeeded", attempt: 1, time: 2)]),
+                   to: dir + "/locks/r7.lock")
+        #expect(try journal.runs(limit: nil).map(\.state) == [RunRecord.interrupted])
+        #expect(try journal.prune(keep: 0, before: nil) == 1)
+        #expect(access(dir + "/locks/r7.lock", F_OK) != 0, "the killed run's lock file went with it")
+        #expect(access(dir + "/locks/r7.claim", F_OK) != 0, "and the prune's claim")
+    }
+
     /// A second run that drew a live run's id does not wait for that run's lock (its
     /// journal would hang until the other run ended): it gets none, at once.
     @Test func aRunIDInUseIsNotTakenAgain() throws {
