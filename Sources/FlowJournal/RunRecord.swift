@@ -115,6 +115,10 @@ public struct StepRecord: Sendable {
         return sharesName ? "\(name)@\(path)" : name
     }
 
+    /// Whether it runs something itself (`print`, `delay`, `shell`), rather than being a
+    /// group of steps (`sequential`, `concurrent`, `use`).
+    public var isLeaf: Bool { kind == "shell" || kind == "print" || kind == "delay" }
+
     /// `records` (a run's steps) with `sharesName` set, as `Executor.sharedNameLabels` does.
     public static func markingSharedNames(_ records: [StepRecord]) -> [StepRecord] {
         var count: [String: Int] = [:]

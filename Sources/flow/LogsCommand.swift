@@ -62,8 +62,12 @@ struct LogsCommand: Command {
             }
             path = match.path
         }
-        // The labels of the live output (`name`, else `KIND@PATH`), so lines read as they did then.
-        let labels = Dictionary(steps.map { ($0.path, $0.label) }, uniquingKeysWith: { a, _ in a })
+        // The labels of the live output (`name`, else `KIND@PATH`), padded as `prefixed`
+        // pads them (to the widest step's, within a maximum), so lines read as they did then.
+        let width = min(steps.filter(\.isLeaf).map { DisplayWidth.columns(of: $0.label) }.max() ?? 0,
+                        PrefixedReporter.maximumLabelWidth)
+        let labels = Dictionary(steps.map { ($0.path, PrefixedReporter.padded($0.label, to: width)) },
+                                uniquingKeysWith: { a, _ in a })
         let prefixed = path == nil || steps.contains { $0.path.hasPrefix(path! + ".") }
         var last: Int64 = 0
         // Written in pieces of about 64 KiB as the rows are read: a log of any size takes

@@ -73,7 +73,7 @@ struct ShowCommand: Command {
             line += ControlEscaping.escaped(step.label + (Self.detail(step).map { ": " + $0 } ?? ""))
             // An undo runs no group, only undo steps inside them: its groups stay `pending`,
             // which as a state would say they were left to run. They are the tree's frame.
-            if record.kind == "undo", step.state == "pending", !["print", "delay", "shell"].contains(step.kind) {
+            if record.kind == "undo", step.state == "pending", !step.isLeaf {
                 Console.stdout(line + "\n")
                 continue
             }

@@ -231,7 +231,7 @@ import Glibc
         #expect(truncate(file, 4) == 0)
         let logs = try box.run(["logs", "last"])
         #expect(logs.status == 2, "\(logs)")
-        #expect(logs.stdout == "first | one\n", "\(logs)")
+        #expect(logs.stdout == "first  | one\n", "\(logs)")
         #expect(logs.stderr.contains("is shorter than the journal says"), "\(logs)")
     }
 

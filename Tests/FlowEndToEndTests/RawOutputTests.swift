@@ -33,8 +33,9 @@ import Glibc
 
         let logs = try box.run(["logs", "last"])
         #expect(logs.status == 0, "\(logs)")
-        let recorded = Array("hello | hello\nlatin1 | caf".utf8) + [0xE9]
-            + Array("\ncrlf | one\r\ncrlf | two\r\nprogress | 10%\r100%\nerr | to stderr\nprint@6 | said\n".utf8)
+        // Labels padded as `--output prefixed` pads them.
+        let recorded = Array("hello    | hello\nlatin1   | caf".utf8) + [0xE9]
+            + Array("\ncrlf     | one\r\ncrlf     | two\r\nprogress | 10%\r100%\nerr      | to stderr\nprint@6  | said\n".utf8)
         #expect(logs.stdoutBytes == recorded, "\(logs)")
         #expect(try box.run(["logs", "last", "latin1"]).stdoutBytes == Array("caf".utf8) + [0xE9, 0x0A])
     }

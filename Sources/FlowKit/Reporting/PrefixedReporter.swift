@@ -33,7 +33,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         style = ReporterStyle(color: color)
         outStyle = ReporterStyle(color: stdoutColor ?? color)
         self.quiet = quiet
-        width = min(labelWidth, 24)
+        width = min(labelWidth, Self.maximumLabelWidth)
     }
 
     /// The width the labels of `plan`'s output lines are padded to, so that the lines
@@ -54,15 +54,23 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         }
         visit(plan.root.children)
         visit(plan.root.finally)
-        return min(widest, 24)
+        return min(widest, maximumLabelWidth)
     }
 
     /// `label | ` for a line on `stream`, coloured as that stream is.
     func prefix(_ step: StepRef, _ stream: OutputChannel) -> String {
-        let label = step.label
+        (stream == .stdout ? outStyle : style).paint(Self.padded(step.label, to: width), "36") + " | "
+    }
+
+    /// The widest the labels are padded to: a longer one is not cut, and does not push every
+    /// other line right.
+    public static let maximumLabelWidth = 24
+
+    /// `label` padded with spaces to `width` columns (`labelWidth`); a wider one as it is.
+    /// `flow logs` pads the labels of a recorded run alike.
+    public static func padded(_ label: String, to width: Int) -> String {
         let columns = DisplayWidth.columns(of: label)
-        let padded = columns < width ? label + String(repeating: " ", count: width - columns) : label
-        return (stream == .stdout ? outStyle : style).paint(padded, "36") + " | "
+        return columns < width ? label + String(repeating: " ", count: width - columns) : label
     }
 
     public func handle(_ event: RunEvent) {
