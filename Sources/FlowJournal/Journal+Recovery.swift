@@ -9,8 +9,8 @@ extension Journal {
     /// (see `RunLock`, `JournalRecorder`). Every `flow` that opens the journal calls this
     /// first, so `runs`, `show`, `logs`, `resume` and `undo` see a killed run exactly as far
     /// as it got. A file is taken only when nobody holds its lock and its run is in the
-    /// database (a run whose process created the file but died, or has not yet begun, before
-    /// recording itself is left alone); taken with a shared lock, so that others still see
+    /// database (a run whose process created the file but has not yet begun recording itself
+    /// is left alone, and so is one that died then, for `orphanedLockAge`); taken with a shared lock, so that others still see
     /// nobody holds it. Lines whose `seq` the database already has are
     /// skipped, so a run killed between a commit and emptying its file, or two `flow`s
     /// recovering at once, add nothing twice. Failures (a read-only state dir) leave the
@@ -41,12 +41,28 @@ extension Journal {
             // Two `flow`s folding one file at once add nothing twice (see `fold`).
             guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { continue }  // its run is live
             let runID = String(name.dropLast(".lock".count))
-            guard let bytes = RunLock.readAll(fd),
-                  (try? fold(TransitionRecord.parseLines(bytes), runID: runID)) == true
-            else { continue }
-            unlink(path)
+            guard let bytes = RunLock.readAll(fd), let folded = try? fold(TransitionRecord.parseLines(bytes), runID: runID) else {
+                continue
+            }
+            if folded || Self.isOrphanedLockFile(fd) { unlink(path) }
         }
     }
+
+    /// Whether the lock file open at `fd` (nobody holding it), whose run the database does not
+    /// have, belongs to a run that died before it recorded itself: made over
+    /// `orphanedLockAge` ago. A run locks its file right after making it (`RunLock`), so
+    /// one made that long ago and free is not a run about to begin. Such a file stayed for
+    /// good (found by the concurrency audit: a run SIGKILLed between making its lock file
+    /// and writing its row; harmless but for the clutter, and for a later run that drew the
+    /// same id, which `RunLock` refuses and runs unrecorded).
+    static func isOrphanedLockFile(_ fd: Int32) -> Bool {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        return info.st_mtim.tv_sec < time(nil) - orphanedLockAge
+    }
+
+    /// How old (seconds) a free lock file of a run not in the database must be to be removed.
+    static let orphanedLockAge = 600
 
     /// Inserts `records` of `runID` that the database lacks, in order and without gaps; false
     /// if the run is not in the database.

@@ -811,6 +811,26 @@ import Glibc
                 + "what it printed after the lines above is gone\n", "\(followed)")
     }
 
+    /// The lock file of a run killed before it recorded itself (its row never written) is
+    /// removed once it is over 10 minutes old; a newer one is left, as its run may be about
+    /// to record itself. It stayed for good (found by the concurrency audit).
+    @Test func anOldLockFileOfARunTheJournalNeverHadIsRemoved() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shell: \"true\"\n")
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let locks = box.state.appendingPathComponent("locks")
+        let old = locks.appendingPathComponent("0badc0de.lock").path
+        let new = locks.appendingPathComponent("1badc0de.lock").path
+        #expect(FileManager.default.createFile(atPath: old, contents: nil))
+        #expect(FileManager.default.createFile(atPath: new, contents: nil))
+        var times = [timeval(tv_sec: time(nil) - 3600, tv_usec: 0), timeval(tv_sec: time(nil) - 3600, tv_usec: 0)]
+        #expect(utimes(old, &times) == 0)
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0, "\(runs)")
+        #expect(!FileManager.default.fileExists(atPath: old), "an hour old: removed")
+        #expect(FileManager.default.fileExists(atPath: new), "just made: left")
+    }
+
     /// A killed run whose lock file another `flow` is folding into the journal reads
     /// `interrupted`, not `running`: the folding `flow` held the file's lock exclusively, and
     /// while its fold waited for the database's write lock (up to 10 s behind another writer)
