@@ -1681,4 +1681,35 @@ import FoundationXML
         let quiet = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(!quiet.stderr.contains("warning: flow could not write"), "\(quiet)")
     }
+    /// When the journal stops recording mid-run (its output file past `ulimit -f`: EFBIG, as
+    /// a full state dir gives ENOSPC), the end-of-run warning about lost stdout no longer
+    /// says `flow logs RUN` shows it: it did not (the journal had stopped, and said so).
+    /// Found by the hostile-environment audit (`prlimit --fsize`), where the hint pointed
+    /// at a run whose log was cut short. The run still ends with its own status, and stays
+    /// resumable.
+    @Test func aJournalThatStoppedRecordingIsNotOfferedForTheLostOutput() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: chatty
+                shell: seq 1 200000
+            """)
+        // 1,000 blocks of 512 bytes: seq's 1.3 MB reaches neither the journal's output
+        // file nor stdout's file whole.
+        let flow = try LiveFlow(executable: "/bin/sh",
+                                arguments: ["-c", "ulimit -f 1000 && exec \"$0\" \"$@\" >out.txt", RunSandbox.flowPath,
+                                            "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        let r = try flow.finish(timeout: 60)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("flow: the journal stopped recording this run: cannot write "), "\(r)")
+        #expect(r.stderr.contains("(File too large)") || r.stderr.contains(": File too large"), "\(r)")
+        #expect(r.stderr.contains("warning: flow could not write all of its output to stdout (file too large)\n"), "\(r)")
+        #expect(!r.stderr.contains("flow logs"), "\(r)")
+        // What the journal has reads as a run whose process died, which resume carries on.
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdout.contains("interrupted"), "\(runs)")
+        let resumed = try box.run(["resume", "last"])
+        #expect(resumed.status == 0, "\(resumed)")
+    }
 }
