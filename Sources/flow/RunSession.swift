@@ -59,6 +59,19 @@ struct RunSession {
         throw ExitCode(2)
     }
 
+    /// Exit 2 (nothing has run yet) when the current directory cannot be had: removed
+    /// (`cd d && rmdir ../d && flow run …`) or unreadable. Called by `run` before anything
+    /// else. Why: the steps ran in a directory that is gone (each shell said `getcwd()
+    /// failed`, files they wrote were lost with it) and the run was recorded as run in `.`,
+    /// so `flow resume` ran its steps wherever it was invoked. go-task and Ansible refuse too.
+    static func requireCurrentDirectory(because use: String = "the steps would run in it") throws {
+        guard PathBytes.currentDirectory() == nil else { return }
+        let reason = errno == ENOENT ? "it was removed" : String(cString: strerror(errno))
+        Console.stderr("error: cannot tell the current directory (\(reason)); cd to a directory that exists: "
+                       + "\(use); nothing was run\n")
+        throw ExitCode(2)
+    }
+
     /// Runs the plan, then exits flow with the run's status.
     func run() async -> Never {
         _ = OpenFileLimit.raiseToHardLimit()
