@@ -25,6 +25,13 @@ do {
         let lines = CompletionValues.lines(query, current: current, typed: typed)
         Console.stdout(lines.map { $0 + "\n" }.joined())
     case .command(let arguments):
+        // Before the first hop to the runtime's threads: refused one, it waits for ever.
+        if let (limit, used) = ProcessLimit.shortage() {
+            Console.stderr("error: this user may have only \(limit) processes and threads at once (ulimit -u) and has "
+                           + "\(used); flow needs at least \(ProcessLimit.minimumFree) more (its own threads and the steps): "
+                           + "raise the limit (e.g. `ulimit -u 4096`) or end some of them\n")
+            exitNow(2)
+        }
         try await FlowCommand.command(arguments).run()
     }
     exitNow(0)
