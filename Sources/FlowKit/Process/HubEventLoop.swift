@@ -42,10 +42,11 @@ final class HubEventLoop {
         nonisolated(unsafe) let unsafeLoop = loop
         guard BackgroundThread.start({ unsafeLoop.run() }) else {
             // No thread to be had (`ulimit -u` filled since `ProcessLimit` was checked at
-            // start): said in words before any step starts, not a failed precondition's
+            // start, or `ulimit -v` too low for its stack): said in words before any step starts, not a failed precondition's
             // backtrace (a crash, exit 132).
+            // (pthread_create says EAGAIN for a stack `ulimit -v` has no room for, too.)
             let text = "error: flow cannot start the thread of its process event loop: the limit on this user's "
-                + "processes and threads (ulimit -u) is reached; nothing was run\n"
+                + "processes and threads (ulimit -u) or on memory (ulimit -v) is reached; nothing was run\n"
             _ = text.withCString { Glibc.write(2, $0, strlen($0)) }
             _exit(2)
         }
