@@ -16,16 +16,12 @@ public enum ProcessLimit {
 
     /// The limit and how many of the user's processes and threads there are, when fewer
     /// than `minimumFree` are left; nil when enough are, or the limit does not apply.
-    /// The soft limit is raised to the hard one first, as for open files.
     public static func shortage() -> (limit: Int, used: Int)? {
         let resource = Int32(__RLIMIT_NPROC.rawValue)
         var limit = rlimit()
+        // The soft limit as it is: raised, the steps would inherit the raise (the limit a
+        // user sets against a fork bomb in a build would no longer hold there).
         guard getrlimit(resource, &limit) == 0 else { return nil }
-        if limit.rlim_cur < limit.rlim_max {
-            var wanted = limit
-            wanted.rlim_cur = limit.rlim_max
-            if setrlimit(resource, &wanted) == 0 { limit = wanted }
-        }
         // The kernel does not hold root to it.
         guard limit.rlim_cur != rlim_t.max, getuid() != 0 else { return nil }
         let cap = Int(clamping: limit.rlim_cur)
