@@ -1,9 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFlowSys
 import FlowCommandLine
 import FlowKit
 
+// Before the runtime makes its threads: room for a workflow nested as deep as the limit
+// allows, whatever `ulimit -s` says (see `cflow_ensure_thread_stack`).
+_ = cflow_ensure_thread_stack(8 << 20)
 // Before anything opens a file: a closed stdout must not be taken by one.
 StandardDescriptors.reserve()
 // Before anything else of flow runs (see `inheritedAtStart`).
