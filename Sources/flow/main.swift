@@ -12,6 +12,8 @@ _ = cflow_ensure_thread_stack(8 << 20)
 StandardDescriptors.reserve()
 // Before anything else of flow runs (see `inheritedAtStart`).
 _ = OpenFileLimit.inheritedAtStart
+// Before any step: a SIGCHLD ignored by the parent would reap them all behind flow's back.
+SignalDisposition.restoreChildReaping()
 // Ctrl-\ quits flow from the start, not only once a run traps it (see `quitOnSIGQUIT`).
 SignalDisposition.quitOnSIGQUIT()
 
