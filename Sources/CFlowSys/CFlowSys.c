@@ -478,3 +478,15 @@ void cflow_consume_pending_sigpipe(void) {
 const void *cflow_memrchr(const void *bytes, int c, size_t count) {
     return memrchr(bytes, c, count);
 }
+
+size_t cflow_ensure_thread_stack(size_t minimum) {
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) != 0) return 0;
+    size_t size = 0;
+    if (pthread_attr_getstacksize(&attr, &size) == 0 && size < minimum
+        && pthread_attr_setstacksize(&attr, minimum) == 0 && pthread_setattr_default_np(&attr) == 0) {
+        size = minimum;
+    }
+    pthread_attr_destroy(&attr);
+    return size;
+}

@@ -212,6 +212,12 @@ public final class Journal: @unchecked Sendable {
         switch error.primaryCode {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return "the journal \(path) is damaged (\(error.message)); move it away to start a new one"
+        case SQLITE_CANTOPEN where fullPathLength(path) > maximumPathLength:
+            // SQLite's unix VFS opens no database whose full path is longer (its pager keeps
+            // room for `-journal`, `-wal` within 512 bytes): a state dir deep in a project
+            // (`.flow/` under a 500-byte directory) failed as if it were a permission problem.
+            return "cannot open the journal \(path): its full path is \(fullPathLength(path)) bytes, and SQLite opens "
+                + "no database whose path is longer than \(maximumPathLength); use a shorter --state-dir (flow run: or --no-journal)"
         case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_IOERR:
             return "cannot write the journal \(path) (\(error.message)); check its permissions, or use another --state-dir (flow run: or --no-journal)"
         case SQLITE_FULL:
@@ -221,6 +227,25 @@ public final class Journal: @unchecked Sendable {
         default:
             return "journal error in \(path): \(error.message)"
         }
+    }
+
+    /// The longest full path of a database SQLite's unix VFS opens: its `mxPathname` (512)
+    /// less the 8 bytes the pager keeps for the names it derives (`sqlite3PagerOpen`).
+    static let maximumPathLength = 504
+
+    /// The length of `path` made absolute, as SQLite makes it before it opens anything
+    /// (symbolic links in the directories resolved where they can be).
+    static func fullPathLength(_ path: String) -> Int {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { path[path.index(after: $0)...] } ?? path[...]
+        if let resolved = realpath(directory, nil) {
+            defer { free(resolved) }
+            return strlen(resolved) + 1 + name.utf8.count
+        }
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path.utf8.count }
+        defer { free(cwd) }
+        return strlen(cwd) + 1 + path.utf8.count
     }
 
     /// Makes `path` and the directories above it; true when this call made `path` itself.

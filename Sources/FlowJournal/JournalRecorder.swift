@@ -169,6 +169,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         return false
     }
 
+    /// The journal holds the run and has taken everything so far: false once recording
+    /// stopped (a full disk, an output file past `ulimit -f`) or if it never started.
+    /// Why: the end-of-run hints that point at `flow logs RUN` would point at nothing.
+    public var isRecording: Bool {
+        mutex.withLock { _ in !disabled && attached.load(ordering: .acquiring) }
+    }
+
     /// Waits until the journal is open and the run written; false if it could not be
     /// (the run would go unrecorded).
     public func waitUntilRecording() -> Bool {

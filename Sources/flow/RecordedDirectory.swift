@@ -25,8 +25,14 @@ enum RecordedDirectory {
     /// A directory that is gone (or cannot be entered) is an error: exit 2, nothing runs.
     static func enter(_ run: RunRecord, options: inout ExecutionOptions) throws {
         guard !run.cwd.isEmpty else { return }
+        let stateDir = Journal.stateDir(option: options.journal.stateDir)
+        // Relative to a directory that was removed, they would be taken from the run's
+        // (a JUnit report written into the project instead of where it was asked for).
+        if PathBytes.currentDirectory() == nil, !stateDir.hasPrefix("/") || options.junit.map({ !$0.hasPrefix("/") }) == true {
+            try RunSession.requireCurrentDirectory(because: "relative --state-dir and --junit paths are taken from it")
+        }
         let here = RunSession.currentDirectory()
-        options.journal.stateDir = absolute(Journal.stateDir(option: options.journal.stateDir), from: here)
+        options.journal.stateDir = absolute(stateDir, from: here)
         options.junit = options.junit.map { absolute($0, from: here) }
         guard PathBytes.withCString(run.cwdName, { $0.map { chdir($0) } ?? -1 }) == 0 else {
             let reason = String(cString: strerror(errno))

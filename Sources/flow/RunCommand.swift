@@ -58,6 +58,7 @@ struct RunCommand: Command {
             return
         }
         try RunSession.requireOpenFiles()
+        try RunSession.requireCurrentDirectory()
         // The journal opens while the workflow is read and planned (see `JournalOpening`).
         let journal = execution.noJournal ? nil : JournalOpening.startIfPresent(stateDir: Journal.stateDir(option: execution.journal.stateDir))
         let planOptions = selection.planOptions(action: action)

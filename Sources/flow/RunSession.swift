@@ -59,6 +59,19 @@ struct RunSession {
         throw ExitCode(2)
     }
 
+    /// Exit 2 (nothing has run yet) when the current directory cannot be had: removed
+    /// (`cd d && rmdir ../d && flow run …`) or unreadable. Called by `run` before anything
+    /// else. Why: the steps ran in a directory that is gone (each shell said `getcwd()
+    /// failed`, files they wrote were lost with it) and the run was recorded as run in `.`,
+    /// so `flow resume` ran its steps wherever it was invoked. go-task and Ansible refuse too.
+    static func requireCurrentDirectory(because use: String = "the steps would run in it") throws {
+        guard PathBytes.currentDirectory() == nil else { return }
+        let reason = errno == ENOENT ? "it was removed" : String(cString: strerror(errno))
+        Console.stderr("error: cannot tell the current directory (\(reason)); cd to a directory that exists: "
+                       + "\(use); nothing was run\n")
+        throw ExitCode(2)
+    }
+
     /// Runs the plan, then exits flow with the run's status.
     func run() async -> Never {
         _ = OpenFileLimit.raiseToHardLimit()
@@ -139,12 +152,14 @@ struct RunSession {
         // The journal is one more observer, opened while the run starts (see
         // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
         // output is on the terminal either way.
+        var journalRecorder: JournalRecorder?
         if !options.noJournal {
             let recorder = JournalRecorder.opening(
                 stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan, prefetched: journal,
                 warn: { message in Console.stderr(message + "\n") },
                 failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
             bus.add(recorder)
+            journalRecorder = recorder
             // An undo the journal does not record could be run again (its guard against a
             // second undo reads the journal): none runs unrecorded.
             if undo != nil, !recorder.waitUntilRecording() {
@@ -158,7 +173,7 @@ struct RunSession {
         // The executor's tasks run on the process hub's thread: a step's exit wakes the task
         // that waits for it without a thread hop (about 0.2 ms per step; see bench/).
         let undo = self.undo
-        let noJournal = options.noJournal, runID = metadata.id
+        let recorder = journalRecorder, runID = metadata.id
         // flow exits from here, on the hub's thread, once the run has ended: returning the
         // status would hop to a thread of the pool and then to the main actor's, which
         // dispatch makes for it (a thread made and scheduled at the very end of every run,
@@ -170,7 +185,10 @@ struct RunSession {
                 Console.stderr("error: \(failure)\n")
             }
             // Said on stderr, which may be the stream that failed: then nothing better can be done.
-            if let lost = LostOutput.shared.warning(logsHint: noJournal ? nil : "`flow logs \(runID)`") {
+            // The hint only when the journal has the lines: one that stopped recording (the
+            // disk that refused stdout is often the state dir's too) has not.
+            let recorded = recorder?.isRecording ?? false
+            if let lost = LostOutput.shared.warning(logsHint: recorded ? "`flow logs \(runID)`" : nil) {
                 Console.stderr(lost)
             }
             Glibc.exit(outcome.exitCode)

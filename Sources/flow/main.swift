@@ -1,13 +1,19 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFlowSys
 import FlowCommandLine
 import FlowKit
 
+// Before the runtime makes its threads: room for a workflow nested as deep as the limit
+// allows, whatever `ulimit -s` says (see `cflow_ensure_thread_stack`).
+_ = cflow_ensure_thread_stack(8 << 20)
 // Before anything opens a file: a closed stdout must not be taken by one.
 StandardDescriptors.reserve()
 // Before anything else of flow runs (see `inheritedAtStart`).
 _ = OpenFileLimit.inheritedAtStart
+// Before any step: a SIGCHLD ignored by the parent would reap them all behind flow's back.
+SignalDisposition.restoreChildReaping()
 // Ctrl-\ quits flow from the start, not only once a run traps it (see `quitOnSIGQUIT`).
 SignalDisposition.quitOnSIGQUIT()
 
@@ -25,6 +31,13 @@ do {
         let lines = CompletionValues.lines(query, current: current, typed: typed)
         Console.stdout(lines.map { $0 + "\n" }.joined())
     case .command(let arguments):
+        // Before the first hop to the runtime's threads: refused one, it waits for ever.
+        if let (limit, used) = ProcessLimit.shortage() {
+            Console.stderr("error: this user may have only \(limit) processes and threads at once (ulimit -u) and has "
+                           + "\(used); flow needs at least \(ProcessLimit.minimumFree) more (its own threads and the steps): "
+                           + "raise the limit (e.g. `ulimit -u 4096`) or end some of them\n")
+            exitNow(2)
+        }
         try await FlowCommand.command(arguments).run()
     }
     exitNow(0)

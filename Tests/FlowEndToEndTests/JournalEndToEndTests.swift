@@ -1806,4 +1806,19 @@ import Glibc
         // The journal records again: the space is free.
         #expect(r.stdout.contains("succeeded") && r.stdout.contains("small") && !r.stdout.contains("fill "), "\(r)")
     }
+    /// A state dir whose journal's full path is longer than SQLite opens (504 bytes: a
+    /// `.flow/` deep in a project) is named as such: it said `unable to open database file;
+    /// check its permissions`, which sent users to the wrong place. The run goes on
+    /// unrecorded, as for any journal that cannot be opened. Found by the hostile-environment
+    /// audit (a working directory of 623 bytes).
+    @Test func aStateDirTooLongForSQLiteIsNamedAsSuch() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shell: echo hi\n")
+        let deep = Array(repeating: String(repeating: "d", count: 100), count: 5).joined(separator: "/")
+        let r = try box.run(["run", "wf.yaml", "--state-dir", deep])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("error: cannot open the journal \(deep)/journal.sqlite: its full path is "), "\(r)")
+        #expect(r.stderr.contains(" bytes, and SQLite opens no database whose path is longer than 504; use a shorter --state-dir"), "\(r)")
+        #expect(!r.stderr.contains("check its permissions"), "\(r)")
+    }
 }

@@ -201,6 +201,33 @@ import FoundationXML
                 + "raise the limit (e.g. `ulimit -n 1024`)\n", "\(result)")
     }
 
+    /// A per-user process limit (`ulimit -u`) the user's processes already fill: exit 2 with
+    /// the limit named, for every command, before flow needs a thread. Found by the
+    /// hostile-environment audit: Swift's runtime gets its threads from libdispatch, which,
+    /// refused one, sleeps and asks again for ever: `flow validate` and `flow run` hung
+    /// without a word (`prlimit --nproc=1`), or died on a failed precondition with a
+    /// backtrace (`--nproc=4`). Root is not held to the limit: as root the test drops to
+    /// `nobody` with setpriv, and is skipped where it cannot.
+    @Test(.enabled(if: access("/usr/bin/prlimit", X_OK) == 0 && (getuid() != 0 || access("/usr/bin/setpriv", X_OK) == 0),
+                   "needs prlimit (and setpriv as root)"))
+    func aProcessLimitTheUserFillsIsAnErrorBeforeAnythingRuns() throws {
+        let box = try RunSandbox()
+        try box.write("w.yaml", "steps:\n  - shell: echo hi\n")
+        let drop = getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : ""
+        for (limit, command) in [(1, ["validate", "w.yaml"]), (1, ["run", "w.yaml"]), (4, ["run", "w.yaml", "--no-journal"])] {
+            let flow = try LiveFlow(executable: "/bin/sh",
+                                    arguments: ["-c", "exec \(drop)prlimit --nproc=\(limit) \"$0\" \"$@\"", RunSandbox.flowPath] + command,
+                                    environment: box.environment, directory: box.root.path, ownGroup: false)
+            let r = try flow.finish(timeout: 30)
+            #expect(r.status == 2, "\(command): \(r)")
+            #expect(r.stderr.hasPrefix("error: this user may have only \(limit) processes and threads at once (ulimit -u) and has "),
+                    "\(command): \(r)")
+            #expect(r.stderr.hasSuffix("flow needs at least 16 more (its own threads and the steps): raise the limit "
+                    + "(e.g. `ulimit -u 4096`) or end some of them\n"), "\(command): \(r)")
+            #expect(r.stdout.isEmpty, "\(command): \(r)")
+        }
+    }
+
     /// Descriptors the parent left open count against the limit: with 7 of them, 70 files
     /// leave 63 free (an error before anything runs; it used to crash or wait forever), 71
     /// leave 64 (the run goes on). One numbered above the limit (200) takes no slot.
@@ -1680,5 +1707,36 @@ import FoundationXML
         }
         let quiet = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(!quiet.stderr.contains("warning: flow could not write"), "\(quiet)")
+    }
+    /// When the journal stops recording mid-run (its output file past `ulimit -f`: EFBIG, as
+    /// a full state dir gives ENOSPC), the end-of-run warning about lost stdout no longer
+    /// says `flow logs RUN` shows it: it did not (the journal had stopped, and said so).
+    /// Found by the hostile-environment audit (`prlimit --fsize`), where the hint pointed
+    /// at a run whose log was cut short. The run still ends with its own status, and stays
+    /// resumable.
+    @Test func aJournalThatStoppedRecordingIsNotOfferedForTheLostOutput() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: chatty
+                shell: seq 1 200000
+            """)
+        // 1,000 blocks of 512 bytes: seq's 1.3 MB reaches neither the journal's output
+        // file nor stdout's file whole.
+        let flow = try LiveFlow(executable: "/bin/sh",
+                                arguments: ["-c", "ulimit -f 1000 && exec \"$0\" \"$@\" >out.txt", RunSandbox.flowPath,
+                                            "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        let r = try flow.finish(timeout: 60)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("flow: the journal stopped recording this run: cannot write "), "\(r)")
+        #expect(r.stderr.contains("(File too large)") || r.stderr.contains(": File too large"), "\(r)")
+        #expect(r.stderr.contains("warning: flow could not write all of its output to stdout (file too large)\n"), "\(r)")
+        #expect(!r.stderr.contains("flow logs"), "\(r)")
+        // What the journal has reads as a run whose process died, which resume carries on.
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdout.contains("interrupted"), "\(runs)")
+        let resumed = try box.run(["resume", "last"])
+        #expect(resumed.status == 0, "\(resumed)")
     }
 }

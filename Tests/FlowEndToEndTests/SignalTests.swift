@@ -886,4 +886,27 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// flow started with SIGCHLD ignored (bash's `trap '' CHLD` in the shell that starts it, or a
+    /// parent's `signal(SIGCHLD, SIG_IGN)`: kept across exec) runs its steps and reports
+    /// their statuses. Found by the hostile-environment audit: the kernel reaped every
+    /// child itself, flow got ECHILD and every step failed with exit 255 (`true` too).
+    @Test func aParentThatIgnoresSIGCHLDDoesNotFailEveryStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: "true"
+              - concurrent:
+                  - shell: exit 3
+                    continue_on_error: true
+                  - shell: echo ok
+            """)
+        // bash's `trap ''` ignores the signal itself (dash's does not, for CHLD), and exec keeps it so.
+        try box.write("start.sh", "trap '' CHLD\nflow=$1\nshift\nexec \"$flow\" \"$@\"\n")
+        let r = try FlowBinary.run(["run", "wf.yaml", "--output", "prefixed"], in: box.root,
+                                   shellScript: "FLOW_STATE_DIR='\(box.state.path)' exec bash start.sh \"$0\" \"$@\"")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("exit 3"), "\(r.stderr)")
+        #expect(!r.stderr.contains("exit 255"), "\(r.stderr)")
+        #expect(r.stdout.contains("| ok"), "\(r.stdout)")
+    }
 }

@@ -5,6 +5,27 @@ import Testing
 /// diagnostic's location and code), `flow run` refuses (exit 2, nothing run); what it
 /// accepts runs as written.
 @Suite struct ValidationEndToEndTests {
+    /// A workflow nested as deep as the limit allows (97 groups: 196 YAML levels of 200)
+    /// validates, plans and runs under a small `ulimit -s`. Found by the hostile-environment
+    /// audit: the parser recurses per level on a thread of Swift's pool, whose stack glibc
+    /// sizes from RLIMIT_STACK at start (1 MiB here), and every command died of SIGSEGV
+    /// (exit 139). flow now gives its threads at least 8 MiB, which steps do not inherit.
+    @Test func aWorkflowAtTheNestingLimitSurvivesASmallStackLimit() throws {
+        let box = try RunSandbox()
+        var lines = ["steps:"]
+        var indent = "  "
+        for level in 0..<97 {
+            lines += ["\(indent)- name: g\(level)", "\(indent)  sequential:"]
+            indent += "    "
+        }
+        lines.append("\(indent)- shell: echo deep")
+        try box.write("deep.yaml", lines.joined(separator: "\n") + "\n")
+        for command in [["validate", "deep.yaml"], ["plan", "deep.yaml"], ["run", "deep.yaml", "--output", "prefixed"], ["show", "last"]] {
+            let r = try FlowBinary.run(command, in: box.root, shellScript: "ulimit -s 1024 && FLOW_STATE_DIR='\(box.state.path)' exec \"$0\" \"$@\"")
+            #expect(r.status == 0, "\(command): \(r.status) \(r.stderr)")
+        }
+    }
+
     /// A status compared with a string that is no status is always false (`!=`: true): a
     /// warning, with the status meant (GitHub Actions' `success`/`failure` too). The run
     /// still runs (warnings do not stop it), and `--strict` makes it an error.

@@ -155,4 +155,14 @@ void cflow_consume_pending_sigpipe(void);
 /// memrchr (a GNU extension the Glibc module does not export): the last `c` in `bytes`.
 const void *cflow_memrchr(const void *bytes, int c, size_t count);
 
+/// Makes the stack of threads created from now on (the Swift runtime's pool among them) at
+/// least `minimum` bytes, where glibc's default (RLIMIT_STACK at start, 2 MiB when that is
+/// unlimited) is smaller. Returns the default now in force, or 0 if it cannot be read.
+///
+/// Why: the parser and validator recurse once per level of a workflow's nesting, on a
+/// thread of the pool; under `ulimit -s 1024` a workflow within the documented 200 levels
+/// overflowed it (SIGSEGV). A thread's stack is mapped by glibc, not bounded by the limit,
+/// and steps do not inherit it (unlike RLIMIT_STACK, which flow leaves as it found it).
+size_t cflow_ensure_thread_stack(size_t minimum);
+
 #endif

@@ -40,8 +40,16 @@ final class HubEventLoop {
         let loop = HubEventLoop(hub: hub)
         // The loop's own (retained) reference keeps it alive: it never returns.
         nonisolated(unsafe) let unsafeLoop = loop
-        let started = BackgroundThread.start { unsafeLoop.run() }
-        precondition(started, "flow: cannot start the process event loop")
+        guard BackgroundThread.start({ unsafeLoop.run() }) else {
+            // No thread to be had (`ulimit -u` filled since `ProcessLimit` was checked at
+            // start, or `ulimit -v` too low for its stack): said in words before any step starts, not a failed precondition's
+            // backtrace (a crash, exit 132).
+            // (pthread_create says EAGAIN for a stack `ulimit -v` has no room for, too.)
+            let text = "error: flow cannot start the thread of its process event loop: the limit on this user's "
+                + "processes and threads (ulimit -u) or on memory (ulimit -v) is reached; nothing was run\n"
+            _ = text.withCString { Glibc.write(2, $0, strlen($0)) }
+            _exit(2)
+        }
     }
 
     private func run() -> Never {

@@ -12,6 +12,19 @@ public enum SignalDisposition {
         cflow_reset_in_children(sig)
     }
 
+    /// Sets SIGCHLD back to its default where flow was started with it ignored. Called
+    /// first thing in `main`.
+    ///
+    /// Why: SIGCHLD ignored (a parent's `signal(SIGCHLD, SIG_IGN)`, kept across exec) makes
+    /// the kernel reap every child itself. flow then never had a step's status (ECHILD):
+    /// each step failed with exit 255, however it ended. Unlike SIGINT or SIGHUP, an
+    /// ignored SIGCHLD says nothing about how the user wants flow stopped; it only breaks
+    /// waiting for children, which is what flow does.
+    public static func restoreChildReaping() {
+        guard SignalTrap.isIgnored(SIGCHLD) else { return }
+        signal(SIGCHLD, SIG_DFL)
+    }
+
     /// Until a run's `SignalTrap` takes it, SIGQUIT (the terminal's `Ctrl-\`) ends flow at
     /// once with 131, the status a run quit so ends with; unless flow was started with it
     /// ignored, which it keeps (as `SignalTrap` does). Called first thing in `main`.

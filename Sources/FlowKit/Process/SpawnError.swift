@@ -37,7 +37,14 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
         case .executableNotFound(let name):
             return "command `\(name)` not found"
         case .resourcesExhausted(let code):
-            return "cannot start a process: \(SpawnError.message(code))"
+            // Which limit, as the user can raise it: EAGAIN alone ("resource temporarily
+            // unavailable") did not say that flow had hit the per-user process limit.
+            let limit = switch code {
+            case EAGAIN: "the limit on this user's processes and threads (`ulimit -u`) or the system's"
+            case EMFILE: "the limit on open files (`ulimit -n`)"
+            default: "the system's limit on open files"
+            }
+            return "cannot start a process: \(SpawnError.message(code)); \(limit) is reached"
         case .failed(let executable, let code):
             return "cannot run `\(executable)`: \(SpawnError.message(code))"
         case .stopping:

@@ -8,11 +8,15 @@ import Darwin
 /// UTF-8. A `String` of such a name is only how it is shown (see
 /// `ControlEscaping.displayName(ofPathBytes:)`); these are what open and enter it.
 public enum PathBytes {
-    /// The current directory, or nil when it cannot be had (removed, too long).
+    /// The current directory, or nil (errno says why) when it cannot be had: removed
+    /// (ENOENT), or a directory above it unreadable (EACCES).
+    ///
+    /// Why glibc's own buffer: a fixed one of PATH_MAX failed (ERANGE) for a directory
+    /// deeper than that, which the system allows, and the run was recorded as run in `.`.
     public static func currentDirectory() -> [UInt8]? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return nil }
-        return buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        guard let name = getcwd(nil, 0) else { return nil }
+        defer { free(name) }
+        return Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
     }
 
     /// `bytes` if they are not UTF-8, else nil: what a record keeps beside the shown name
