@@ -30,6 +30,34 @@ import Testing
         Sample(yaml: "steps:\n  - 0o17\n", isValid: false),
     ]
 
+    /// What flow rejects and a JSON Schema can say, which the schema let through: YAML 1.1's
+    /// booleans and a blank `if`; a NUL in a command, `dir`, `env` value or shell path (C
+    /// strings); `interactive` with `stdin`; a param both `required` and with a `default`.
+    /// And a shell path with a line break in a directory, which flow takes and the schema's
+    /// `.*` did not.
+    static let schemaCanSay: [Sample] = [
+        Sample(yaml: "steps:\n  - print: x\n    if: yes\n", isValid: false),
+        Sample(yaml: "steps:\n  - print: x\n    if: 'yes'\n", isValid: false),
+        Sample(yaml: "steps:\n  - print: x\n    if: On\n", isValid: false),
+        Sample(yaml: "steps:\n  - print: x\n    if: ''\n", isValid: false),
+        Sample(yaml: "steps:\n  - print: x\n    if: \" \\t\\n\"\n", isValid: false),
+        Sample(yaml: "steps:\n  - print: x\n    if: 'true'\n", isValid: true),
+        Sample(yaml: "steps:\n  - \"echo a\\0b\"\n", isValid: false),
+        Sample(yaml: "steps:\n  - shell: \"echo\\0\"\n", isValid: false),
+        Sample(yaml: "steps:\n  - shell: x\n    dir: \"a\\0\"\n", isValid: false),
+        Sample(yaml: "defaults: {dir: \"\\0\"}\nsteps: [x]\n", isValid: false),
+        Sample(yaml: "env: {A: \"x\\0\"}\nsteps: [x]\n", isValid: false),
+        Sample(yaml: "shell: \"/bin\\0/bash\"\nsteps: [x]\n", isValid: false),
+        Sample(yaml: "steps:\n  - shell: cat\n    stdin: \"a\\0b\"\n  - print: \"a\\0b\"\n", isValid: true),
+        Sample(yaml: "shell: \"/odd\\ndir/bash\"\nsteps: [x]\n", isValid: true),
+        Sample(yaml: "steps:\n  - shell: cat\n    interactive: true\n    stdin: x\n", isValid: false),
+        Sample(yaml: "steps:\n  - shell: cat\n    interactive: false\n    stdin: x\n", isValid: true),
+        Sample(yaml: "actions:\n  a:\n    params: {p: {required: true, default: x}}\n    steps: ['echo \"${{ params.p }}\"']\n"
+                   + "steps:\n  - use: a\n    with: {p: y}\n", isValid: false),
+        Sample(yaml: "actions:\n  a:\n    params: {p: {required: false, default: x}, q: }\n"
+                   + "    steps: ['echo \"${{ params.p }}${{ params.q }}\"']\nsteps:\n  - use: a\n", isValid: true),
+    ]
+
     static let hasJSONSchema: Bool = {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -134,5 +162,29 @@ import Testing
 
     @Test func numbersAreYAML12CoreNumbers() throws {
         try Self.check(Self.numberSpellings)
+    }
+
+    @Test func whatASchemaCanSayItSays() throws {
+        try Self.check(Self.schemaCanSay)
+    }
+
+    /// Editors show a property's `description` on hover: every property has one (those
+    /// inside a `not`, which only says what may not be, aside).
+    @Test func everyPropertyHasADescription() throws {
+        let result = try FlowBinary.run(["schema"], in: FlowBinary.packageRoot)
+        let schema = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        var missing: [String] = []
+        func walk(_ value: Any, _ path: String) {
+            if let object = value as? [String: Any] {
+                for (key, property) in (object["properties"] as? [String: Any]) ?? [:] {
+                    if (property as? [String: Any])?["description"] == nil { missing.append("\(path)/properties/\(key)") }
+                }
+                for (key, child) in object where key != "not" { walk(child, "\(path)/\(key)") }
+            } else if let array = value as? [Any] {
+                for (index, child) in array.enumerated() { walk(child, "\(path)/\(index)") }
+            }
+        }
+        walk(schema, "#")
+        #expect(missing.isEmpty, "\(missing.sorted())")
     }
 }
