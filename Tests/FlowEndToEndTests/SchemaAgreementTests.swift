@@ -51,6 +51,11 @@ import Testing
         Sample(yaml: "steps:\n  - shell: cat\n    stdin: \"a\\0b\"\n  - print: \"a\\0b\"\n", isValid: true),
         Sample(yaml: "shell: \"/odd\\ndir/bash\"\nsteps: [x]\n", isValid: true),
         Sample(yaml: "steps:\n  - shell: cat\n    interactive: true\n    stdin: x\n", isValid: false),
+        // NaN passes every bound (each comparison with it is false).
+        Sample(yaml: "steps:\n  - shell: x\n    retry: {limit: 1, backoff: .nan}\n", isValid: false),
+        Sample(yaml: "steps:\n  - delay: .NaN\n", isValid: false),
+        Sample(yaml: "steps:\n  - print: x\n    timeout: .NAN\n", isValid: false),
+        Sample(yaml: "steps:\n  - shell: x\n    retry: {limit: 1, backoff: 1, delay: 0, max_delay: 0.5}\n", isValid: true),
         Sample(yaml: "steps:\n  - shell: cat\n    interactive: false\n    stdin: x\n", isValid: true),
         Sample(yaml: "actions:\n  a:\n    params: {p: {required: true, default: x}}\n    steps: ['echo \"${{ params.p }}\"']\n"
                    + "steps:\n  - use: a\n    with: {p: y}\n", isValid: false),

@@ -30,6 +30,11 @@ public enum WorkflowSchema {
         .object([("type", scalarTypes), ("description", .string(description))])
     }
     static let scalarTypes = JSONValue.array([.string("string"), .string("number"), .string("boolean")])
+    /// Keeps out YAML's `.nan`, which every bound lets through (each comparison with NaN is
+    /// false, so `minimum` and `maximum` find nothing wrong) and flow rejects: NaN is not at
+    /// most -1 either, so this `not` refuses it, and refuses nothing else that the
+    /// `minimum` beside it takes.
+    static let notNaN: (String, JSONValue) = ("not", .object([("maximum", .int(-1))]))
     /// A whole number from `minimum` up to what flow's `Int` holds (larger is "too large").
     static func integer(minimum: Int, maximum: Int = Int.max) -> JSONValue {
         .object([("type", .string("integer")), ("minimum", .int(minimum)), ("maximum", .int(maximum))])
@@ -169,7 +174,7 @@ public enum WorkflowSchema {
             ("duration", .object([
                 ("description", .string("250ms, 1s, 1.5s, 2m, 1h30m, or a number of seconds; at most 1000000h.")),
                 ("anyOf", .array([
-                    .object([("type", .string("number")), ("minimum", .int(0)), ("maximum", maximumSeconds)]),
+                    .object([("type", .string("number")), ("minimum", .int(0)), ("maximum", maximumSeconds), notNaN]),
                     .object([("type", .string("string")), ("pattern", .string(bounded))]),
                 ])),
             ])),
@@ -177,7 +182,7 @@ public enum WorkflowSchema {
             ("positiveDuration", .object([
                 ("description", .string("A duration longer than zero: 250ms, 1s, 1.5s, 2m, 1h30m, or a number of seconds; at most 1000000h.")),
                 ("anyOf", .array([
-                    .object([("type", .string("number")), ("exclusiveMinimum", .int(0)), ("maximum", maximumSeconds)]),
+                    .object([("type", .string("number")), ("exclusiveMinimum", .int(0)), ("maximum", maximumSeconds), notNaN]),
                     .object([("type", .string("string")), ("pattern", .string(bounded)), ("not", .object([("pattern", .string(zero))]))]),
                 ])),
             ])),
@@ -204,7 +209,7 @@ public enum WorkflowSchema {
                         ("delay", described(ref("duration"), "Duration before the first retry (default 0).")),
                         // The maximum keeps out `.inf` (flow: "must be a finite number").
                         ("backoff", .object([("type", .string("number")), ("minimum", .int(1)),
-                                             ("maximum", .double(Double.greatestFiniteMagnitude)),
+                                             ("maximum", .double(Double.greatestFiniteMagnitude)), notNaN,
                                              ("description", .string("Multiplier of the delay per retry, 1 or more (default 1)."))])),
                         ("max_delay", described(ref("duration"), "Cap on the delay between retries.")),
                         ("exit_codes", .object([("type", .string("array")),
