@@ -392,7 +392,7 @@ extension WorkflowParser {
     mutating func condition(_ id: Int32) -> Located<Expression>? {
         let node = document[id]
         if let b = node.boolValue { return Located(.literal(.bool(b), valueSpan(node)), valueSpan(node)) }
-        if node.isPlainScalar, ["yes", "no", "on", "off", "Yes", "No", "On", "Off"].contains(node.value) {
+        if node.isPlainScalar, Self.yaml11Booleans.contains(node.value) {
             _ = bool(id, "`if`")
             return nil
         }

@@ -71,10 +71,15 @@ extension WorkflowParser {
         return Located(node.value, valueSpan(node))
     }
 
+    /// YAML 1.1's words for booleans that a reader may mean as one: strings in YAML 1.2, so
+    /// where flow wants a boolean (or an `if`) they get a help that says so; the schema
+    /// rejects them there too.
+    static let yaml11Booleans = ["yes", "no", "on", "off", "Yes", "No", "On", "Off"]
+
     mutating func bool(_ id: Int32, _ what: String) -> Located<Bool>? {
         let node = document[id]
         guard let value = node.boolValue else {
-            if node.kind == .scalar, ["yes", "no", "on", "off", "Yes", "No", "On", "Off"].contains(node.value) {
+            if node.kind == .scalar, Self.yaml11Booleans.contains(node.value) {
                 bag.error(.wrongType, "\(what) must be `true` or `false`, found `\(node.value)`", at: valueSpan(node),
                           help: "YAML 1.2 spells booleans `true` and `false`")
             } else {

@@ -86,28 +86,36 @@ public struct YAMLNode: Sendable {
         }
     }
 
-    /// The integer a plain (or `!!int`) scalar spells, if any.
+    /// The integer a plain (or `!!int`) scalar spells, if any: YAML 1.2 core's `[-+]?[0-9]+`,
+    /// `0o[0-7]+` or `0x[0-9a-fA-F]+`, exactly (see `CoreNumber`).
     public var intValue: Int? {
-        guard isTyped(as: Self.intTag) else { return nil }
-        if let decimal = Int(value) { return decimal }
-        // YAML 1.2 core also spells integers `0o17` and `0x1F`.
+        guard isTyped(as: Self.intTag), CoreNumber(value) == .integer else { return nil }
         if value.hasPrefix("0o") { return Int(value.dropFirst(2), radix: 8) }
         if value.hasPrefix("0x") { return Int(value.dropFirst(2), radix: 16) }
-        return nil
+        return Int(value)
     }
 
-    /// The number a plain (or `!!float` / `!!int`) scalar spells, if any.
+    /// The number a plain (or `!!float` / `!!int`) scalar spells, if any, in YAML 1.2 core
+    /// (see `CoreNumber`): Swift's `Double` alone also read `-inf`, `nan`, `infinity` and
+    /// hexadecimal floats (`0x1p3`), which YAML 1.2, yaml-language-server and so `flow
+    /// schema` read as strings, and not `0o10`, which they read as 8.
     public var doubleValue: Double? {
-        guard isTyped(as: Self.floatTag) || isTyped(as: Self.intTag), let first = value.utf8.first,
-              first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
-                || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
-        else { return nil }
-        // YAML 1.2 core's infinities and not-a-number (Swift spells them without the dot).
-        switch value {
-        case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .infinity
-        case "-.inf", "-.Inf", "-.INF": return -.infinity
-        case ".nan", ".NaN", ".NAN": return .nan
-        default: return Double(value)
+        guard isTyped(as: Self.floatTag) || isTyped(as: Self.intTag), let number = CoreNumber(value) else { return nil }
+        switch number {
+        case .integer:
+            if let int = intValue { return Double(int) }
+            // Too large for `Int`: still a number, for "too large" rather than "not a number".
+            let radix = value.hasPrefix("0o") ? 8 : value.hasPrefix("0x") ? 16 : 10
+            guard radix != 10 else { return Double(value) }
+            return value.utf8.dropFirst(2).reduce(0.0) { $0 * Double(radix) + Double(Int(String(UnicodeScalar($1)), radix: radix)!) }
+        case .float:
+            switch value {
+            case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .infinity
+            case "-.inf", "-.Inf", "-.INF": return -.infinity
+            case ".nan", ".NaN", ".NAN": return .nan
+            // The rest of 1.2's float grammar is a subset of what `Double` reads.
+            default: return Double(value)
+            }
         }
     }
 
