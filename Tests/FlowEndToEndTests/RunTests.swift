@@ -214,9 +214,14 @@ import FoundationXML
         let box = try RunSandbox()
         try box.write("w.yaml", "steps:\n  - shell: echo hi\n")
         let drop = getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : ""
+        // A copy `nobody` can run: the build's own may be in a directory only its owner may
+        // enter (a clone under `mktemp -d`, as CI's: "Permission denied", exit 126).
+        let binary = box.path("flow")
+        try FileManager.default.copyItem(atPath: RunSandbox.flowPath, toPath: binary)
+        #expect(chmod(binary, 0o755) == 0 && chmod(box.root.path, 0o755) == 0)
         for (limit, command) in [(1, ["validate", "w.yaml"]), (1, ["run", "w.yaml"]), (4, ["run", "w.yaml", "--no-journal"])] {
             let flow = try LiveFlow(executable: "/bin/sh",
-                                    arguments: ["-c", "exec \(drop)prlimit --nproc=\(limit) \"$0\" \"$@\"", RunSandbox.flowPath] + command,
+                                    arguments: ["-c", "exec \(drop)prlimit --nproc=\(limit) \"$0\" \"$@\"", binary] + command,
                                     environment: box.environment, directory: box.root.path, ownGroup: false)
             let r = try flow.finish(timeout: 30)
             #expect(r.status == 2, "\(command): \(r)")
