@@ -214,14 +214,14 @@ import FoundationXML
         let box = try RunSandbox()
         try box.write("w.yaml", "steps:\n  - shell: echo hi\n")
         let drop = getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : ""
-        // A copy `nobody` can run: the build's own may be in a directory only its owner may
-        // enter (a clone under `mktemp -d`, as CI's: "Permission denied", exit 126).
-        let binary = box.path("flow")
-        try FileManager.default.copyItem(atPath: RunSandbox.flowPath, toPath: binary)
-        #expect(chmod(binary, 0o755) == 0 && chmod(box.root.path, 0o755) == 0)
+        // The limit first, then the drop: setpriv execs flow itself, with root's leave to
+        // enter the build's directory, which may be one only its owner may enter (a clone
+        // under `mktemp -d`, as CI's); prlimit dropped to `nobody` could not ("Permission
+        // denied", exit 126). Root's own processes are not held to the limit it sets.
+        chmod(box.root.path, 0o755)
         for (limit, command) in [(1, ["validate", "w.yaml"]), (1, ["run", "w.yaml"]), (4, ["run", "w.yaml", "--no-journal"])] {
             let flow = try LiveFlow(executable: "/bin/sh",
-                                    arguments: ["-c", "exec \(drop)prlimit --nproc=\(limit) \"$0\" \"$@\"", binary] + command,
+                                    arguments: ["-c", "exec prlimit --nproc=\(limit) \(drop)\"$0\" \"$@\"", RunSandbox.flowPath] + command,
                                     environment: box.environment, directory: box.root.path, ownGroup: false)
             let r = try flow.finish(timeout: 30)
             #expect(r.status == 2, "\(command): \(r)")
