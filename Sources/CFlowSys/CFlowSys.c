@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -51,6 +52,16 @@ static void find_reset_signals(void) {
         if (sigaction(sig, NULL, &current) != 0 || current.sa_handler != SIG_DFL) mask |= 1u << sig;
     }
     __atomic_fetch_or(&reset_mask, mask, __ATOMIC_SEQ_CST);
+}
+
+/* The open-files limit flow was started with, for its children (see the header). */
+static struct rlimit child_open_files;
+static int child_open_files_set = 0; /* read and written with __atomic builtins */
+
+void cflow_restore_open_file_limit_in_children(unsigned long long soft, unsigned long long hard) {
+    child_open_files.rlim_cur = (rlim_t)soft;
+    child_open_files.rlim_max = (rlim_t)hard;
+    __atomic_store_n(&child_open_files_set, 1, __ATOMIC_RELEASE);
 }
 
 void cflow_reset_in_children(int sig) {
@@ -170,6 +181,10 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
         (void)sigaction(SIGTTIN, &stop, NULL);
         (void)sigaction(SIGTTOU, &stop, NULL);
     }
+    /* The open-files limit flow raised for itself goes back to what the user set: a step's
+       program that walks every descriptor up to the limit, or uses select(), must not meet
+       flow's raise (Go restores it in its children too). Only when flow raised it. */
+    if (__atomic_load_n(&child_open_files_set, __ATOMIC_ACQUIRE)) (void)setrlimit(RLIMIT_NOFILE, &child_open_files);
     sigset_t none;
     sigemptyset(&none);
     (void)sigprocmask(SIG_SETMASK, &none, NULL);

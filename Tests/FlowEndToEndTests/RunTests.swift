@@ -233,6 +233,24 @@ import FoundationXML
         }
     }
 
+    /// flow raises its own open-files limit to the hard limit (to run many steps at once), but
+    /// a step starts with the limit flow was given, as under Go's os/exec: it inherited the
+    /// raise (found by the hostile-environment audit), and a program that closes every
+    /// descriptor up to the limit, or uses select(), slows down or breaks under a large one.
+    @Test func aStepGetsTheOpenFileLimitFlowWasStartedWith() throws {
+        var limit = rlimit()
+        #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        guard limit.rlim_max > 512 else { return }  // nothing flow could raise
+        let box = try RunSandbox()
+        try box.write("w.yaml", "steps:\n  - shell: ulimit -Sn > soft\n")
+        let flow = try LiveFlow(executable: "/bin/sh",
+                                arguments: ["-c", "ulimit -Sn 512 && exec \"$0\" \"$@\"", RunSandbox.flowPath, "run", "w.yaml"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        let r = try flow.finish(timeout: 30)
+        #expect(r.status == 0, "\(r)")
+        #expect(box.read("soft") == "512\n", "the step's soft limit: \(box.read("soft") ?? "none")")
+    }
+
     /// Descriptors the parent left open count against the limit: with 7 of them, 70 files
     /// leave 63 free (an error before anything runs; it used to crash or wait forever), 71
     /// leave 64 (the run goes on). One numbered above the limit (200) takes no slot.

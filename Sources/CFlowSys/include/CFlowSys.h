@@ -94,6 +94,12 @@ int cflow_spawn_prepare(void);
 /// (before 5.2): then open one with `cflow_pidfd_open`.
 int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidfd);
 
+/// Tells the spawner the open-files limit (RLIMIT_NOFILE) flow was started with, before flow
+/// raises its own: children get it back before exec, so that a step meets the limit its
+/// user set, not flow's raise (a program that closes every descriptor up to the limit, or
+/// uses select(), slows down or breaks under a limit of a million).
+void cflow_restore_open_file_limit_in_children(unsigned long long soft, unsigned long long hard);
+
 /// Tells the spawner that flow changed the disposition of `sig` (ignored or handled it):
 /// children then set it back to the default before exec. Dispositions already
 /// non-default when flow first spawns are found by themselves.

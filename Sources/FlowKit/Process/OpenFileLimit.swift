@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CFlowSys
 
 /// The process's open-descriptor limit (RLIMIT_NOFILE), which bounds how many children
 /// can run at once: each captured child holds about 3 descriptors in flow (two pipes and
@@ -11,12 +12,15 @@ public enum OpenFileLimit {
 
     /// Raises the soft limit to the hard limit (call once at start-up); returns the soft
     /// limit now in force. Where the hard limit is "unlimited", goes as high as the kernel
-    /// accepts (`/proc/sys/fs/nr_open`).
+    /// accepts (`/proc/sys/fs/nr_open`). Steps still start with the limit flow had.
     @discardableResult
     public static func raiseToHardLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
         if limit.rlim_cur < limit.rlim_max {
+            // Steps get the limit flow was started with, not this raise (found by the
+            // hostile-environment audit: they inherited it).
+            cflow_restore_open_file_limit_in_children(UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
             var wanted = limit
             wanted.rlim_cur = limit.rlim_max
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) != 0 && limit.rlim_max == rlim_t.max {
