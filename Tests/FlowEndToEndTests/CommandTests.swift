@@ -361,6 +361,26 @@ import Testing
         #expect(try box.run(["logs", "last"]).stdout == "hello | hi\n")
     }
 
+    /// `flow run -` started with stdin closed (`<&-`, as some CI runners and `nohup`-style
+    /// wrappers leave it) says so: it read the `/dev/null` that holds descriptor 0 and
+    /// said "the workflow is empty", which sent the user looking at a file that was fine.
+    /// A stdin that is open but empty is still an empty workflow.
+    @Test func aWorkflowFromAClosedStdinIsSaidToBeMissing() throws {
+        let box = try RunSandbox()
+        for command in ["run", "validate", "plan"] {
+            let result = try FlowBinary.run([command, "-"], in: box.root,
+                                            shellScript: "FLOW_STATE_DIR='\(box.state.path)' \"$0\" \"$@\" <&-")
+            #expect(result.status == (command == "validate" ? 1 : 2), "\(command): \(result)")
+            #expect(result.stderr.contains("<stdin>:1:1: error: cannot read `<stdin>`: standard input is closed [file-unreadable]\n"),
+                    "\(command): \(result)")
+            #expect(result.stderr.contains("help: `-` reads the workflow from stdin: `flow run - < FILE`, or name the file"),
+                    "\(command): \(result)")
+        }
+        let empty = try FlowBinary.run(["run", "-"], in: box.root,
+                                       shellScript: "FLOW_STATE_DIR='\(box.state.path)' \"$0\" \"$@\" </dev/null")
+        #expect(empty.status == 2 && empty.stderr.contains("the workflow is empty [empty-workflow]"), "\(empty)")
+    }
+
     /// `help` is a subcommand of the root as the others are: a typo of it gets a "did you
     /// mean" (`flow hlep run` said only "Unknown subcommand").
     @Test func aMisspeltHelpGetsADidYouMean() throws {

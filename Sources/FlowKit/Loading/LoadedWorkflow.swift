@@ -42,13 +42,16 @@ public struct LoadedWorkflow: Sendable {
     public static func load(path: String, pathBytes: [UInt8]? = nil, overriddenVars: Set<String> = []) -> LoadedWorkflow {
         let fromStdin = path == "-" && (pathBytes == nil || pathBytes == [0x2D])
         let path = fromStdin ? stdinName : path
-        do {
+        do throws(FileReader.Failure) {
+            if fromStdin, StandardDescriptors.stdinWasClosed {
+                throw FileReader.Failure(path: path, reason: "standard input is closed")
+            }
             let bytes = try FileReader.read(pathBytes: fromStdin ? Array("/dev/stdin".utf8) : pathBytes ?? Array(path.utf8), name: path)
             return load(SourceFile(path: path, bytes: bytes), overriddenVars: overriddenVars)
         } catch {
             let file = SourceFile(path: path, bytes: [])
             let bytes = pathBytes ?? Array(path.utf8)
-            let help = fromStdin ? nil : error.isMissing ? missingFileHelp(path, bytes: bytes) : error.isDirectory ? directoryHelp(bytes) : nil
+            let help = fromStdin ? stdinHelp : error.isMissing ? missingFileHelp(path, bytes: bytes) : error.isDirectory ? directoryHelp(bytes) : nil
             let diagnostic = Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(error.reason)", file: file,
                                         span: SourceSpan(line: 1, column: 1, length: 0), help: help)
             return LoadedWorkflow(file: file, workflow: nil, diagnostics: [diagnostic])
@@ -87,6 +90,12 @@ public struct LoadedWorkflow: Sendable {
     /// UTF-8 is shown as `caf\xFF`, which opens nothing). Only regular files (or links to
     /// them) count (`WorkflowDirectory`): a dangling link named like the file, or a
     /// directory `release.yaml`, is no file to run, and was offered as the one meant.
+    /// Help for `-` when flow was started with stdin closed (`flow run - <&-`, or a CI step
+    /// that gives it no input): how to hand it the workflow.
+    static var stdinHelp: String? {
+        StandardDescriptors.stdinWasClosed ? "`-` reads the workflow from stdin: `flow run - < FILE`, or name the file" : nil
+    }
+
     static func missingFileHelp(_ path: String, bytes: [UInt8]) -> String? {
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
         let directoryBytes = slash.map { Array(bytes[...$0]) } ?? []

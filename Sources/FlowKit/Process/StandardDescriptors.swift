@@ -18,6 +18,13 @@ public enum StandardDescriptors {
     public static func reserve() {
         for fd in Int32(0)...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             _ = open("/dev/null", O_RDONLY)  // takes the lowest free number: `fd`
+            if fd == 0 { stdinWasClosed = true }
         }
     }
+
+    /// Whether flow was started with descriptor 0 closed (`flow run - <&-`), so that a
+    /// workflow read from stdin is said to be missing rather than read as the empty
+    /// `/dev/null` that `reserve` put there ("the workflow is empty" misled). Set only by
+    /// `reserve`, which `main` calls before any other thread exists.
+    public nonisolated(unsafe) private(set) static var stdinWasClosed = false
 }
