@@ -45,10 +45,7 @@ public final class Journal: @unchecked Sendable {
         let path = stateDir + "/journal.sqlite"
         if !create, Glibc.access(path, F_OK) != 0 {
             let missing = errno
-            var info = stat()
-            if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
-                throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
-            }
+            if let problem = stateDirProblem(stateDir) { throw problem }
             // Not "no journal" when this user may not look (another user's 0700 state dir),
             // nor when the path cannot hold one (`file/state`: a component is a file), where
             // "`flow run` records runs there" sent the user to a command that cannot.
@@ -64,11 +61,7 @@ public final class Journal: @unchecked Sendable {
                 try makeDirectory(stateDir + "/output")
             } catch {
                 // Said as the history commands say it, not as `locks` that cannot be made.
-                var info = stat()
-                if stat(stateDir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
-                    throw JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
-                }
-                throw error
+                throw stateDirProblem(stateDir) ?? error
             }
         }
         // Two first runs at once would both create the tables: serialise opening and
@@ -246,6 +239,23 @@ public final class Journal: @unchecked Sendable {
         guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path.utf8.count }
         defer { free(cwd) }
         return strlen(cwd) + 1 + path.utf8.count
+    }
+
+    /// What is wrong with `stateDir` itself, said the same way by every command: a file, or
+    /// a symbolic link to nothing. Of the latter, `mkdir` says "exists" and `flow run` then
+    /// failed to make `DIR/locks`, while `flow runs` said to record runs with `flow run`; the
+    /// link and where it points are what the user must fix (as `ls -L` names them).
+    static func stateDirProblem(_ stateDir: String) -> JournalError? {
+        var info = stat()
+        if stat(stateDir, &info) == 0 {
+            guard info.st_mode & S_IFMT != S_IFDIR else { return nil }
+            return JournalError("the state dir \(stateDir) is not a directory (see --state-dir)")
+        }
+        guard errno == ENOENT, lstat(stateDir, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(stateDir, &target, target.count - 1)
+        let to = length > 0 ? " to " + String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        return JournalError("the state dir \(stateDir) is a symbolic link\(to), which does not exist (see --state-dir)")
     }
 
     /// Makes `path` and the directories above it; true when this call made `path` itself.

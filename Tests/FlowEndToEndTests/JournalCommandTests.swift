@@ -105,6 +105,24 @@ import Testing
         #expect(file.status == 2 && file.stderr == "error: the state dir file is not a directory (see --state-dir)\n", "\(file)")
     }
 
+    /// A state dir that is a symbolic link to nothing is named as one, with its target,
+    /// by `run` and the history commands alike: `run` said it could not create
+    /// `LINK/locks` ("no such file or directory"), and `runs` sent the user to `flow run`.
+    /// The target is not made (as `mkdir -p` and git do not).
+    @Test func aDanglingStateDirLinkIsNamedWithItsTarget() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - name: a\n    shell: \"true\"\n")
+        try FileManager.default.createSymbolicLink(atPath: box.path("st"), withDestinationPath: box.path("gone"))
+        let message = "error: the state dir st is a symbolic link to \(box.path("gone")), which does not exist (see --state-dir)"
+        let run = try box.run(["run", "ok.yaml", "--output", "prefixed", "--state-dir", "st"])
+        #expect(run.status == 0 && run.stderr.contains(message + "; this run is not recorded\n"), "\(run)")
+        for command in [["runs"], ["show", "last"], ["resume", "last"]] {
+            let result = try box.run(command + ["--state-dir", "st"])
+            #expect(result.status == 2 && result.stderr == message + "\n", "\(command): \(result)")
+        }
+        #expect(!box.exists("gone"))
+    }
+
     /// A state dir given with a trailing slash is the same dir, and messages name its files
     /// with one slash.
     @Test func aTrailingSlashOfTheStateDirIsDropped() throws {
