@@ -423,7 +423,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// Stops recording after a failure, warning once (the run itself goes on).
     func fail(_ error: any Error) {
         disabled = true
-        warn("flow: the journal stopped recording this run: \(error)")
+        warn("error: the journal stopped recording this run: \(error)")
     }
 
     /// Writes the buffered lines and queued transitions (if any) in one transaction.

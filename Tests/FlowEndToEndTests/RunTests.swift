@@ -1752,7 +1752,7 @@ import FoundationXML
                                 environment: box.environment, directory: box.root.path, ownGroup: false)
         let r = try flow.finish(timeout: 60)
         #expect(r.status == 0, "\(r)")
-        #expect(r.stderr.contains("flow: the journal stopped recording this run: cannot write "), "\(r)")
+        #expect(r.stderr.contains("error: the journal stopped recording this run: cannot write "), "\(r)")
         #expect(r.stderr.contains("(File too large)") || r.stderr.contains(": File too large"), "\(r)")
         #expect(r.stderr.contains("warning: flow could not write all of its output to stdout (file too large)\n"), "\(r)")
         #expect(!r.stderr.contains("flow logs"), "\(r)")
