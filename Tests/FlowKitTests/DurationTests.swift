@@ -24,18 +24,20 @@ import Testing
 
     /// A duration written as people and other tools write it gets flow's spelling as a
     /// "did you mean"; the suggestion always parses, and nothing is suggested for text
-    /// that is no duration, is ambiguous (`1h30`, `1m1m`) or parses already.
+    /// that is no duration, is ambiguous (`1m1m`) or parses already. A last number without
+    /// its unit is read as a clock reads it (`1h30`: `1h30m`): it is offered, not taken, so
+    /// a user who meant otherwise sees what flow would read.
     @Test(arguments: [
         ("10 s", "10s"), ("1min", "1m"), ("5 minutes", "5m"), ("1S", "1s"), ("1h 30m", "1h30m"), ("30m1h", "1h30m"),
         (".5s", "0.5s"), ("5.s", "5s"), ("7d", "168h"), ("2 hours", "2h"), ("100msec", "100ms"),
-        ("5sec", "5s"), (" 1 H ", "1h"),
+        ("5sec", "5s"), (" 1 H ", "1h"), ("1h30", "1h30m"), ("2m30", "2m30s"), ("1s500", "1s500ms"), ("1 hour 30", "1h30m"),
     ])
     func suggestsFlowsSpelling(text: String, suggestion: String) throws {
         #expect(Duration.suggestion(for: text) == suggestion)
         #expect(Duration.parse(suggestion) != nil)
     }
 
-    @Test(arguments: ["5s", "500", "", "-5s", "abc", "1h30", "1m1m", "1e3", "0x10", "1.5d", "1 day 1 d", "1 day 2h", "5 parsecs", "1..5s",
+    @Test(arguments: ["5s", "500", "", "-5s", "abc", "1m1m", "1ms5", "30 1h", "1h30 5", "1e3", "0x10", "1.5d", "1 day 1 d", "1 day 2h", "5 parsecs", "1..5s",
                       "99999999999999999999d", "50000d", "s", "1h30m extra"])
     func suggestsNothingElse(text: String) {
         #expect(Duration.suggestion(for: text) == nil, "`\(text)`")

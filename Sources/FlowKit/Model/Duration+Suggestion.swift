@@ -3,8 +3,8 @@ extension Duration {
     /// The duration flow's grammar would take for `text`, when `text` is one written the
     /// way other tools or prose write durations: spaces inside (`10 s`), unit words
     /// (`1min`, `5 secs`, `2 hours`, `100msec`), upper case (`1S`), days (`7d`: flow's
-    /// largest unit is the hour), units out of order (`30m1h`), or a number written `.5` or
-    /// `5.`. Nil when `text` is none of those, or parses already.
+    /// largest unit is the hour), units out of order (`30m1h`), a last number without its
+    /// unit (`1h30`), or a number written `.5` or `5.`. Nil when `text` is none of those, or parses already.
     public static func suggestion(for text: String) -> String? {
         guard case .failure(.malformed) = parseChecked(text) else { return nil }
         // (number, unit) pairs; a unit is one of flow's, days are turned into hours.
@@ -22,7 +22,10 @@ extension Duration {
             let word = String(rest.prefix { $0.isLetter })
             rest.removeFirst(word.count)
             skipSpaces()
-            guard let unit = unitWords[word] else { return nil }
+            // A bare number after a unit is in the next smaller one, as a clock reads
+            // `1h30` or `2m30` (`1s500`: milliseconds).
+            let trailing = word.isEmpty && rest.isEmpty ? parts.last.flatMap { smallerUnit[$0.unit] } : nil
+            guard let unit = trailing ?? unitWords[word] else { return nil }
             if unit == "d" {
                 // Whole days only: `1.5d` as hours would need arithmetic on the text.
                 guard let days = Int(number), days <= Int(Duration.maximumNanoseconds / 86_400_000_000_000) else { return nil }
@@ -38,6 +41,9 @@ extension Duration {
         guard suggestion != text, case .success = parseChecked(suggestion) else { return nil }
         return suggestion
     }
+
+    /// The unit a bare number after `unit` is read in.
+    private static let smallerUnit = ["d": "h", "h": "m", "m": "s", "s": "ms"]
 
     /// Unit words people write, by the unit flow spells them with (`d` for days, which
     /// `suggestion(for:)` turns into hours).
