@@ -328,6 +328,8 @@ final class LiveFlow: @unchecked Sendable {
     }
 
     /// Waits until `predicate(stdout, stderr)` holds; false after `timeout` seconds.
+    /// `predicate` is checked again only when output arrives, so it must depend on the
+    /// output alone (every caller's does); to wait on a file, poll it.
     func waitFor(timeout: Double = 20, _ predicate: (String, String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
