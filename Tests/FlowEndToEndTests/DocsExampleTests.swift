@@ -8,9 +8,10 @@ import Testing
 ///   or `schema` (with `printf … > FILE` or `python3 -c … > FILE` to set up) prints what the block shows, stdout and
 ///   stderr together, as docs/diagnostics.md promises ("the output shown is the real
 ///   output"). The workflow is the ```` ```yaml ```` block before it, written to the file
-///   the command names (or that its `# FILE.yaml` first line names). Blocks with other
-///   commands (`flow run`, whose times vary; `ls`) and commands shown without output (a
-///   usage illustration) are left out;
+///   the command names (or that its `# FILE.yaml` first line names). A `flow run` example
+///   is checked too, its times (`0.2s`) aside, and an `echo $?` after a command against
+///   that command's exit status. Blocks with other commands (`ls`, a pipe) and commands
+///   shown without output (a usage illustration) are left out;
 /// - every ```` ```yaml ```` block that is a whole workflow (it has `steps:` at the top)
 ///   and is not the input of such an example validates without a problem.
 @Suite struct DocsExampleTests {
@@ -72,12 +73,25 @@ import Testing
     /// Whether a command is one the examples are checked with: setup, or a `flow` command
     /// whose output does not depend on time or the machine.
     static func isCheckable(_ command: Command) -> Bool {
-        if isSetup(command) { return true }
+        if isSetup(command) || isStatus(command) { return true }
         let words = command.text.split(separator: " ")
-        guard words.first == "flow", words.count > 1, !command.text.contains("|"), !command.text.contains(">") else {
+        // `2>&1` shows a run's stderr beside its stdout, as the example's reader sees them.
+        let redirections = command.text.replacingOccurrences(of: " 2>&1", with: "")
+        guard words.first == "flow", words.count > 1, !command.text.contains("|"), !redirections.contains(">") else {
             return false
         }
-        return ["validate", "plan", "graph", "schema"].contains(words[1])
+        return ["validate", "plan", "graph", "schema", "run"].contains(words[1])
+    }
+
+    /// `echo $?` after a command: the example shows its exit status.
+    static func isStatus(_ command: Command) -> Bool {
+        command.text == "echo $?"
+    }
+
+    /// `text` with every time a run prints (`0.2s`, `in 0.4s`) made `0.0s`: a run's times
+    /// vary, its lines, labels and counts do not.
+    static func withoutTimes(_ text: String) -> String {
+        text.replacingOccurrences(of: #"\b[0-9]+\.[0-9]s\b"#, with: "0.0s", options: .regularExpression)
     }
 
     /// A command that writes the workflow an example reads (`printf '…' > workflow.yaml`).
@@ -117,7 +131,14 @@ import Testing
                 try box.write("workflows/\(file)", text)
             }
             if let input, let name = Self.ownName(of: input) { try box.write(name, input.text) }
+            var status: Int32?
             for command in commands {
+                if Self.isStatus(command) {
+                    checked += 1
+                    #expect(command.expected.first.map { Int32($0) } == status,
+                            "\(document):\(block.line): the command before `$ echo $?` exited \(status.map(String.init) ?? "?")")
+                    continue
+                }
                 if let input, Self.ownName(of: input) == nil, !Self.isSetup(command),
                    let file = Self.workflowFile(of: command), !file.contains("*"), !box.exists(file) {
                     try box.write(file, input.text)
@@ -127,12 +148,15 @@ import Testing
                 let result = try FlowBinary.run([], in: box.root,
                                                 shellScript: "FLOW=\"$0\" exec /bin/bash ./example.sh")
                 if Self.isSetup(command) { continue }
+                status = result.status
                 checked += 1
                 var expected = command.expected
                 while expected.last == "" { expected.removeLast() }
                 var output = result.stdout
                 if output.hasSuffix("\n") { output.removeLast() }
-                #expect(output == expected.joined(separator: "\n"),
+                let isRun = command.text.hasPrefix("flow run ")
+                #expect((isRun ? Self.withoutTimes(output) : output)
+                            == (isRun ? Self.withoutTimes(expected.joined(separator: "\n")) : expected.joined(separator: "\n")),
                         "\(document):\(block.line): `$ \(command.text)` printed:\n\(output)")
             }
         }
