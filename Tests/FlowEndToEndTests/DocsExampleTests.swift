@@ -180,4 +180,74 @@ import Testing
                     "\(document):\(block.line): the example is not a valid workflow:\n\(result.stderr)")
         }
     }
+
+    /// The subcommands `flow --help` lists.
+    static let subcommands = ["run", "plan", "validate", "graph", "schema", "runs", "show", "logs", "resume", "undo"]
+
+    /// Every option each subcommand's `--help` lists, and every value of its choices, is in
+    /// docs/cli.md: an option added to the code without a word in the reference fails here.
+    @Test(arguments: subcommands)
+    func everyOptionInHelpIsInTheCLIReference(subcommand: String) throws {
+        let reference = try String(contentsOf: FlowBinary.packageRoot.appendingPathComponent("docs/cli.md"),
+                                   encoding: .utf8)
+        let box = try RunSandbox()
+        let help = try box.run([subcommand, "--help"])
+        #expect(help.status == 0)
+        var options: [String] = []
+        var choices: [String] = []
+        for line in help.stdout.components(separatedBy: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            // An option's line starts with it: `-f, --follow  Keep …`, `--output <output>  How …`.
+            if text.hasPrefix("-") {
+                for word in text.split(separator: " ") where word.hasPrefix("-") {
+                    let name = word.trimmingCharacters(in: CharacterSet(charactersIn: ","))
+                    if name.count > 1 { options.append(name) }
+                }
+            }
+        }
+        // `(values: auto, tty, …; default: auto)`, possibly wrapped over lines.
+        let flat = help.stdout.replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+        var rest = Substring(flat)
+        while let start = rest.range(of: "(values: ") {
+            let list = rest[start.upperBound...].prefix { $0 != ";" && $0 != ")" }
+            choices += list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            rest = rest[start.upperBound...]
+        }
+        #expect(!options.isEmpty, "no options found in `flow \(subcommand) --help`")
+        for option in options where option != "-h" {
+            #expect(reference.contains("`\(option)") || reference.contains(" \(option)") || reference.contains("\(option)`"),
+                    "`flow \(subcommand) --help` lists \(option), which docs/cli.md does not mention")
+        }
+        for choice in choices {
+            #expect(reference.contains(choice), "`flow \(subcommand) --help` offers `\(choice)`, which docs/cli.md does not mention")
+        }
+    }
+
+    /// Every option docs/cli.md names is one that some command's `--help` lists (or one of
+    /// the two top-level ones help leaves out): a removed or renamed option leaves no trace.
+    @Test func everyOptionInTheCLIReferenceExists() throws {
+        let reference = try String(contentsOf: FlowBinary.packageRoot.appendingPathComponent("docs/cli.md"),
+                                   encoding: .utf8)
+        let box = try RunSandbox()
+        // `--name` is the placeholder of the conventions (`--name value`).
+        var known: Set<String> = ["--generate-completion-script", "--complete-values", "--help", "--version", "--name"]
+        for subcommand in Self.subcommands {
+            let help = try box.run([subcommand, "--help"]).stdout
+            var rest = Substring(help)
+            while let range = rest.range(of: #"--[a-z][a-z-]*"#, options: .regularExpression) {
+                known.insert(String(rest[range]))
+                rest = rest[range.upperBound...]
+            }
+        }
+        var rest = Substring(reference)
+        var unknown: Set<String> = []
+        // An option as the reference writes it: in backticks, at the start of a code span.
+        while let range = rest.range(of: #"`--[a-z][a-z-]*"#, options: .regularExpression) {
+            let name = String(rest[range].dropFirst())
+            if !known.contains(name) { unknown.insert(name) }
+            rest = rest[range.upperBound...]
+        }
+        #expect(unknown.isEmpty, "docs/cli.md names options no command has: \(unknown.sorted())")
+    }
 }
