@@ -20,7 +20,9 @@ struct RunCommand: Command {
 
             Exit status: 0 when every step succeeded (or was skipped, or failed with \
             continue_on_error); 1 when a step failed; 2 when the workflow is invalid, the \
-            command line is wrong, fewer than 64 files are left to open (ulimit -n) or $TMPDIR is unusable (nothing ran); 130 after SIGINT; 143 after SIGTERM; 129 \
+            command line is wrong, fewer than 64 files are left to open (ulimit -n), fewer than \
+            16 processes are left to this user (ulimit -u), $TMPDIR is unusable or the current \
+            directory was removed (nothing ran); 130 after SIGINT; 143 after SIGTERM; 129 \
             after SIGHUP (the terminal went away; ignored under nohup); 131 after SIGQUIT.
 
             Examples:

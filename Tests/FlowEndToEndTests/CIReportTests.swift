@@ -105,6 +105,28 @@ import FoundationXML
         #endif
     }
 
+    /// A step that printed more than a MiB kept the report's first MiB of it and dropped the
+    /// rest without a word: the lines that say why it failed, printed last, were not in
+    /// the report (found by the docs audit: cli.md says the case holds "its output").
+    @Test func junitKeepsTheEndOfALongOutput() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - name: big
+                shell: i=0; while [ $i -lt 30000 ]; do echo "line $i xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"; i=$((i+1)); done; echo "the reason it failed"; exit 1
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-journal", "--junit", "report.xml"])
+        #expect(r.status == 1, "\(r.stderr.suffix(300))")
+        let text = box.read("report.xml") ?? ""
+        #expect(text.contains("the reason it failed\n</system-out>"), "\(text.suffix(300))")
+        #expect(text.contains("line 29999 "), "\(text.suffix(300))")
+        #expect(!text.contains("line 0 "), "the start of the output is what goes")
+        // What went is said, and the kept part starts at a line start.
+        #expect(text.range(of: #"<system-out>… \([0-9]+ bytes of earlier output left out\)\nline [0-9]+ x"#,
+                            options: .regularExpression) != nil, "\(text.prefix(600))")
+        #expect(text.utf8.count < (1 << 20) + 4096, "at most about a MiB of output: \(text.utf8.count)")
+    }
+
     /// A run refused before it started (an invalid workflow, a `--var` the workflow does
     /// not declare: exit 2) still writes its `--junit` report, one failed case holding what
     /// flow said: a CI job's report step found no file, and said only that.

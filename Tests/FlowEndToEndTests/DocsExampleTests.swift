@@ -8,9 +8,10 @@ import Testing
 ///   or `schema` (with `printf … > FILE` or `python3 -c … > FILE` to set up) prints what the block shows, stdout and
 ///   stderr together, as docs/diagnostics.md promises ("the output shown is the real
 ///   output"). The workflow is the ```` ```yaml ```` block before it, written to the file
-///   the command names (or that its `# FILE.yaml` first line names). Blocks with other
-///   commands (`flow run`, whose times vary; `ls`) and commands shown without output (a
-///   usage illustration) are left out;
+///   the command names (or that its `# FILE.yaml` first line names). A `flow run` example
+///   is checked too, its times (`0.2s`) aside, and an `echo $?` after a command against
+///   that command's exit status. Blocks with other commands (`ls`, a pipe) and commands
+///   shown without output (a usage illustration) are left out;
 /// - every ```` ```yaml ```` block that is a whole workflow (it has `steps:` at the top)
 ///   and is not the input of such an example validates without a problem.
 @Suite struct DocsExampleTests {
@@ -72,12 +73,25 @@ import Testing
     /// Whether a command is one the examples are checked with: setup, or a `flow` command
     /// whose output does not depend on time or the machine.
     static func isCheckable(_ command: Command) -> Bool {
-        if isSetup(command) { return true }
+        if isSetup(command) || isStatus(command) { return true }
         let words = command.text.split(separator: " ")
-        guard words.first == "flow", words.count > 1, !command.text.contains("|"), !command.text.contains(">") else {
+        // `2>&1` shows a run's stderr beside its stdout, as the example's reader sees them.
+        let redirections = command.text.replacingOccurrences(of: " 2>&1", with: "")
+        guard words.first == "flow", words.count > 1, !command.text.contains("|"), !redirections.contains(">") else {
             return false
         }
-        return ["validate", "plan", "graph", "schema"].contains(words[1])
+        return ["validate", "plan", "graph", "schema", "run"].contains(words[1])
+    }
+
+    /// `echo $?` after a command: the example shows its exit status.
+    static func isStatus(_ command: Command) -> Bool {
+        command.text == "echo $?"
+    }
+
+    /// `text` with every time a run prints (`0.2s`, `in 0.4s`) made `0.0s`: a run's times
+    /// vary, its lines, labels and counts do not.
+    static func withoutTimes(_ text: String) -> String {
+        text.replacingOccurrences(of: #"\b[0-9]+\.[0-9]s\b"#, with: "0.0s", options: .regularExpression)
     }
 
     /// A command that writes the workflow an example reads (`printf '…' > workflow.yaml`).
@@ -117,7 +131,14 @@ import Testing
                 try box.write("workflows/\(file)", text)
             }
             if let input, let name = Self.ownName(of: input) { try box.write(name, input.text) }
+            var status: Int32?
             for command in commands {
+                if Self.isStatus(command) {
+                    checked += 1
+                    #expect(command.expected.first.map { Int32($0) } == status,
+                            "\(document):\(block.line): the command before `$ echo $?` exited \(status.map(String.init) ?? "?")")
+                    continue
+                }
                 if let input, Self.ownName(of: input) == nil, !Self.isSetup(command),
                    let file = Self.workflowFile(of: command), !file.contains("*"), !box.exists(file) {
                     try box.write(file, input.text)
@@ -127,12 +148,15 @@ import Testing
                 let result = try FlowBinary.run([], in: box.root,
                                                 shellScript: "FLOW=\"$0\" exec /bin/bash ./example.sh")
                 if Self.isSetup(command) { continue }
+                status = result.status
                 checked += 1
                 var expected = command.expected
                 while expected.last == "" { expected.removeLast() }
                 var output = result.stdout
                 if output.hasSuffix("\n") { output.removeLast() }
-                #expect(output == expected.joined(separator: "\n"),
+                let isRun = command.text.hasPrefix("flow run ")
+                #expect((isRun ? Self.withoutTimes(output) : output)
+                            == (isRun ? Self.withoutTimes(expected.joined(separator: "\n")) : expected.joined(separator: "\n")),
                         "\(document):\(block.line): `$ \(command.text)` printed:\n\(output)")
             }
         }
@@ -155,5 +179,75 @@ import Testing
             #expect(result.status == 0 && result.stderr.isEmpty,
                     "\(document):\(block.line): the example is not a valid workflow:\n\(result.stderr)")
         }
+    }
+
+    /// The subcommands `flow --help` lists.
+    static let subcommands = ["run", "plan", "validate", "graph", "schema", "runs", "show", "logs", "resume", "undo"]
+
+    /// Every option each subcommand's `--help` lists, and every value of its choices, is in
+    /// docs/cli.md: an option added to the code without a word in the reference fails here.
+    @Test(arguments: subcommands)
+    func everyOptionInHelpIsInTheCLIReference(subcommand: String) throws {
+        let reference = try String(contentsOf: FlowBinary.packageRoot.appendingPathComponent("docs/cli.md"),
+                                   encoding: .utf8)
+        let box = try RunSandbox()
+        let help = try box.run([subcommand, "--help"])
+        #expect(help.status == 0)
+        var options: [String] = []
+        var choices: [String] = []
+        for line in help.stdout.components(separatedBy: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            // An option's line starts with it: `-f, --follow  Keep …`, `--output <output>  How …`.
+            if text.hasPrefix("-") {
+                for word in text.split(separator: " ") where word.hasPrefix("-") {
+                    let name = word.trimmingCharacters(in: CharacterSet(charactersIn: ","))
+                    if name.count > 1 { options.append(name) }
+                }
+            }
+        }
+        // `(values: auto, tty, …; default: auto)`, possibly wrapped over lines.
+        let flat = help.stdout.replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+        var rest = Substring(flat)
+        while let start = rest.range(of: "(values: ") {
+            let list = rest[start.upperBound...].prefix { $0 != ";" && $0 != ")" }
+            choices += list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            rest = rest[start.upperBound...]
+        }
+        #expect(!options.isEmpty, "no options found in `flow \(subcommand) --help`")
+        for option in options where option != "-h" {
+            #expect(reference.contains("`\(option)") || reference.contains(" \(option)") || reference.contains("\(option)`"),
+                    "`flow \(subcommand) --help` lists \(option), which docs/cli.md does not mention")
+        }
+        for choice in choices {
+            #expect(reference.contains(choice), "`flow \(subcommand) --help` offers `\(choice)`, which docs/cli.md does not mention")
+        }
+    }
+
+    /// Every option docs/cli.md names is one that some command's `--help` lists (or one of
+    /// the two top-level ones help leaves out): a removed or renamed option leaves no trace.
+    @Test func everyOptionInTheCLIReferenceExists() throws {
+        let reference = try String(contentsOf: FlowBinary.packageRoot.appendingPathComponent("docs/cli.md"),
+                                   encoding: .utf8)
+        let box = try RunSandbox()
+        // `--name` is the placeholder of the conventions (`--name value`).
+        var known: Set<String> = ["--generate-completion-script", "--complete-values", "--help", "--version", "--name"]
+        for subcommand in Self.subcommands {
+            let help = try box.run([subcommand, "--help"]).stdout
+            var rest = Substring(help)
+            while let range = rest.range(of: #"--[a-z][a-z-]*"#, options: .regularExpression) {
+                known.insert(String(rest[range]))
+                rest = rest[range.upperBound...]
+            }
+        }
+        var rest = Substring(reference)
+        var unknown: Set<String> = []
+        // An option as the reference writes it: in backticks, at the start of a code span.
+        while let range = rest.range(of: #"`--[a-z][a-z-]*"#, options: .regularExpression) {
+            let name = String(rest[range].dropFirst())
+            if !known.contains(name) { unknown.insert(name) }
+            rest = rest[range.upperBound...]
+        }
+        #expect(unknown.isEmpty, "docs/cli.md names options no command has: \(unknown.sorted())")
     }
 }

@@ -17,8 +17,17 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         var message: String?
         /// Why its undo failed (`undo failed: down exit 4 0.1s`).
         var undoMessage: String?
-        var output: [UInt8] = []
+        /// The end of the step's output (and its undo's), as chunks of about `chunkBytes`:
+        /// a failure's reason is in its last lines, so the oldest chunk goes first.
+        var chunks: [[UInt8]] = []
+        var count = 0
+        /// Bytes of output dropped from the front to keep at most `maxOutputBytes`.
+        var omitted = 0
     }
+
+    /// Output kept per case (at least; cut at a line start when written).
+    static let maxOutputBytes = 1 << 20
+    static let chunkBytes = 64 * 1024
 
     let path: String
     var workflow = ""
@@ -83,10 +92,43 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         return index[parts[..<u].joined(separator: ".")]
     }
 
+    /// Keeps the last `maxOutputBytes` of a case's output. It kept the first MiB and dropped
+    /// the rest without a word, so a step that printed more lost the lines that said why
+    /// it failed.
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
-        guard let i = step.isUndo ? undoneCase(step.path) : index[step.path], cases[i].output.count < 1 << 20 else { return }
-        cases[i].output.append(contentsOf: line)
-        cases[i].output.append(0x0A)
+        guard let i = step.isUndo ? undoneCase(step.path) : index[step.path] else { return }
+        if cases[i].chunks.isEmpty || cases[i].chunks[cases[i].chunks.count - 1].count >= Self.chunkBytes {
+            cases[i].chunks.append([])
+        }
+        cases[i].chunks[cases[i].chunks.count - 1].append(contentsOf: line)
+        cases[i].chunks[cases[i].chunks.count - 1].append(0x0A)
+        cases[i].count += line.count + 1
+        while cases[i].chunks.count > 1, cases[i].count - cases[i].chunks[0].count >= Self.maxOutputBytes {
+            let dropped = cases[i].chunks.removeFirst().count
+            cases[i].count -= dropped
+            cases[i].omitted += dropped
+        }
+    }
+
+    /// A case's kept output: at most `maxOutputBytes`, from a line start, after a line that
+    /// says how much went before it.
+    static func keptOutput(_ c: Case) -> String {
+        var bytes = c.chunks.flatMap { $0 }
+        var omitted = c.omitted
+        if bytes.count > maxOutputBytes {
+            let window = bytes.count - maxOutputBytes
+            var cut = window
+            while cut < bytes.count - 1, bytes[cut - 1] != 0x0A { cut += 1 }
+            if cut >= bytes.count - 1 {
+                // One line longer than the window: its end, not inside a UTF-8 sequence.
+                cut = window
+                while cut < bytes.count, bytes[cut] & 0xC0 == 0x80 { cut += 1 }
+            }
+            bytes.removeFirst(cut)
+            omitted += cut
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return omitted == 0 ? text : "… (\(omitted) bytes of earlier output left out)\n" + text
     }
 
     /// `s` as XML text or attribute value. CR is written `&#13;` (a parser reads a raw one
@@ -124,7 +166,7 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         xml += "  <testsuite name=\"\(Self.escape(workflow))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
         for c in cases {
             xml += "    <testcase name=\"\(Self.escape(c.step.label))\" classname=\"\(Self.escape(workflow)).\(Self.escape(c.step.path))\" time=\"\(format3(c.elapsed))\""
-            let text = String(decoding: c.output, as: UTF8.self)
+            let text = Self.keptOutput(c)
             switch c.state {
             case .failed, .timedOut, .undoFailed:
                 let message = c.state == .undoFailed ? c.undoMessage ?? "undo failed" : c.message ?? c.state.rawValue
