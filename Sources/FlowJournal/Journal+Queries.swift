@@ -256,9 +256,22 @@ extension Journal {
     public func reusedSources(_ runID: String) throws(JournalError) -> [String: String] {
         let prefix = StepTransition.reusedReason(from: "")
         var sources: [String: String] = [:]
-        for record in RunLock.records(stateDir: stateDir, runID: runID) {
-            if let reason = record.reason, reason.hasPrefix(prefix) { sources[record.path] = String(reason.dropFirst(prefix.count)) }
-        }
+        for (path, reason) in try reasons(runID, startingWith: prefix) { sources[path] = String(reason.dropFirst(prefix.count)) }
+        return sources
+    }
+
+    /// The steps of run `runID` that `--only`, `--tags` or `--skip-tags` left out (their
+    /// `not selected` transition; the steps inside them and their undo steps are left out
+    /// with them). `flow logs` pads labels as the live output did, which counted only the
+    /// selected steps.
+    public func unselectedPaths(_ runID: String) throws(JournalError) -> Set<String> {
+        Set(try reasons(runID, startingWith: StepTransition.notSelectedReason).map(\.path))
+    }
+
+    /// The transitions of run `runID` whose reason starts with `prefix`, in order, as
+    /// (path, reason): the database's and a live run's not yet committed ones.
+    private func reasons(_ runID: String, startingWith prefix: String) throws(JournalError) -> [(path: String, reason: String)] {
+        var found: [(path: String, reason: String)] = []
         let rows = try read { db in
             // `reason` is set on few transitions: the run's own, keyed by run first, are scanned.
             try db.rows("SELECT path, reason FROM transitions WHERE run_id = ? AND reason LIKE ? ORDER BY seq",
@@ -266,9 +279,12 @@ extension Journal {
         }
         for row in rows {
             let reason: String = row["reason"] ?? ""
-            if reason.hasPrefix(prefix) { sources[row["path"] ?? ""] = String(reason.dropFirst(prefix.count)) }
+            if reason.hasPrefix(prefix) { found.append((row["path"] ?? "", reason)) }
         }
-        return sources
+        for record in RunLock.records(stateDir: stateDir, runID: runID) {
+            if let reason = record.reason, reason.hasPrefix(prefix) { found.append((record.path, reason)) }
+        }
+        return found
     }
 
     /// The run that ran each step of `holders` (path → the run whose record holds its

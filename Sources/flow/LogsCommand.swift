@@ -63,8 +63,13 @@ struct LogsCommand: Command {
             path = match.path
         }
         // The labels of the live output (`name`, else `KIND@PATH`), padded as `prefixed`
-        // pads them (to the widest step's, within a maximum), so lines read as they did then.
-        let width = min(steps.filter(\.isLeaf).map { DisplayWidth.columns(of: $0.label) }.max() ?? 0,
+        // pads them (to the widest selected step's, within a maximum), so lines read as
+        // they did then.
+        let unselected = try JournalInput.attempt { () throws(JournalError) in try journal.unselectedPaths(id) }
+        func isSelected(_ step: StepRecord) -> Bool {
+            unselected.isEmpty || !unselected.contains { step.path == $0 || step.path.hasPrefix($0 + ".") }
+        }
+        let width = min(steps.filter { $0.isLeaf && isSelected($0) }.map { DisplayWidth.columns(of: $0.label) }.max() ?? 0,
                         PrefixedReporter.maximumLabelWidth)
         let labels = Dictionary(steps.map { ($0.path, PrefixedReporter.padded($0.label, to: width)) },
                                 uniquingKeysWith: { a, _ in a })

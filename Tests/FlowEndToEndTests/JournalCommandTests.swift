@@ -255,6 +255,34 @@ import Testing
         #expect(unknown.status == 2 && unknown.stderr.contains("shell@9"), "\(unknown)")
     }
 
+    /// Under a selection, `logs` pads labels to the selected steps', as the live output
+    /// did: it padded to every step of the run (`build    | building`), the unselected
+    /// `print@f1` and the steps inside an unselected group and their undo steps included.
+    @Test func logsPadsLabelsToTheSelectedStepsAsTheLiveRunDid() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: echo building
+                tags: [b]
+              - name: a-group-left-out
+                sequential:
+                  - name: a-long-step-left-out
+                    shell: echo never
+                    undo:
+                      - shell: echo never-undone
+            finally:
+              - print: x
+            """)
+        for selection in [["--only", "build"], ["--tags", "b"]] {
+            let run = try box.run(["run", "wf.yaml", "--output", "prefixed"] + selection)
+            #expect(run.status == 0, "\(run)")
+            let logs = try box.run(["logs", "last"])
+            #expect(logs.status == 0 && logs.stdout == run.stdout, "\(selection): \(logs)\n--- live\n\(run)")
+        }
+        #expect(try box.run(["logs", "last", "build"]).stdout == "building\n")
+    }
+
     /// A name that several steps share (inside an action used twice) is refused as STEP,
     /// with the paths to choose from; a path picks one.
     @Test func logsRefusesANameSeveralStepsShare() throws {

@@ -331,7 +331,7 @@ public final class Executor: Sendable {
     func prepare(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
                  status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool) -> Preparation
     {
-        if !node.selected { return .finished(skip(node, frame: frame, isUndo: isUndo, reason: "not selected")) }
+        if !node.selected { return .finished(skip(node, frame: frame, isUndo: isUndo, reason: StepTransition.notSelectedReason)) }
         // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
         // run is, `failed` once an earlier step of the same `finally` list failed, or a step
         // before this one in a group of that list (at any depth): that step said

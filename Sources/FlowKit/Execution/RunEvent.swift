@@ -37,6 +37,9 @@ public struct StepTransition: Sendable {
     /// The reason of a step `flow resume` takes from run `id` instead of running it.
     public static func reusedReason(from id: String) -> String { "reused from run \(id)" }
 
+    /// The reason of a step `--only`, `--tags` or `--skip-tags` left out.
+    public static let notSelectedReason = "not selected"
+
     /// The reason of a step `flow undo` reverses, recorded first as run `id` left it (not
     /// "reused": nothing of it is used again).
     public static func reversedReason(from id: String) -> String { "succeeded in run \(id)" }

@@ -81,6 +81,12 @@ public struct LoadedWorkflow: Sendable {
         return paths.map { load(path: $0.path, pathBytes: $0.bytes) }
     }
 
+    /// Help for `-` when flow was started with stdin closed (`flow run - <&-`, or a CI step
+    /// that gives it no input): how to hand it the workflow.
+    static var stdinHelp: String? {
+        StandardDescriptors.stdinWasClosed ? "`-` reads the workflow from stdin: `flow run - < FILE`, or name the file" : nil
+    }
+
     /// For a workflow file that is not there: the workflow file of its directory it is a
     /// typo of (`relase.yaml` → `release.yaml`), else the workflow files there (a name
     /// without `.yaml`, such as an ACTION given first: `flow run release`), as go-task
@@ -90,12 +96,6 @@ public struct LoadedWorkflow: Sendable {
     /// UTF-8 is shown as `caf\xFF`, which opens nothing). Only regular files (or links to
     /// them) count (`WorkflowDirectory`): a dangling link named like the file, or a
     /// directory `release.yaml`, is no file to run, and was offered as the one meant.
-    /// Help for `-` when flow was started with stdin closed (`flow run - <&-`, or a CI step
-    /// that gives it no input): how to hand it the workflow.
-    static var stdinHelp: String? {
-        StandardDescriptors.stdinWasClosed ? "`-` reads the workflow from stdin: `flow run - < FILE`, or name the file" : nil
-    }
-
     static func missingFileHelp(_ path: String, bytes: [UInt8]) -> String? {
         let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
         let directoryBytes = slash.map { Array(bytes[...$0]) } ?? []
