@@ -26,6 +26,23 @@ import Testing
         }
     }
 
+    /// A workflow file over 64 MiB is refused unread, named with the limit in the unit it
+    /// is (it said "64 MB" of 64 × 2^20 bytes), and the other files are still checked.
+    @Test func aFileOverTheSizeLimitIsRefusedWithTheLimit() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - print: hi\n")
+        let big = box.path("big.yaml")
+        #expect(FileManager.default.createFile(atPath: big, contents: nil))
+        #expect(truncate(big, 64 << 20 + 1) == 0)
+        let r = try box.run(["validate", "big.yaml", "ok.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.hasPrefix("big.yaml:1:1: error: cannot read `big.yaml`: larger than 64 MiB [file-unreadable]\n"), "\(r)")
+        #expect(r.stdout == "ok.yaml: valid\n" && r.stderr.hasSuffix("1 error in 1 of 2 files\n"), "\(r)")
+        #expect(truncate(big, 64 << 20) == 0)
+        let atLimit = try box.run(["validate", "big.yaml"])
+        #expect(!atLimit.stdout.contains("larger than") && !atLimit.stderr.contains("larger than"), "\(atLimit)")
+    }
+
     /// A status compared with a string that is no status is always false (`!=`: true): a
     /// warning, with the status meant (GitHub Actions' `success`/`failure` too). The run
     /// still runs (warnings do not stop it), and `--strict` makes it an error.

@@ -37,7 +37,7 @@ public enum FileReader {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw Failure(path: path, reason: "it is a directory", isDirectory: true) }
-        if Int(info.st_size) > maxSize { throw Failure(path: path, reason: "larger than \(maxSize >> 20) MB") }
+        if Int(info.st_size) > maxSize { throw Failure(path: path, reason: "larger than \(maxSize >> 20) MiB") }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(info.st_size) + 1)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -49,7 +49,7 @@ public enum FileReader {
             }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
-            if bytes.count > maxSize { throw Failure(path: path, reason: "larger than \(maxSize >> 20) MB") }
+            if bytes.count > maxSize { throw Failure(path: path, reason: "larger than \(maxSize >> 20) MiB") }
         }
         return bytes
     }
