@@ -32,28 +32,18 @@ public final class RunClaim: @unchecked Sendable {
     }
 
     /// Takes the claim on `runID` without waiting.
-    public static func take(stateDir: String, runID: String, busyTries: Int = busyTries) -> Outcome {
+    public static func take(stateDir: String, runID: String) -> Outcome {
         let path = path(stateDir: stateDir, runID: runID)
         // A claim file removed (by `recover`) between our open and our lock is not the one
         // at the path any more: another process may have made and taken a new one. So the
         // lock counts only on the file still at the path.
-        //
-        // A lock refused may be another flow's `removeIfFree`, which holds a free claim file
-        // for a moment to remove it: that holder lets go within microseconds, a resume or
-        // undo holds on until it ends. So a refusal is believed only once it lasts
-        // (`busyTries` × 1 ms); a refused claim costs that much, a taken one nothing.
-        var busy = 0
-        for _ in 0..<(8 + busyTries) {
+        for _ in 0..<8 {
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { return .unavailable }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-                let refused = errno
+                let busy = errno == EWOULDBLOCK
                 close(fd)
-                guard refused == EWOULDBLOCK else { return .unavailable }
-                busy += 1
-                if busy >= busyTries { return .held }
-                usleep(1_000)
-                continue
+                return busy ? .held : .unavailable
             }
             var opened = stat(), current = stat()
             if fstat(fd, &opened) == 0, stat(path, &current) == 0, opened.st_ino == current.st_ino, opened.st_dev == current.st_dev {
@@ -63,10 +53,6 @@ public final class RunClaim: @unchecked Sendable {
         }
         return .unavailable
     }
-
-    /// How many times a claim refused by a lock is tried, 1 ms apart, before it counts as
-    /// held (see `take`).
-    public static let busyTries = 20
 
     /// Removes the claim file and lets go of it: the run it claimed is deleted (`--prune`).
     func release(stateDir: String, runID: String) {
