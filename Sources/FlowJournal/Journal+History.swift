@@ -33,6 +33,9 @@ extension Journal {
         var earlier = try carriedSteps(id: parentID, kind: parent.kind, parentID: parent.parentID, visited: visited.union([id]))
         try applyUndos(of: parentID, to: &earlier)
         let byPath = Dictionary(earlier.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // Only the leaves this resume reused: one it ran again (a `--force` resume of an
+        // edited command) also succeeded in both runs, but completed now, after those.
+        let reused = try reusedSources(id)
         for i in steps.indices {
             guard let before = byPath[steps[i].path] else { continue }
             if Self.unreached.contains(steps[i].state) {
@@ -46,7 +49,8 @@ extension Journal {
                 steps[i].outputs = before.outputs
                 steps[i].generation = before.generation + 1
                 steps[i].origin = before.origin ?? parentID
-            } else if before.state == "succeeded", Self.leaves.contains(steps[i].kind), before.completedSeq != nil,
+            } else if reused[steps[i].path] != nil, before.state == "succeeded", Self.leaves.contains(steps[i].kind),
+                      before.completedSeq != nil,
                       ["succeeded", "undo_failed", "undoing"].contains(steps[i].state) {
                 // A leaf the earlier run had succeeded was reused, not run: it completed
                 // when the earlier run ran it, before this run's own steps (and the order

@@ -1245,6 +1245,35 @@ import Glibc
         #expect(json.stdout.components(separatedBy: "\"reused_from\": \"\(firstID)\"").count == 3, "\(json)")
     }
 
+    /// `flow undo` of a `--force` resume reverses a step the resume ran again (its command
+    /// was edited) as completed then, after the steps it reused from the run before: the
+    /// rerun step took the earlier run's completion (it had succeeded there too), so `s1`,
+    /// run last, was undone last. Found by the model-based resume/undo audit.
+    @Test func undoOfAForcedResumeReversesARerunStepAsCompletedThen() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: s1, shell: echo s1 >> log, undo: "echo undo-s1 >> log" }
+              - { name: s2, shell: echo s2 >> log, undo: "echo undo-s2 >> log" }
+              - { name: s3, shell: test -f ok && echo s3 >> log, undo: "echo undo-s3 >> log" }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        try box.write("wf.yaml", """
+            steps:
+              - { name: s1, shell: echo s1 >> log; true, undo: "echo undo-s1 >> log" }
+              - { name: s2, shell: echo s2 >> log, undo: "echo undo-s2 >> log" }
+              - { name: s3, shell: test -f ok && echo s3 >> log, undo: "echo undo-s3 >> log" }
+            """)
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last", "--force", "--output", "prefixed"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderr.contains("note: s1 runs again"), "\(resumed)")
+        #expect(box.lines("log") == ["s1", "s2", "s1", "s3"])
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log").suffix(3) == ["undo-s3", "undo-s1", "undo-s2"], "latest completion first")
+    }
+
     /// `resume` reuses a step that succeeded whatever its `if` says now: an `if: failure()`
     /// step that ran is not skipped because the failure is gone (it was, yet counted as
     /// reused, and its `undo` dropped out of the rollback).
