@@ -86,6 +86,14 @@ public struct StepRecord: Sendable {
     /// another step at (a resume with `--force` of an edited file).
     public var origin: String?
 
+    /// Whether this step completed before `other` (both succeeded in a run or the runs it
+    /// carries on): a step of an earlier run before every step of a later one, and within
+    /// a run by `completedSeq`. The order `flow undo` reverses, and the one a resume's own
+    /// rollback reverses its reused steps in.
+    public func completed(before other: StepRecord) -> Bool {
+        (other.generation, completedSeq ?? Int.max) < (generation, other.completedSeq ?? Int.max)
+    }
+
     /// Whether another step of the run has the same name (the steps of an action used
     /// twice): its label is then `name@path`, as the live output had it.
     public var sharesName = false

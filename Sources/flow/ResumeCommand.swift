@@ -111,6 +111,8 @@ struct ResumeCommand: Command {
                                  uniquingKeysWith: { first, _ in first })
         let producers = try JournalInput.attempt { () throws(JournalError) in try journal.producers(holders) }
         session.reusedSources = producers.filter { $0.value != id }
+        let firstCompleted = steps.filter { reuse[$0.path] != nil }.sorted { $0.completed(before: $1) }
+        session.reusedOrder = Dictionary(firstCompleted.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
         let reused = JournalInput.reusedCount(reuse, plan: plan)
         Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
         for (label, reason) in changed { Console.stderr("note: \(ControlEscaping.escaped(label)) runs again: \(ControlEscaping.escaped(reason))\n") }

@@ -13,6 +13,8 @@ struct RunSession {
     var reuse: [String: StepResult] = [:]
     /// `resume`: the run that ran a reused result, where not the run resumed.
     var reusedSources: [String: String] = [:]
+    /// `resume`: the order the reused results first completed in (see `RunOptions`).
+    var reusedOrder: [String: Int] = [:]
     /// Seconds flow gives the end of a run after the second signal (the summary, the
     /// journal's record) before it exits without them.
     static let secondSignalDeadline: UInt32 = 2
@@ -111,6 +113,7 @@ struct RunSession {
         runOptions.reuse = reuse
         runOptions.reusedFrom = metadata.parentID
         runOptions.reusedSources = reusedSources
+        runOptions.reusedOrder = reusedOrder
         runOptions.undoneRunStatus = undoneRunStatus
         let cancellation = RunCancellation()
         let executor: Executor

@@ -82,7 +82,7 @@ struct UndoCommand: Command {
             reversible.contains($0.state) && $0.completedSeq != nil && !leftAlone.contains($0.path)
         }
             // Steps carried on from an earlier run completed before any of this run's.
-            .sorted { ($1.generation, $0.completedSeq!) < ($0.generation, $1.completedSeq!) }
+            .sorted { $0.completed(before: $1) }
             .map { (path: $0.path, result: StepResult(state: .succeeded, exitCode: $0.exitCode.map(Int32.init), outputs: $0.outputs)) }
         // Taken once: `plan.steps` walks the plan, and a search of it per step made the undo
         // of 10,000 steps wait minutes before the first one.

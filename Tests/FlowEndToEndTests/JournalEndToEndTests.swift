@@ -1274,6 +1274,31 @@ import Glibc
         #expect(box.lines("log").suffix(3) == ["undo-s3", "undo-s1", "undo-s2"], "latest completion first")
     }
 
+    /// A resume's own rollback reverses the steps it reused as they first ran, before what
+    /// it ran itself, as `flow undo` of it does: `s2` ran in the first run and `s1` only
+    /// in the resume, so `s1` is undone first. The rollback reversed reused steps at their
+    /// reuse (`undo-s2, undo-s1`) while `flow undo` went `undo-s1, undo-s2`; left open by
+    /// the model-based resume/undo audit.
+    @Test func aResumesRollbackReversesReusedStepsAsTheyFirstRan() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: s1, continue_on_error: true, shell: test -f ok && echo s1 >> log, undo: "echo undo-s1 >> log" }
+              - { name: s2, shell: echo s2 >> log, undo: "echo undo-s2 >> log" }
+              - { name: s3, shell: test -f never, undo: "echo undo-s3 >> log" }
+            """)
+        for undoLater in [false, true] {
+            try? FileManager.default.removeItem(atPath: box.path("log"))
+            try? FileManager.default.removeItem(atPath: box.path("ok"))
+            #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+            try box.write("ok", "")
+            let resumed = try box.run(["resume", "last", "--output", "prefixed"] + (undoLater ? ["--no-rollback"] : []))
+            #expect(resumed.status == 1, "\(resumed)")
+            if undoLater { #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0) }
+            #expect(box.lines("log") == ["s2", "s1", "undo-s1", "undo-s2"], "undo later: \(undoLater)")
+        }
+    }
+
     /// `resume` reuses a step that succeeded whatever its `if` says now: an `if: failure()`
     /// step that ran is not skipped because the failure is gone (it was, yet counted as
     /// reused, and its `undo` dropped out of the rollback).

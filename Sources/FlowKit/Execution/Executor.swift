@@ -363,7 +363,7 @@ public final class Executor: Sendable {
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: reason,
                                outputs: previous.outputs.isEmpty ? nil : previous.outputs)
-            runState.record(instance, previous)
+            runState.record(instance, previous, firstRan: options.reusedOrder[node.path])
             return .finished(.succeeded)
         }
         let stepEnv = renderEnv(node, base: env, frame: frame, scope: scope, status: status)

@@ -23,6 +23,10 @@ public struct RunOptions: Sendable {
     /// `reusedFrom` (a result the resumed run itself reused or carried on from an earlier
     /// one): a reused step's line names the run its result came from.
     public var reusedSources: [String: String] = [:]
+    /// `flow resume`: the order the reused results first completed in, by plan path (0 the
+    /// first): the run's own rollback reverses them as they ran, before anything this run
+    /// ran itself, as `flow undo` of it would.
+    public var reusedOrder: [String: Int] = [:]
     /// `flow undo`: how the run being undone ended, which its undo steps see as `run.status`
     /// (a run's own rollback sees `failed` or `cancelled`: how it is ending).
     public var undoneRunStatus: RunStatus = .failed

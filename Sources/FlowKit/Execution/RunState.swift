@@ -14,6 +14,9 @@ final class RunState: Sendable {
         var result: StepResult
         /// When it was recorded (see `State.records`): its undo sees results as they were then.
         var recorded: Int
+        /// For a result a resume reused: its place in the order the reused results first
+        /// completed in (`RunOptions.reusedOrder`).
+        var firstRan: Int?
     }
 
     private struct State {
@@ -56,7 +59,8 @@ final class RunState: Sendable {
         state.withLock { $0.results[Self.key(node.scope, name)] = result }
     }
 
-    func record(_ instance: StepInstance, _ result: StepResult) {
+    /// `firstRan`: a reused result's place among those first completed (see `Completion`).
+    func record(_ instance: StepInstance, _ result: StepResult, firstRan: Int? = nil) {
         state.withLock { s in
             s.records += 1
             if let name = instance.node.name {
@@ -86,7 +90,7 @@ final class RunState: Sendable {
                 }
             }
             if result.state == .succeeded, !instance.node.undo.isEmpty {
-                s.completed.append(Completion(instance: instance, result: result, recorded: s.records))
+                s.completed.append(Completion(instance: instance, result: result, recorded: s.records, firstRan: firstRan))
             }
         }
     }
@@ -149,7 +153,18 @@ final class RunState: Sendable {
     }
 
     /// Steps with `undo` that succeeded, latest first.
-    var rollbackOrder: [Completion] { state.withLock { $0.completed.reversed() } }
+    ///
+    /// A resume's reused steps completed in the runs before it, before anything it ran
+    /// itself, so they come last, latest first as they ran then. Taken at their reuse, they
+    /// were reversed in the order the resume reached them, and its rollback and `flow
+    /// undo` of it reversed the same steps in different orders (found by the resume/undo
+    /// model audit).
+    var rollbackOrder: [Completion] {
+        state.withLock { s in
+            let reused = s.completed.filter { $0.firstRan != nil }.sorted { $0.firstRan! < $1.firstRan! }
+            return (reused + s.completed.filter { $0.firstRan == nil }).reversed()
+        }
+    }
 
     /// How many workflow steps ended in each state (and groups that timed out, each as one
     /// step `timed_out`; see `record`).
