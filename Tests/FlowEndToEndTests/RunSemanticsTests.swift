@@ -145,6 +145,37 @@ import Glibc
         #expect(box.lines("log").isEmpty, "\(r)")
     }
 
+    /// A command flow execs directly (no shell syntax) finds its program through a relative
+    /// `PATH` entry from the step's `dir`, as the shell it stands in for does (`sh -c tool`
+    /// run in `dir`). It was looked up from flow's own directory and then exec'd in `dir`:
+    /// `./tool` found beside the workflow failed as "not found" in a `dir` without one (the
+    /// shell ran the `tool` of a later `PATH` entry), and a `tool` in `dir` lost to one of a
+    /// later entry (found by reading `Executor.runShell`).
+    @Test func aDirectCommandFindsItsProgramFromItsDir() throws {
+        let box = try RunSandbox()
+        for (file, says) in [("tool", "top"), ("bin/tool", "bin"), ("bin/other", "bin"), ("inner/other", "inner")] {
+            try box.write(file, "#!/bin/sh\necho \(says)-$(basename $0)\n")
+            chmod(box.path(file), 0o755)
+        }
+        try FileManager.default.createDirectory(atPath: box.path("empty"), withIntermediateDirectories: false)
+        try box.write("wf.yaml", """
+            steps:
+              - { name: direct_a, shell: tool, dir: empty }
+              - { name: shell_a, shell: "tool;", dir: empty }
+              - { name: direct_b, shell: other, dir: inner }
+              - { name: shell_b, shell: "other;", dir: inner }
+              - { name: direct_c, shell: tool }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"],
+                            env: ["PATH": ".:\(box.path("bin")):/usr/local/bin:/usr/bin:/bin"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("direct_a | bin-tool"), "\(r)")
+        #expect(r.stdout.contains("shell_a  | bin-tool"), "\(r)")
+        #expect(r.stdout.contains("direct_b | inner-other"), "\(r)")
+        #expect(r.stdout.contains("shell_b  | inner-other"), "\(r)")
+        #expect(r.stdout.contains("direct_c | top-tool"), "\(r)")
+    }
+
     /// A `dir` that names a file says so: the step said "working directory `f` does not
     /// exist", though `ls` showed it there.
     @Test func aDirThatIsAFileIsCalledThat() throws {
