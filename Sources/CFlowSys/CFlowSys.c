@@ -293,7 +293,11 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     }
     if (child < 0) return saved;
     if (args.error != 0) {
-        /* The child failed before or at exec and has exited: reap it. */
+        /* The child failed before or at exec and has exited: reap it, after taking its
+           group off the guard's list (it listed itself before its exec): once reaped, its
+           id may be given to another process, and a flow killed before the caller's
+           release would have had the guard SIGKILL that process's group. */
+        if (request->guard_slot >= 0) cflow_guard_set(request->guard_slot, 0);
         if (fd >= 0) close(fd);
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
