@@ -287,7 +287,16 @@ extension Executor {
         var outputs: [String: String] = [:]
         // Most steps write none: one stat, rather than open, fstat, read and close.
         var info = stat()
-        if stat(outputPath, &info) == 0, info.st_size > 0, let bytes = try? FileReader.read(outputPath), !bytes.isEmpty {
+        if stat(outputPath, &info) == 0, info.st_size > 0 {
+            // A file flow cannot read fails the step, as one it cannot parse does: taken as
+            // empty (`try?`), a `FLOW_OUTPUT` over the size limit, or made a directory, let
+            // the step succeed with its outputs silently gone.
+            let bytes: [UInt8]
+            do {
+                bytes = try FileReader.read(outputPath)
+            } catch {
+                return AttemptResult(state: .failed, exitCode: 0, reason: "cannot read FLOW_OUTPUT: \(error.reason)")
+            }
             do {
                 outputs = try OutputFile.parse(String(decoding: bytes, as: UTF8.self))
             } catch {
