@@ -176,6 +176,52 @@ import Glibc
         #expect(r.stdout.contains("direct_c | top-tool"), "\(r)")
     }
 
+    /// A flow in another pid namespace that shares the temporary directory (a container
+    /// run with `--ipc=host`, or `/tmp` mounted in with `TMPDIR=/tmp`) leaves a running
+    /// flow's scratch directory alone: it saw no process with the pid in the name and
+    /// removed it, and the running flow's next step failed to write `FLOW_OUTPUT`
+    /// ("Directory nonexistent"). Needs `unshare -p` (root); skipped without it.
+    @Test func aFlowInAnotherPidNamespaceLeavesARunningFlowsScratchAlone() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return }
+        let box = try RunSandbox()
+        defer { box.killLeftovers() }
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        let tmp = ["TMPDIR": box.path("tmp")]
+        try box.write("a.yaml", """
+            steps:
+              - name: first
+                shell: echo k=v >> "$FLOW_OUTPUT"; echo ready >&2; while [ ! -e go ]; do sleep 0.05; done
+                outputs: [k]
+              - name: second
+                shell: echo k2=v2 >> "$FLOW_OUTPUT"
+                outputs: [k2]
+              - print: "got ${{ steps.first.outputs.k }} ${{ steps.second.outputs.k2 }}"
+            """)
+        try box.write("b.yaml", """
+            steps:
+              - shell: "true"
+              - shell: "true"
+            """)
+        let a = try box.start(["run", "a.yaml", "--no-journal", "--output", "prefixed"], env: tmp)
+        #expect(a.waitForLine("first | ready"), "\(a.stderr)")
+        var env = box.environment
+        env["TMPDIR"] = box.path("tmp")
+        let b = try LiveFlow(executable: "/usr/bin/unshare",
+                             arguments: ["-p", "-f", "--mount-proc", RunSandbox.flowPath, "run", "b.yaml", "--no-journal"],
+                             environment: env, directory: box.root.path, ownGroup: false)
+        let bStatus = b.waitExit(timeout: 30)
+        guard bStatus == 0 else {
+            // No pid namespace to be had here (a container without the capability).
+            try box.write("go", "")
+            _ = a.waitExit(timeout: 30)
+            return
+        }
+        try box.write("go", "")
+        let r = try a.finish(timeout: 30)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("got v v2"), "\(r)")
+    }
+
     /// A step that writes megabytes without a newline has its output cut into lines of
     /// 1 MiB, none lost: flow held the whole unterminated line in memory (a 200 MB one made
     /// flow 600 MB in `prefixed`, 1.2 GB in `json`). In `prefixed`, 2.5 MiB of `x` is two

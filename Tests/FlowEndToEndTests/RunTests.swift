@@ -950,8 +950,12 @@ import FoundationXML
                 continue_on_error: true
               - print: "${{ steps.huge.status }} ${{ steps.huge.exit_code }} [${{ steps.huge.outputs.small }}] ${{ steps.dir.status }}"
             """)
-        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"])
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"], env: ["TMPDIR": box.path("tmp")])
         #expect(r.status == 0, "\(r)")
+        // The directory the step made where its file was goes with the rest: it kept the
+        // run's scratch directory for good (one left in /dev/shm by each run of this test).
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: box.path("tmp"))) == [], "left behind")
         #expect(box.lines("log") == ["run"], "\(r)")
         #expect(r.stderr.contains("✗ huge cannot read FLOW_OUTPUT: larger than 64 MB"), "\(r)")
         #expect(r.stderr.contains("✗ dir cannot read FLOW_OUTPUT: it is a directory"), "\(r)")
