@@ -246,7 +246,10 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     struct cflow_spawn_request local = *request;
     const int source[3] = {request->stdin_fd, request->stdout_fd, request->stderr_fd};
     if (request->share_table) pthread_once(&slots_once, open_slots);
-    const int shared = request->share_table && slot_end > 0;
+    /* Not with a terminal to take: the child's private copy keeps only the descriptors
+       below `slot_end`, and the terminal's (opened after the slots) is not among them, so
+       its tcsetpgrp failed (EBADF) and the step started in the background. */
+    const int shared = request->share_table && slot_end > 0 && request->tty_fd < 0;
     if (shared) {
         pthread_mutex_lock(&slot_lock);
         int *target[3] = {&local.stdin_fd, &local.stdout_fd, &local.stderr_fd};
@@ -290,7 +293,11 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     }
     if (child < 0) return saved;
     if (args.error != 0) {
-        /* The child failed before or at exec and has exited: reap it. */
+        /* The child failed before or at exec and has exited: reap it, after taking its
+           group off the guard's list (it listed itself before its exec): once reaped, its
+           id may be given to another process, and a flow killed before the caller's
+           release would have had the guard SIGKILL that process's group. */
+        if (request->guard_slot >= 0) cflow_guard_set(request->guard_slot, 0);
         if (fd >= 0) close(fd);
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}

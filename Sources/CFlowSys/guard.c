@@ -166,6 +166,26 @@ pid_t cflow_guard_pid(void) {
     return pid;
 }
 
+int cflow_guard_reap_if_exited(void) {
+    int reaped = 0;
+    pthread_mutex_lock(&guard_lock);
+    if (guard_pid > 0) {
+        int status;
+        pid_t r;
+        while ((r = waitpid(guard_pid, &status, WNOHANG)) < 0 && errno == EINTR) {}
+        if (r == guard_pid) {
+            /* Forgotten as it is reaped: its pid may be anyone's from now on, and
+               cflow_guard_stop would SIGKILL that one at flow's exit. */
+            close(guard_write);
+            guard_write = -1;
+            guard_pid = -1;
+            reaped = 1;
+        }
+    }
+    pthread_mutex_unlock(&guard_lock);
+    return reaped;
+}
+
 void cflow_guard_stop(int kill_now) {
     pthread_mutex_lock(&guard_lock);
     if (guard_pid > 0) {

@@ -145,6 +145,102 @@ import Glibc
         #expect(box.lines("log").isEmpty, "\(r)")
     }
 
+    /// A command flow execs directly (no shell syntax) finds its program through a relative
+    /// `PATH` entry from the step's `dir`, as the shell it stands in for does (`sh -c tool`
+    /// run in `dir`). It was looked up from flow's own directory and then exec'd in `dir`:
+    /// `./tool` found beside the workflow failed as "not found" in a `dir` without one (the
+    /// shell ran the `tool` of a later `PATH` entry), and a `tool` in `dir` lost to one of a
+    /// later entry (found by reading `Executor.runShell`).
+    @Test func aDirectCommandFindsItsProgramFromItsDir() throws {
+        let box = try RunSandbox()
+        for (file, says) in [("tool", "top"), ("bin/tool", "bin"), ("bin/other", "bin"), ("inner/other", "inner")] {
+            try box.write(file, "#!/bin/sh\necho \(says)-$(basename $0)\n")
+            chmod(box.path(file), 0o755)
+        }
+        try FileManager.default.createDirectory(atPath: box.path("empty"), withIntermediateDirectories: false)
+        try box.write("wf.yaml", """
+            steps:
+              - { name: direct_a, shell: tool, dir: empty }
+              - { name: shell_a, shell: "tool;", dir: empty }
+              - { name: direct_b, shell: other, dir: inner }
+              - { name: shell_b, shell: "other;", dir: inner }
+              - { name: direct_c, shell: tool }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"],
+                            env: ["PATH": ".:\(box.path("bin")):/usr/local/bin:/usr/bin:/bin"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("direct_a | bin-tool"), "\(r)")
+        #expect(r.stdout.contains("shell_a  | bin-tool"), "\(r)")
+        #expect(r.stdout.contains("direct_b | inner-other"), "\(r)")
+        #expect(r.stdout.contains("shell_b  | inner-other"), "\(r)")
+        #expect(r.stdout.contains("direct_c | top-tool"), "\(r)")
+    }
+
+    /// A flow in another pid namespace that shares the temporary directory (a container
+    /// run with `--ipc=host`, or `/tmp` mounted in with `TMPDIR=/tmp`) leaves a running
+    /// flow's scratch directory alone: it saw no process with the pid in the name and
+    /// removed it, and the running flow's next step failed to write `FLOW_OUTPUT`
+    /// ("Directory nonexistent"). Needs `unshare -p` (root); skipped without it.
+    @Test func aFlowInAnotherPidNamespaceLeavesARunningFlowsScratchAlone() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return }
+        let box = try RunSandbox()
+        defer { box.killLeftovers() }
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        let tmp = ["TMPDIR": box.path("tmp")]
+        try box.write("a.yaml", """
+            steps:
+              - name: first
+                shell: echo k=v >> "$FLOW_OUTPUT"; echo ready >&2; while [ ! -e go ]; do sleep 0.05; done
+                outputs: [k]
+              - name: second
+                shell: echo k2=v2 >> "$FLOW_OUTPUT"
+                outputs: [k2]
+              - print: "got ${{ steps.first.outputs.k }} ${{ steps.second.outputs.k2 }}"
+            """)
+        try box.write("b.yaml", """
+            steps:
+              - shell: "true"
+              - shell: "true"
+            """)
+        let a = try box.start(["run", "a.yaml", "--no-journal", "--output", "prefixed"], env: tmp)
+        #expect(a.waitForLine("first | ready"), "\(a.stderr)")
+        var env = box.environment
+        env["TMPDIR"] = box.path("tmp")
+        let b = try LiveFlow(executable: "/usr/bin/unshare",
+                             arguments: ["-p", "-f", "--mount-proc", RunSandbox.flowPath, "run", "b.yaml", "--no-journal"],
+                             environment: env, directory: box.root.path, ownGroup: false)
+        let bStatus = b.waitExit(timeout: 30)
+        guard bStatus == 0 else {
+            // No pid namespace to be had here (a container without the capability).
+            try box.write("go", "")
+            _ = a.waitExit(timeout: 30)
+            return
+        }
+        try box.write("go", "")
+        let r = try a.finish(timeout: 30)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("got v v2"), "\(r)")
+    }
+
+    /// A step that writes megabytes without a newline has its output cut into lines of
+    /// 1 MiB, none lost: flow held the whole unterminated line in memory (a 200 MB one made
+    /// flow 600 MB in `prefixed`, 1.2 GB in `json`). In `prefixed`, 2.5 MiB of `x` is two
+    /// whole-MiB lines and the rest, in the output and in the journal alike.
+    @Test func aLineWithoutEndIsCutIntoLinesOfAMebibyte() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: big, shell: "head -c 2621440 /dev/zero | tr '\\\\0' x; echo; echo after" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map { $0.utf8.count }
+        let prefix = "big | ".utf8.count
+        #expect(lines == [prefix + 1_048_576, prefix + 1_048_576, prefix + 524_288, prefix + 5, 0], "\(lines)")
+        let logs = try box.run(["logs", "last", "big"])
+        #expect(logs.stdout.split(separator: "\n").map(\.utf8.count) == [1_048_576, 1_048_576, 524_288, 5], "\(logs.stderr)")
+    }
+
     /// A `dir` that names a file says so: the step said "working directory `f` does not
     /// exist", though `ls` showed it there.
     @Test func aDirThatIsAFileIsCalledThat() throws {

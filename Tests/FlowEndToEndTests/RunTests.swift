@@ -930,6 +930,38 @@ import FoundationXML
         #expect(r.stdoutLines.last == "print@4 | failed 0 [2]", "\(r)")
     }
 
+    /// A `FLOW_OUTPUT` flow cannot read fails the step, as one it cannot parse does, and
+    /// is not retried: read with `try?`, a file over the 64 MB limit, or one the step made
+    /// a directory, was taken as empty, and the step succeeded with its outputs silently
+    /// gone (found by reading `Executor.runShell`).
+    @Test func anUnreadableOutputFileFailsTheStepAndIsNotRetried() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: huge
+                shell: |
+                  echo run >> log
+                  echo small=1 >> "$FLOW_OUTPUT"
+                  printf big= >> "$FLOW_OUTPUT"; head -c 70000000 /dev/zero | tr '\\0' x >> "$FLOW_OUTPUT"
+                retry: 2
+                continue_on_error: true
+              - name: dir
+                shell: rm "$FLOW_OUTPUT" && mkdir "$FLOW_OUTPUT" && touch "$FLOW_OUTPUT/k=v"
+                continue_on_error: true
+              - print: "${{ steps.huge.status }} ${{ steps.huge.exit_code }} [${{ steps.huge.outputs.small }}] ${{ steps.dir.status }}"
+            """)
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"], env: ["TMPDIR": box.path("tmp")])
+        #expect(r.status == 0, "\(r)")
+        // The directory the step made where its file was goes with the rest: it kept the
+        // run's scratch directory for good (one left in /dev/shm by each run of this test).
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: box.path("tmp"))) == [], "left behind")
+        #expect(box.lines("log") == ["run"], "\(r)")
+        #expect(r.stderr.contains("✗ huge cannot read FLOW_OUTPUT: larger than 64 MB"), "\(r)")
+        #expect(r.stderr.contains("✗ dir cannot read FLOW_OUTPUT: it is a directory"), "\(r)")
+        #expect(r.stdoutLines.last == "print@3 | failed 0 [] failed", "\(r)")
+    }
+
     @Test func stepStatusAndExitCode() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -455,6 +455,44 @@ import Glibc
         #expect(flow.waitExit(timeout: 15) == 130)
     }
 
+    /// The same after someone killed flow's guard: its zombie (first among flow's exited
+    /// children, which the kernel shows one at a time) stopped flow reaping any orphan, and
+    /// they piled up for the rest of the run. The guard is reaped and flow goes on.
+    @Test func orphansAreReapedAfterTheGuardWasKilled() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: unguard
+                shell: |
+                  for t in /proc/$PPID/task/*/children; do for c in $(cat $t); do
+                    if [ "$(cat /proc/$c/comm)" = flow-guard ]; then kill -9 $c && echo killed; fi
+                  done; done
+              - name: leave
+                shell: $CHILD --spawn-grandchild --print left
+              - name: leave_more
+                shell: $CHILD --spawn-grandchild --print left
+              - name: check
+                shell: $CHILD --stderr ready --sleep 30
+            """)
+        let flow = try LiveFlow(executable: RunSandbox.childPath,
+                                arguments: ["--subreaper-exec", RunSandbox.flowPath, "run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        defer { box.killLeftovers() }
+        #expect(flow.waitForLine("check | ready"), "\(flow.stderr)")
+        #expect(flow.stdout.contains("| killed"), "the guard was not found: \(flow.stdout)")
+        let zombies = {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { entry -> pid_t? in
+                guard let pid = pid_t(entry), let status = RunSandbox.status(of: pid) else { return nil }
+                return status.state == "Z" && status.parent == flow.pid ? pid : nil
+            } ?? []
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while !zombies().isEmpty && Date() < deadline { usleep(20_000) }
+        #expect(zombies().isEmpty, "zombies of flow: \(zombies())")
+        flow.signal(SIGINT)
+        #expect(flow.waitExit(timeout: 15) == 130)
+    }
+
     @Test func backgroundGrandchildDoesNotSurviveASuccess() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

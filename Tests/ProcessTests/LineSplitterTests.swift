@@ -80,4 +80,34 @@ struct LineSplitterTests {
         Array("a\nb\nc\nd".utf8).withUnsafeBytes { splitter.feedLines($0) { _ in runs += 1 } }
         #expect(runs == 1 && splitter.hasPartialLine)
     }
+    /// A line without an end is handed out in pieces of `longestLine` rather than held
+    /// whole: a step writing hundreds of megabytes without a newline made flow hold them
+    /// all (600 MB of memory for a 200 MB line in `prefixed`). No byte is lost, none is
+    /// held beyond the limit, and no piece ends inside a UTF-8 sequence.
+    @Test func aLineWithoutEndIsHandedOutInPieces() {
+        let limit = LineSplitter.longestLine
+        var splitter = LineSplitter()
+        var pieces: [[UInt8]] = []
+        // "é" is two bytes: after one "x", every chunk boundary and the limit fall between
+        // a lead byte and its continuation byte.
+        let chunk = [UInt8(ascii: "x")] + Array(String(repeating: "é", count: 32 * 1024).utf8)
+        var fed: [UInt8] = []
+        for _ in 0..<40 {
+            chunk.withUnsafeBytes { splitter.feedLines($0) { pieces.append(Array($0)) } }
+            fed += chunk
+        }
+        #expect(pieces.count == 2, "\(pieces.map(\.count))")
+        #expect(pieces.allSatisfy { $0.count <= limit + 1 && $0.count >= limit - 2 && $0.last == 0x0A })
+        #expect(pieces.allSatisfy { String(validating: $0, as: UTF8.self) != nil }, "cut inside a UTF-8 sequence")
+        splitter.finishLines { pieces.append(Array($0)) }
+        #expect(pieces.flatMap { $0.dropLast() } == fed, "bytes lost or reordered")
+        // A line that ends before the limit is whole, however it came.
+        var whole = LineSplitter()
+        var lines: [Int] = []
+        let text = Array(repeating: UInt8(ascii: "y"), count: limit) + [0x0A]
+        for start in stride(from: 0, to: text.count, by: 65_536) {
+            Array(text[start..<min(start + 65_536, text.count)]).withUnsafeBytes { whole.feedLines($0) { lines.append($0.count) } }
+        }
+        #expect(lines == [limit + 1])
+    }
 }

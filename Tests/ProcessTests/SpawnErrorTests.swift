@@ -61,7 +61,37 @@ struct SpawnErrorTests {
         #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "/nonexistent"]) == nil)
         #expect(ExecutableLookup.resolve("lib", environment: ["PATH": "/usr"]) == nil, "directories are not executables")
         #expect(ExecutableLookup.resolve("./x", environment: [:]) == "./x")
-        #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "bin"], directory: "/") == "//bin/sh")
+        // A relative entry is searched in the child's directory, and the path returned is
+        // relative to it: the child execs it after its chdir (from a relative `directory`,
+        // "usr/bin/sh" joined to it named another file there).
+        #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "bin"], directory: "/") == "bin/sh")
+        #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "bin"], directory: "/usr") == "bin/sh")
+        #expect(ExecutableLookup.resolve("sh", environment: ["PATH": "bin"], directory: "/nonexistent") == nil)
+    }
+
+    /// A program found through a relative PATH entry from a relative directory runs: the
+    /// lookup joined the two ("sub/bin/tool"), which the child, already in "sub", could not
+    /// find (ENOENT: "not found"). The directory is made relative without a chdir (tests
+    /// run in parallel in this process): `../..` up to the root from flow's directory.
+    @Test func relativeEntryFromRelativeDirectoryRuns() async throws {
+        let parent = "/tmp/flow-lookup-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        #expect(mkdir(parent, 0o755) == 0 && mkdir(parent + "/sub", 0o755) == 0 && mkdir(parent + "/sub/bin", 0o755) == 0)
+        defer { _ = system("rm -rf '\(parent)'") }
+        let tool = parent + "/sub/bin/tool"
+        let fd = open(tool, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        let script = "#!/bin/sh\necho found-$PWD\n"
+        #expect(write(fd, script, script.utf8.count) == script.utf8.count)
+        close(fd)
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let cwd = String(cString: getcwd(&buffer, buffer.count))
+        let up = cwd.split(separator: "/").map { _ in ".." }.joined(separator: "/")
+        let directory = (up.isEmpty ? "." : up) + parent + "/sub"
+        let found = ExecutableLookup.resolve("tool", environment: ["PATH": "bin"], directory: directory)
+        #expect(found == "bin/tool")
+        let spec = ChildSpec(executable: try #require(found), environment: ["PATH": "/usr/bin:/bin"], directory: directory)
+        let (termination, output) = try await TestSupport.run(spec)
+        #expect(termination == .exited(0))
+        #expect(output.stdout == "found-\(parent)/sub\n")
     }
 
     /// Runs in a separate process (flow-proc-bench) because it lowers RLIMIT_NOFILE.

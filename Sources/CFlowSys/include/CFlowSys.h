@@ -30,6 +30,10 @@ void cflow_guard_set(int32_t slot, pid_t group);
 /// The guard's pid, or -1 when none runs.
 pid_t cflow_guard_pid(void);
 
+/// Reaps the guard if it has exited (someone killed it: it ends only with flow) and
+/// forgets it; returns 1 then, else 0. Does nothing if no guard runs.
+int cflow_guard_reap_if_exited(void);
+
 /// Ends the guard and reaps it: at once with `kill_now`, otherwise by closing its pipe, so
 /// that it kills the groups listed first. Does nothing if no guard runs.
 void cflow_guard_stop(int kill_now);

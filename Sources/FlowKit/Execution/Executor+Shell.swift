@@ -113,25 +113,6 @@ extension Executor {
         let (command, exprEnv) = Self.substitute(task.command, context: context)
         for (key, value) in exprEnv { environment.set(key, value) }
 
-        var arguments: [String]
-        var executable: String
-        // Looked up only when needed: a step flow execs directly has no use for the shell
-        // (its lookup was an `access` call on the path to the next spawn).
-        func shellExecutable() -> String {
-            task.program.spec.contains("/") ? task.program.spec
-                : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"]) ?? "/bin/\(task.program.spec)"
-        }
-        var direct = false
-        if exprEnv.isEmpty, let argv = task.directArgv,
-           let resolved = ExecutableLookup.resolve(argv[0], searchPath: environment["PATH"]) {
-            // No shell syntax: exec the program directly, as make and go-task do.
-            executable = resolved
-            arguments = Array(argv.dropFirst())
-            direct = true
-        } else {
-            executable = shellExecutable()
-            arguments = Self.shellArguments(task.program, command: command)
-        }
         var directory: String?
         if let dir = task.dir {
             directory = context.render(dir)
@@ -143,6 +124,28 @@ extension Executor {
                 bus.line(instance.ref, .stderr, "flow: \(problem)")
                 return AttemptResult(state: .failed, reason: problem, isFinal: true)
             }
+        }
+        var arguments: [String]
+        var executable: String
+        // Looked up only when needed: a step flow execs directly has no use for the shell
+        // (its lookup was an `access` call on the path to the next spawn).
+        func shellExecutable() -> String {
+            task.program.spec.contains("/") ? task.program.spec
+                : ExecutableLookup.resolve(task.program.spec, searchPath: environment["PATH"], directory: directory)
+                    ?? "/bin/\(task.program.spec)"
+        }
+        var direct = false
+        // Through the step's `dir`, where the child execs it: a relative PATH entry (`.`)
+        // means that directory, as for the shell the command would otherwise run in.
+        if exprEnv.isEmpty, let argv = task.directArgv,
+           let resolved = ExecutableLookup.resolve(argv[0], searchPath: environment["PATH"], directory: directory) {
+            // No shell syntax: exec the program directly, as make and go-task do.
+            executable = resolved
+            arguments = Array(argv.dropFirst())
+            direct = true
+        } else {
+            executable = shellExecutable()
+            arguments = Self.shellArguments(task.program, command: command)
         }
         if let problem = Self.unpassable(environment, directory: directory, command: task.command) {
             // Found before the spawn, which would cut the value at the NUL without a word,
@@ -284,7 +287,16 @@ extension Executor {
         var outputs: [String: String] = [:]
         // Most steps write none: one stat, rather than open, fstat, read and close.
         var info = stat()
-        if stat(outputPath, &info) == 0, info.st_size > 0, let bytes = try? FileReader.read(outputPath), !bytes.isEmpty {
+        if stat(outputPath, &info) == 0, info.st_size > 0 {
+            // A file flow cannot read fails the step, as one it cannot parse does: taken as
+            // empty (`try?`), a `FLOW_OUTPUT` over the size limit, or made a directory, let
+            // the step succeed with its outputs silently gone.
+            let bytes: [UInt8]
+            do {
+                bytes = try FileReader.read(outputPath)
+            } catch {
+                return AttemptResult(state: .failed, exitCode: 0, reason: "cannot read FLOW_OUTPUT: \(error.reason)")
+            }
             do {
                 outputs = try OutputFile.parse(String(decoding: bytes, as: UTF8.self))
             } catch {

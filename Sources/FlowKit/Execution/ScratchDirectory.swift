@@ -85,6 +85,9 @@ final class ScratchDirectory: Sendable {
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // -1 if it cannot be opened (out of descriptors): full paths are used then.
         directoryFD = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        // Held for the run's life (the kernel lets go when flow ends, SIGKILL included): the
+        // sign, for another flow's sweep, that this directory is live (see `removeStale`).
+        if directoryFD >= 0 { _ = flock(directoryFD, LOCK_SH) }
         self.scheduleIdle = scheduleIdle
     }
 
@@ -138,24 +141,42 @@ final class ScratchDirectory: Sendable {
 
     private static let namePrefix = "flow-"
 
-    /// Removes the scratch directories in `base` whose owner (the pid in the name) is gone.
-    /// Another user's cannot be removed (0700, and /tmp is sticky), which is right.
+    /// Removes the scratch directories in `base` whose owner (the pid in the name) is gone
+    /// and that no flow holds (the lock each live one keeps on its directory).
+    ///
+    /// The pid alone said a live flow's directory was stale where the pid means another
+    /// process: a flow in another pid namespace sharing the base (a container run with
+    /// `--ipc=host`, or with `/tmp` mounted and `TMPDIR=/tmp`) saw no such pid and removed
+    /// the directory of a running flow, whose next steps failed to write `FLOW_OUTPUT`
+    /// ("Directory nonexistent"; reproduced with `unshare -p -f`). The lock is on the
+    /// directory itself, which every pid namespace sees the same.
     static func removeStale(in base: String) {
         for name in entries(of: base) where name.hasPrefix(namePrefix) {
             let rest = name.dropFirst(namePrefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0,
                   pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            removeTree("\(base)/\(name)")
+            let dir = "\(base)/\(name)"
+            let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }  // a live flow's
+            removeTree(dir)
         }
     }
 
-    /// Removes a scratch directory and its files (it has no subdirectories).
+    /// Removes a scratch directory and what is in it. Flow makes only files there, but a
+    /// step may make a directory (`mkdir "$FLOW_OUTPUT"`): left, it kept the scratch
+    /// directory for good, and no later sweep removed it either.
     private static func removeTree(_ dir: String) {
-        for name in entries(of: dir) { unlink("\(dir)/\(name)") }
+        for name in entries(of: dir) {
+            let path = "\(dir)/\(name)"
+            if unlink(path) != 0, errno == EISDIR || errno == EPERM {
+                removeTree(path)
+            }
+        }
         rmdir(dir)
     }
 
-    /// Names in `dir`, without `.` and `..`.
     private static func entries(of dir: String) -> [String] {
         guard let handle = opendir(dir) else { return [] }
         defer { closedir(handle) }

@@ -13,7 +13,9 @@ public enum ExecutableLookup {
     ///
     /// A name containing `/` is returned unchanged (a relative one is then resolved by
     /// the kernel after the child's `chdir`, like in a shell). Relative `PATH` entries
-    /// (and empty ones, meaning ".") are taken relative to `directory` when given.
+    /// (and empty ones, meaning ".") are taken relative to `directory` when given, the
+    /// child's working directory: the path returned is then relative to it too (`./tool`,
+    /// valid after the child's `chdir`), as a shell started there would find and run it.
     public static func resolve(_ name: String, environment: [String: String], directory: String? = nil) -> String? {
         resolve(name, searchPath: environment["PATH"], directory: directory)
     }
@@ -30,10 +32,10 @@ public enum ExecutableLookup {
         // an EARLIER PATH entry under the same name is not noticed; misses are never cached,
         // so a program installed by an earlier step is found.
         let key = CacheKey(name: name, searchPath: searchPath, directory: directory)
-        if let hit = cache.withLock({ $0[key] }), access(hit, X_OK) == 0 { return hit }
+        if let hit = cache.withLock({ $0[key] }), access(hit.checked, X_OK) == 0 { return hit.path }
         guard let found = search(name, searchPath: searchPath, directory: directory) else { return nil }
         cache.withLock { $0[key] = found }
-        return found
+        return found.path
     }
 
     private struct CacheKey: Hashable {
@@ -42,17 +44,24 @@ public enum ExecutableLookup {
         var directory: String?
     }
 
-    private static let cache = Mutex<[CacheKey: String]>([:])
+    /// A program found: `path` to execute (in the child, after its `chdir`) and `checked`,
+    /// the same file as seen from flow's own working directory.
+    private struct Found {
+        var path: String
+        var checked: String
+    }
 
-    private static func search(_ name: String, searchPath: String, directory: String?) -> String? {
+    private static let cache = Mutex<[CacheKey: Found]>([:])
+
+    private static func search(_ name: String, searchPath: String, directory: String?) -> Found? {
         // Split by byte: the Character-wise split cost more than the stats.
         for entry in searchPath.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) {
-            var dir = entry.isEmpty ? "." : String(decoding: entry, as: UTF8.self)
-            if !dir.hasPrefix("/"), let directory {
-                dir = directory + "/" + dir
-            }
-            let candidate = dir + "/" + name
-            if isExecutableFile(candidate) { return candidate }
+            let dir = entry.isEmpty ? "." : String(decoding: entry, as: UTF8.self)
+            let path = dir + "/" + name
+            // Looked at from flow's directory, but exec'd from the child's: a relative entry
+            // joined to a relative `directory` ("sub/./tool") named the wrong file there.
+            let checked = !dir.hasPrefix("/") && directory != nil ? directory! + "/" + path : path
+            if isExecutableFile(checked) { return Found(path: path, checked: checked) }
         }
         return nil
     }

@@ -173,7 +173,17 @@ final class HubEventLoop {
                 known.insert(cflow_guard_pid())
                 ours = known
             }
-            if ours!.contains(pid) { return }
+            if ours!.contains(pid) {
+                // The guard ends only with flow: exited, someone killed it, and its zombie
+                // would stay first in line for the rest of the run, every orphan behind it
+                // unreaped (found by reading this loop; reproduced by killing flow-guard
+                // under a subreaper flow). Reaped, flow goes on unguarded.
+                if pid == cflow_guard_pid(), ProcessGuard.shared.reapIfExited() {
+                    ours = nil
+                    continue
+                }
+                return
+            }
             var status: Int32 = 0
             _ = waitpid(pid, &status, WNOHANG)
         }

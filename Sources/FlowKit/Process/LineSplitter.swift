@@ -9,8 +9,17 @@ import CFlowSys
 /// boundary falls. A lone `\r` (progress bars) is kept as ordinary content. A partial last
 /// line is kept until more bytes come, or until `finish`. Scanning uses `memchr`, and lines
 /// that lie inside one chunk are handed out without copying.
+///
+/// A line longer than `longestLine` is handed out in pieces of about that size, each as a
+/// line of its own: the unterminated part is held in memory, and a step that wrote
+/// megabytes without a newline (binary data, `tr -d '\n'`) made flow hold all of it, a few
+/// times over (a 200 MB line: 600 MB in `prefixed`, 1.2 GB in `json`). journald
+/// (`LineMax`) and Docker's log drivers cut long lines the same way.
 public struct LineSplitter: Sendable {
-    /// Bytes of the current, unterminated line.
+    /// The longest line handed out whole (1 MiB, its newline aside).
+    public static let longestLine = 1 << 20
+
+    /// Bytes of the current, unterminated line (at most `longestLine` between calls).
     private var pending: [UInt8] = []
 
     public init() {}
@@ -36,6 +45,7 @@ public struct LineSplitter: Sendable {
         if !pending.isEmpty {
             guard let found = memchr(base, 0x0A, count) else {
                 pending.append(contentsOf: chunk)
+                try cutLongLine(lines)
                 return
             }
             let newline = base.distance(to: UnsafeRawPointer(found))
@@ -47,12 +57,28 @@ public struct LineSplitter: Sendable {
         guard start < count else { return }
         guard let found = cflow_memrchr(base + start, 0x0A, count - start) else {
             pending.append(contentsOf: UnsafeRawBufferPointer(start: base + start, count: count - start))
+            try cutLongLine(lines)
             return
         }
         let last = base.distance(to: UnsafeRawPointer(found))
         try lines(UnsafeRawBufferPointer(start: base + start, count: last + 1 - start))
         if last + 1 < count {
             pending.append(contentsOf: UnsafeRawBufferPointer(start: base + last + 1, count: count - last - 1))
+            try cutLongLine(lines)
+        }
+    }
+
+    /// Hands out the held part of a line longer than `longestLine`, in pieces of that size
+    /// (each with a `\n` added, as the run `lines` expects), keeping the rest. A piece ends
+    /// before a UTF-8 sequence rather than inside it, so that each piece decodes alone.
+    private mutating func cutLongLine(_ lines: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        while pending.count > LineSplitter.longestLine {
+            var cut = LineSplitter.longestLine
+            while cut > LineSplitter.longestLine - 3, pending[cut] & 0xC0 == 0x80 { cut -= 1 }
+            var piece = Array(pending[..<cut])
+            piece.append(0x0A)
+            try piece.withUnsafeBytes(lines)
+            pending.removeFirst(cut)
         }
     }
 

@@ -92,6 +92,18 @@ public final class ProcessGuard: Sendable {
         }
     }
 
+    /// Reaps the guard if it has died before flow (someone killed it) and goes on without
+    /// one; true if it did. For the loop that reaps orphans (see
+    /// `HubEventLoop.reapOrphans`): the guard's zombie, first in the kernel's line of
+    /// exited children, kept every orphan behind it unreaped.
+    func reapIfExited() -> Bool {
+        state.withLock { state in
+            guard state.phase == .running, cflow_guard_reap_if_exited() != 0 else { return false }
+            state.phase = .off
+            return true
+        }
+    }
+
     /// Starts the guard if nobody has tried yet; if it cannot start, flow runs unguarded.
     private static func start(_ state: inout State) {
         guard state.phase == .idle else { return }
