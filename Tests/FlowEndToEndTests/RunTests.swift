@@ -931,7 +931,7 @@ import FoundationXML
     }
 
     /// A `FLOW_OUTPUT` flow cannot read fails the step, as one it cannot parse does, and
-    /// is not retried: read with `try?`, a file over the 64 MB limit, or one the step made
+    /// is not retried: read with `try?`, a file over the 64 MiB limit, or one the step made
     /// a directory, was taken as empty, and the step succeeded with its outputs silently
     /// gone (found by reading `Executor.runShell`).
     @Test func anUnreadableOutputFileFailsTheStepAndIsNotRetried() throws {
@@ -957,7 +957,7 @@ import FoundationXML
         // run's scratch directory for good (one left in /dev/shm by each run of this test).
         #expect((try? FileManager.default.contentsOfDirectory(atPath: box.path("tmp"))) == [], "left behind")
         #expect(box.lines("log") == ["run"], "\(r)")
-        #expect(r.stderr.contains("✗ huge cannot read FLOW_OUTPUT: larger than 64 MB"), "\(r)")
+        #expect(r.stderr.contains("✗ huge cannot read FLOW_OUTPUT: larger than 64 MiB"), "\(r)")
         #expect(r.stderr.contains("✗ dir cannot read FLOW_OUTPUT: it is a directory"), "\(r)")
         #expect(r.stdoutLines.last == "print@3 | failed 0 [] failed", "\(r)")
     }
