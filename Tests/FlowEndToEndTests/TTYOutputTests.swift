@@ -355,3 +355,45 @@ struct TTYOutputTests {
         ], "\(run.report)")
     }
 }
+
+extension TTYOutputTests {
+    /// The signals that end a run at once: SIGQUIT, and a second SIGINT after the first.
+    static let killingSignals: [[Int32]] = [[SIGQUIT], [SIGINT, SIGINT]]
+
+    /// When a signal kills every step at once, flow's line saying so (`flow: SIGQUIT;
+    /// killed every step`) goes where the live tree was, and the final tree below it, whole
+    /// and once. Before, the line was written below the live frame, and the final redraw,
+    /// which moves up as many rows as it drew, erased the line and left the live frame's
+    /// top rows (`✓ a`, `▶ concurrent`) on screen above the final tree. Found by the tty
+    /// audit (a pty and pyte, Ctrl-\ during a run).
+    @Test(arguments: killingSignals)
+    func aKillingSignalsLineTakesTheLiveTreesPlace(signals: [Int32]) throws {
+        let box = try RunSandbox()
+        let steps = (0..<3).map { "      - name: long\($0)\n        shell: trap '' INT; echo working; \(Self.waitForGo)" }
+        try box.write("wf.yaml", "steps:\n  - { name: a, shell: \"true\" }\n  - concurrent:\n" + steps.joined(separator: "\n") + "\n")
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty", "--grace", "60s"], rows: 20, columns: 200)
+        let running = run.waitFor { $0.screen.filter { $0.hasPrefix("  ▶ long") }.count == 3 }
+        #expect(running, "\(run.report)")
+        for (n, signal) in signals.enumerated() {
+            kill(run.pid, signal)
+            if n + 1 < signals.count {
+                #expect(run.waitFor { $0.all.contains { $0.hasPrefix("SIGINT: stopping") } }, "\(run.report)")
+            }
+        }
+        let status = run.finish()
+        try box.write("go", "")
+        #expect(status == 128 + signals.last!, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        let all = Self.timeless(run.screen.all).filter { !$0.hasPrefix("SIGINT: stopping") && !$0.isEmpty }
+        #expect(all == [
+            signals.count == 1 ? "flow: SIGQUIT; killed every step" : "flow: second signal; killed every step",
+            "✓ a T",
+            "⊘ concurrent T",
+            "  ⊘ long0 T",
+            "  ⊘ long1 T",
+            "  ⊘ long2 T",
+            "4/4 steps finished",
+            "⊘ cancelled: 1 succeeded, 3 cancelled in T",
+        ], "\(run.report)")
+    }
+}
