@@ -196,13 +196,7 @@ public final class EventBus: Sendable {
                         announce: () -> Void = {}) -> Int32 {
         state.withLock { s -> Int32 in
             guard !s.abandoned else { return exitStatus }
-            if s.finished == nil {
-                // The live tree (`--output tty`) is erased first: it counts the rows it drew
-                // to erase them, and a line written below it is erased in its stead, the top
-                // of the tree left on screen above the final one.
-                for observer in s.observers { observer.makeRoom() }
-                announce()
-            }
+            if s.finished == nil { announce() }
             defer {
                 s.abandoned = true
                 for observer in s.observers { observer.abandon(exitStatus: exitStatus) }

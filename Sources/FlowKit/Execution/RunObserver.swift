@@ -26,11 +26,6 @@ public protocol RunObserver: AnyObject, Sendable {
     /// that defers work (the journal) must now record every finished step it has been told
     /// of. See `EventBus.settle`.
     func settle()
-    /// flow is about to write a line of its own to stderr outside the run's events (the
-    /// second signal's `flow: second signal; killed every step`): an observer that keeps a
-    /// live display there erases it now and draws nothing until its next event, so that
-    /// the line lands where the display was rather than below it. By default nothing.
-    func makeRoom()
 }
 
 extension RunObserver {
@@ -43,5 +38,4 @@ extension RunObserver {
     public func finish() {}
     public func abandon(exitStatus: Int32) { finish() }
     public func settle() {}
-    public func makeRoom() {}
 }

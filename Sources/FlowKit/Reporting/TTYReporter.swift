@@ -67,9 +67,6 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     var total = 0
     var log = FailureLog()
     var done = false
-    /// Set by `makeRoom`: flow writes a line of its own where the frame was, and the ticker
-    /// must not draw a frame there first. The next event draws again.
-    var paused = false
     /// Interactive steps running (one at most: no other shell step runs beside one).
     var interactive = 0
     /// What an interactive step wrote to the terminal itself, unseen: flow's next line
@@ -95,14 +92,13 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         ticker = Task.detached { [weak self] in
             while let self, !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(100))
-                self.lock.withLock { _ in if !self.done, !self.paused { self.redraw() } }
+                self.lock.withLock { _ in if !self.done { self.redraw() } }
             }
         }
     }
 
     public func handle(_ event: RunEvent) {
         lock.withLock { _ in
-            paused = false
             switch event {
             case .runStarted:
                 start()
@@ -277,14 +273,16 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         lock.withLock { _ in out.flush() }
     }
 
-    /// Erases the live frame before flow writes a line of its own (the second signal's):
-    /// written below the frame, the line moved the cursor down, and the next redraw, which
+    /// Writes `text`, lines of flow's own that come from outside the run's events (the
+    /// journal's `error: …; this run is not recorded`, the second signal's `flow: second
+    /// signal; killed every step`), above the live tree, as a note goes. Written to stderr
+    /// past the reporter, such a line landed below the frame, and the next redraw, which
     /// moves up as many rows as it drew, erased the line and left the frame's top rows.
-    public func makeRoom() {
+    public func interject(_ text: String) {
         lock.withLock { _ in
             clear()
-            out.flush()
-            paused = true
+            out.append(text)
+            if done { out.flush() } else { redraw() }
         }
     }
 
