@@ -86,8 +86,14 @@ struct RunSession {
             mode = isatty(2) == 1 && term != "dumb" && !options.quiet ? .tty : .prefixed
         }
         let bus = EventBus()
+        let tty = mode == .tty ? TTYReporter(plan: plan, color: color) : nil
+        // flow's own lines from outside the run's events, once it may have started: the live
+        // tree writes them above itself (it erases itself by counting the rows it drew).
+        let say: @Sendable (String) -> Void = { text in
+            if let tty { tty.interject(text) } else { Console.stderr(text) }
+        }
         switch mode {
-        case .tty: bus.add(TTYReporter(plan: plan, color: color))
+        case .tty: if let tty { bus.add(tty) }
         case .prefixed, .auto:
             let width = PrefixedReporter.labelWidth(of: plan)
             // Labels on stdout are coloured only when stdout is a terminal too (or forced).
@@ -147,7 +153,7 @@ struct RunSession {
             let quit = trigger == SIGQUIT
             let status = bus.abandon(exitStatus: 128 + signal, reason: quit ? "killed by SIGQUIT" : "killed by the second signal",
                                      leafSteps: leafSteps) {
-                Console.stderr(quit ? "\nflow: SIGQUIT; killed every step\n" : "\nflow: second signal; killed every step\n")
+                say(quit ? "\nflow: SIGQUIT; killed every step\n" : "\nflow: second signal; killed every step\n")
             }
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             _exit(status)
@@ -159,8 +165,8 @@ struct RunSession {
         if !options.noJournal {
             let recorder = JournalRecorder.opening(
                 stateDir: Journal.stateDir(option: options.journal.stateDir), metadata: metadata, plan: plan, prefetched: journal,
-                warn: { message in Console.stderr(message + "\n") },
-                failed: { error in Console.stderr("error: \(error.description); this run is not recorded\n") })
+                warn: { message in say(message + "\n") },
+                failed: { error in say("error: \(error.description); this run is not recorded\n") })
             bus.add(recorder)
             journalRecorder = recorder
             // An undo the journal does not record could be run again (its guard against a

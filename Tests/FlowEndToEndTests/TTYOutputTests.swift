@@ -355,3 +355,83 @@ struct TTYOutputTests {
         ], "\(run.report)")
     }
 }
+
+extension TTYOutputTests {
+    /// The signals that end a run at once: SIGQUIT, and a second SIGINT after the first.
+    static let killingSignals: [[Int32]] = [[SIGQUIT], [SIGINT, SIGINT]]
+
+    /// When a signal kills every step at once, flow's line saying so (`flow: SIGQUIT;
+    /// killed every step`) goes where the live tree was, and the final tree below it, whole
+    /// and once. Before, the line was written below the live frame, past the reporter, and
+    /// the final redraw, which moves up as many rows as it drew, erased the line and left
+    /// the live frame's top rows (`✓ a`, `▶ concurrent`) on screen above the final tree.
+    /// Found by the tty audit (a pty and pyte, Ctrl-\ during a run).
+    @Test(arguments: killingSignals)
+    func aKillingSignalsLineTakesTheLiveTreesPlace(signals: [Int32]) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true" }
+              - { name: long, shell: "trap '' INT; echo working; \(Self.waitForGo)" }
+              - { name: never, shell: "true" }
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty", "--grace", "60s"], rows: 20, columns: 200)
+        // Its line shows: it ignores SIGINT now.
+        let running = run.waitFor { $0.screen.contains { $0.hasPrefix("▶ long") && $0.hasSuffix("  working") } }
+        #expect(running, "\(run.report)")
+        for (n, signal) in signals.enumerated() {
+            kill(run.pid, signal)
+            if n + 1 < signals.count {
+                #expect(run.waitFor { $0.all.contains { $0.hasPrefix("SIGINT: stopping") } }, "\(run.report)")
+            }
+        }
+        let status = run.finish()
+        try box.write("go", "")
+        #expect(status == 128 + signals.last!, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        let all = Self.timeless(run.screen.all).filter { !$0.hasPrefix("SIGINT: stopping") && !$0.isEmpty }
+        #expect(all == [
+            signals.count == 1 ? "flow: SIGQUIT; killed every step" : "flow: second signal; killed every step",
+            "✓ a T",
+            "⊘ long T",
+            "· never",
+            "2/3 steps finished",
+            "⊘ cancelled: 1 succeeded, 1 cancelled, 1 pending in T",
+        ], "\(run.report)")
+    }
+}
+
+extension TTYOutputTests {
+    /// The journal's error when it stops recording mid-run (here its output directory is a
+    /// file) stays on screen, above the tree. Before, it was written below the live frame,
+    /// past the reporter: the next redraw erased it (the user never saw that the run went
+    /// unrecorded) and left the frame's top rows (`▶ concurrent`, `▶ s0`) above the final
+    /// tree. Found by the tty audit.
+    @Test func theJournalsErrorStaysAboveTheTree() throws {
+        let box = try RunSandbox()
+        try box.write("first.yaml", "steps:\n  - shell: \"true\"\n")
+        #expect(try box.run(["run", "first.yaml"]).status == 0)
+        let output = box.state.appendingPathComponent("output").path
+        try FileManager.default.removeItem(atPath: output)
+        #expect(FileManager.default.createFile(atPath: output, contents: Data()))
+        let steps = (0..<3).map { "      - name: s\($0)\n        shell: echo hi; \(Self.waitForGo)" }
+        try box.write("wf.yaml", "steps:\n  - concurrent:\n" + steps.joined(separator: "\n") + "\n")
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 300)
+        // The error is written (seen in the bytes: without the fix the screen loses it).
+        #expect(run.waitFor { _ in run.text.contains("the journal stopped recording") }, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        let all = Self.timeless(run.screen.all)
+        #expect(all.count == 7, "\(run.report)")
+        #expect(all.first?.hasPrefix("error: the journal stopped recording this run: cannot write ") == true, "\(run.report)")
+        #expect(Array(all.dropFirst()) == [
+            "✓ concurrent T",
+            "  ✓ s0 T",
+            "  ✓ s1 T",
+            "  ✓ s2 T",
+            "3/3 steps finished",
+            "✓ succeeded: 3 succeeded in T",
+        ], "\(run.report)")
+    }
+}

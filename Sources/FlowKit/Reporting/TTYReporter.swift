@@ -273,6 +273,19 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         lock.withLock { _ in out.flush() }
     }
 
+    /// Writes `text`, lines of flow's own that come from outside the run's events (the
+    /// journal's `error: …; this run is not recorded`, the second signal's `flow: second
+    /// signal; killed every step`), above the live tree, as a note goes. Written to stderr
+    /// past the reporter, such a line landed below the frame, and the next redraw, which
+    /// moves up as many rows as it drew, erased the line and left the frame's top rows.
+    public func interject(_ text: String) {
+        lock.withLock { _ in
+            clear()
+            out.append(text)
+            if done { out.flush() } else { redraw() }
+        }
+    }
+
     var terminalSize: (width: Int, height: Int) {
         var size = winsize()
         if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
