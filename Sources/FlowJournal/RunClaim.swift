@@ -99,11 +99,24 @@ public final class RunClaim: @unchecked Sendable {
         close(fd)
     }
 
-    /// Removes the claim file at `path` if no process holds it.
+    /// Removes the claim file at `path` if no process holds it and it was made more than
+    /// `tidyingAge` seconds ago.
+    ///
+    /// A fresh file is left alone, unlocked: it is most likely one a `take` has just made
+    /// and is about to lock. Removed under it, the `take` opened the path again, and a
+    /// tidier in a loop (or several flows starting at once) could do that to it round after
+    /// round until it gave up and the command went on unclaimed (2 in 20,000 takes under
+    /// the full test suite's load). Now a `take` loses at most the old file it opened: the
+    /// one it makes next is fresh.
     static func removeIfFree(_ path: String) {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, time(nil) - info.st_mtim.tv_sec > tidyingAge else { return }
         if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
     }
+
+    /// Seconds a claim file is left before a tidier may remove it (see `removeIfFree`).
+    static let tidyingAge = 10
 }

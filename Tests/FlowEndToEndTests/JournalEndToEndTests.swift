@@ -715,7 +715,8 @@ import Glibc
 
     /// A second `undo` (or `resume`) of a run while one is going on is refused: both used
     /// to pass the "already undone?" check before either had finished, and the run was
-    /// rolled back twice. Once the first has ended, the claim it held is cleared away.
+    /// rolled back twice. Once the first has ended, the claim it held is cleared away (once
+    /// it is over 10 s old).
     @Test func aRunIsUndoneOrResumedByOneFlowAtATime() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
@@ -743,8 +744,14 @@ import Glibc
         #expect(box.lines("log") == ["undone"], "rolled back once")
         let again = try box.run(["undo", runID, "--output", "prefixed"])
         #expect(again.status == 2 && again.stderr.contains("already undone"), "\(again)")
+        // Left while fresh (a `take` may be about to lock it), removed once old.
+        let locks = box.state.appendingPathComponent("locks").path
         #expect(try box.run(["runs"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.appendingPathComponent("locks").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locks) == ["\(runID).claim"])
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)],
+                                              ofItemAtPath: locks + "/\(runID).claim")
+        #expect(try box.run(["runs"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locks).isEmpty)
     }
 
     /// `runs --prune` leaves a run that a `resume` (or `undo`) is carrying on: it deleted it
