@@ -45,10 +45,9 @@ public struct Timestamp: Sendable, Comparable {
 
 /// Formats elapsed seconds for people: `0.4s`, `12.3s`, `2m05s`.
 public func formatElapsed(_ seconds: Double) -> String {
-    if seconds < 60 {
-        let tenths = (seconds * 10).rounded() / 10
-        return "\(tenths)s"
-    }
+    // Rounded first: 59.97 s is "1m00s", not "60.0s".
+    let tenths = (seconds * 10).rounded() / 10
+    if tenths < 60 { return "\(tenths)s" }
     let total = Int(seconds.rounded())
     let s = total % 60
     return "\(total / 60)m\(s < 10 ? "0" : "")\(s)s"
