@@ -55,6 +55,7 @@ struct PlanCommand: Command {
         let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor)
         let plan = try WorkflowInput.plan(workflow, options: options)
         WorkflowInput.warnUnselectedReferences(plan, noColor: noColor)
+        WorkflowInput.warnEmptySelection(plan, selection: selection)
         let printer = PlanPrinter(plan: plan)
         Console.stdout(json ? printer.json() : printer.text())
         // Done: exit without tearing down the trees (freeing a 100,000-step plan node by

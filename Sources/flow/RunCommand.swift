@@ -79,12 +79,7 @@ struct RunCommand: Command {
             throw error
         }
         WorkflowInput.warnUnselectedReferences(plan, noColor: execution.noColor)
-        if plan.selectsNoStep, selection.only != nil || !SelectionOptions.list(selection.tags + selection.skipTags).isEmpty {
-            // Each option names something there, but together they leave nothing: the run
-            // would succeed having run nothing, which a typo-free command line rarely means
-            // (`go test -run` says "no tests to run" too).
-            Console.stderr("warning: \(selection.described) select no step: nothing will run\n")
-        }
+        WorkflowInput.warnEmptySelection(plan, selection: selection)
         if workflow.file.path == LoadedWorkflow.stdinName, file == "-" { Self.reopenStandardInputAsTerminal() }
         // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.
         let directory = PathBytes.currentDirectory() ?? Array(".".utf8)

@@ -42,6 +42,16 @@ enum WorkflowInput {
         Console.stderr(DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor)).text(warnings))
     }
 
+    /// Warns on stderr when `--only`, `--tags` and `--skip-tags` each name something there
+    /// but together leave no step. `run` says it before running nothing, and `plan` and
+    /// `run --dry-run` say it too: a dry run is where a user checks what the run would do.
+    static func warnEmptySelection(_ plan: Plan, selection: SelectionOptions) {
+        guard plan.selectsNoStep, selection.only != nil || !SelectionOptions.list(selection.tags + selection.skipTags).isEmpty else { return }
+        // The run would succeed having run nothing, which a typo-free command line rarely
+        // means (`go test -run` says "no tests to run" too).
+        Console.stderr("warning: \(selection.described) select no step: nothing will run\n")
+    }
+
     /// Plans `workflow`; a command-line choice that does not fit it is a usage error (exit 2).
     static func plan(_ workflow: Workflow, options: PlanOptions) throws -> Plan {
         do {

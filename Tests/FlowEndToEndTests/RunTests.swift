@@ -756,6 +756,25 @@ import FoundationXML
         #expect(r.stderr.hasPrefix("warning: \(described) select no step: nothing will run\n"), "\(r)")
     }
 
+    /// The same warning from `flow plan` (text and JSON) and `flow run --dry-run`: only the
+    /// run said it, so the place a user checks a selection before running it showed an
+    /// all-`○` tree without a word (found by the selection audit's differential checker).
+    @Test(arguments: [
+        ["plan", "wf.yaml"], ["plan", "wf.yaml", "--format", "json"], ["run", "wf.yaml", "--dry-run"],
+    ])
+    func aSelectionOfNoStepIsSaidBeforeARunToo(_ command: [String]) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.tagged)
+        let r = try box.run(command + ["--tags", "slow", "--skip-tags", "slow,always"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.lines("log").isEmpty)
+        #expect(r.stderr.hasPrefix("warning: --tags slow --skip-tags slow,always select no step: nothing will run\n"), "\(r)")
+        // A selection that leaves steps is not warned about.
+        let some = try box.run(command + ["--tags", "slow"])
+        #expect(some.status == 0, "\(some)")
+        #expect(!some.stderr.contains("select no step"), "\(some)")
+    }
+
     /// `--only c` where `c` reads a step the selection leaves out: the values were
     /// silently empty. `run` and `plan` now warn at each such reference (a group's `env`
     /// entry once, though every step under it evaluates it), naming the step, with a note
