@@ -295,6 +295,38 @@ import Testing
         #expect(badGrace.status == 2 && !badGrace.stderr.contains("\u{1B}"), "\(badGrace)")
     }
 
+    /// A group (or `use`) the selection leaves out is marked in the graph as in the plan: in
+    /// Mermaid its subgraph lacked the class `skipped` that its steps had (dot dashed the
+    /// cluster), so `flow graph --only unit` drew `use act` as selected though nothing of it
+    /// runs (found by the selection audit's differential checker).
+    @Test func aGroupTheSelectionLeavesOutIsMarkedInTheGraph() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              act:
+                steps:
+                  - shell: echo inner
+            steps:
+              - name: checks
+                sequential:
+                  - name: unit
+                    shell: echo unit
+              - name: other
+                concurrent:
+                  - shell: echo lint
+              - use: act
+            """)
+        let mermaid = try box.run(["graph", "wf.yaml", "--only", "unit"])
+        #expect(mermaid.status == 0, "\(mermaid)")
+        // n1 checks (selected), n2 unit, n3 other, n4 lint, n5 use act, n6 inner.
+        #expect(mermaid.stdout.contains("  subgraph n3 [\"concurrent other\"]\n"), "\(mermaid)")
+        #expect(mermaid.stdout.contains("  subgraph n5 [\"use act\"]\n"), "\(mermaid)")
+        #expect(mermaid.stdout.hasSuffix("  class n3,n4,n5,n6 skipped\n"), "\(mermaid)")
+        let dot = try box.run(["graph", "wf.yaml", "--only", "unit", "--format", "dot"])
+        #expect(dot.status == 0, "\(dot)")
+        #expect(dot.stdout.components(separatedBy: "    style=dashed;\n").count == 3, "\(dot)")
+    }
+
     /// The plan shows every part of a retry policy, `max_delay` too.
     @Test func planShowsTheWholeRetryPolicy() throws {
         let box = try RunSandbox()

@@ -107,6 +107,9 @@ public struct GraphExporter {
             title = "use \(action)" + (node.name.map { " (\($0))" } ?? "")
             inner = inner.entering(with)
         }
+        // A group the selection leaves out is dashed as its steps are (Mermaid's `class`
+        // applies to a subgraph too), so the graph and the plan agree on what is selected.
+        if !node.selected { skipped.append(id) }
         switch format {
         case .mermaid: lines.append("\(pad)subgraph \(id) [\"\(Self.mermaidEscape(title))\"]")
         case .dot:
