@@ -1478,6 +1478,52 @@ import Glibc
         }
     }
 
+    /// Step ends flow has acted on stay in the journal of a run killed while a background
+    /// commit was under way that had taken a transition the lock file lacked (here the start
+    /// of the second of two concurrent steps; in a short run, the first step's start, taken
+    /// by the commit that follows the journal's opening). The ends after it were appended to
+    /// the lock file past that gap, and a dead run's lines are folded in only without gaps:
+    /// the run read `a succeeded, b interrupted, c pending, d pending` though d had started
+    /// after both ended (found by reading `JournalRecorder`; it explains a run of
+    /// `countsShowEveryState` that read `{"pending": 2}`). Another connection holds the
+    /// write lock to keep the commit under way; flow now waits for it before it logs.
+    @Test func stepEndsAfterATransitionABackgroundCommitTookSurviveAKill() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+              - name: pair
+                concurrent:
+                  - name: b
+                    shell: touch b-started; while [ ! -f locked ]; do sleep 0.01; done; while ! grep -q marker "$FLOW_STATE_DIR"/output/*.log; do sleep 0.01; done
+                  - name: c
+                    shell: touch c-started; while [ ! -f locked ]; do sleep 0.01; done; echo marker; while ! grep -q marker "$FLOW_STATE_DIR"/output/*.log; do sleep 0.01; done
+              - name: d
+                shell: kill -KILL $PPID
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        let deadline = Date().addingTimeInterval(30)
+        while !(box.exists("b-started") && box.exists("c-started")), Date() < deadline { usleep(10_000) }
+        #expect(box.exists("b-started") && box.exists("c-started"))
+        do {
+            // Both started, neither ended: the later start is not in the lock file. The next
+            // background commit takes it (and flushes `marker` to the output file, which b
+            // and c wait for) and then waits for this lock.
+            let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+            try db.execute("BEGIN IMMEDIATE")
+            _ = try box.write("locked", "")
+            // Held until flow is dead (as it was) or for 2 s (now flow waits for the commit).
+            _ = flow.waitExit(timeout: 2)
+            try db.execute("ROLLBACK")
+        }
+        #expect(try flow.finish().status == 128 + SIGKILL)
+        let show = try Self.show(box)
+        let states = Dictionary(((show["steps"] as? [[String: Any]]) ?? []).map { ($0["name"] as? String ?? "", $0["state"] as? String ?? "") },
+                                uniquingKeysWith: { a, _ in a })
+        #expect(states == ["a": "succeeded", "pair": "succeeded", "b": "succeeded", "c": "succeeded", "d": "interrupted"], "\(show)")
+    }
+
     /// Several `flow`s opening a journal from before v4 at once each see it as it is now:
     /// one migrates it, the others find it migrated. Each read which migrations it lacked
     /// before taking the write lock, and the later ones ran v4 again: `duplicate column
