@@ -80,6 +80,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     var fileHoldsTaken = false
     /// A background commit took step ends the lock file lacks (see `settle`).
     var takenUnloggedEnd = false
+    /// A background commit took transitions the lock file lacks (starts, say: the first
+    /// step's, or the second of two concurrent steps'): lines appended before it is done
+    /// would follow a gap (see `settle`).
+    var takenUnlogged = false
     /// A background commit's failure, reported by the next caller under `mutex`.
     private let backgroundFailure = Mutex<JournalError?>(nil)
     let hub: ProcessHub
@@ -302,12 +306,19 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// in the lock file (one `write`), or without one in the database.
     public func settle() {
         mutex.withLock { _ in
-            if takenUnloggedEnd {
-                // A background commit took step ends that are nowhere else yet: wait for it
-                // (it needs nothing this thread holds).
+            if takenUnloggedEnd || (takenUnlogged && unloggedEnd) {
+                // A background commit took step ends that are nowhere else yet, or took
+                // transitions the lock file lacks and ends are about to be appended to it:
+                // wait for it (it needs nothing this thread holds). Appended while it was
+                // under way, the lines followed a gap (the transitions it took), and a flow
+                // killed before it was done lost them all: a dead run's lines are folded in
+                // only without gaps, so ends flow had acted on (it started the next step)
+                // were gone (found by reading; `flow show` of such a run said `pending` and
+                // `interrupted` for steps that had succeeded).
                 dbTurn.wait()
                 dbTurn.signal()
                 takenUnloggedEnd = false
+                takenUnlogged = false
             }
             reportBackgroundFailure()
             guard unloggedEnd, !disabled, awaitOpening() else { return }
@@ -367,6 +378,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             // delay steps ending at once: 4 MB of them).
             dbTurn.wait()
             if unloggedEnd { takenUnloggedEnd = true }
+            if logged < pending.count { takenUnlogged = true }
             unloggedEnd = false
             taken = (lines, pending)
             lines.removeAll(keepingCapacity: true)

@@ -204,11 +204,19 @@ enum JournalSchema {
 
     /// Applies the migrations `db` lacks, in order, each in its own transaction (up to and
     /// including `last`, if given).
+    ///
+    /// Whether a migration is still lacking is read again inside its transaction, which
+    /// holds the write lock: read before it, two `flow`s opening an older journal at once
+    /// (`runs` beside `runs`, or beside a `flow run`: only creating takes `journal.lock`)
+    /// both saw v4 lacking, and the second to get the lock ran it again and failed with
+    /// SQLite's `duplicate column name: workflow_path_bytes` (exit 2; found by reading, 4
+    /// in 40 rounds of three `flow runs` at once).
     static func migrate(_ db: SQLiteConnection, upTo last: String? = nil) throws {
         let applied = try appliedMigrations(db)
         let count = last.flatMap { last in migrations.firstIndex { $0.identifier == last } }.map { $0 + 1 } ?? migrations.count
         for migration in migrations.prefix(count) where !applied.contains(migration.identifier) {
             try db.transaction {
+                guard try !appliedMigrations(db).contains(migration.identifier) else { return }
                 try db.execute(migrationsTable)
                 try db.execute(migration.sql)
                 try db.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [migration.identifier])

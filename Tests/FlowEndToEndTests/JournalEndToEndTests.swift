@@ -1478,6 +1478,79 @@ import Glibc
         }
     }
 
+    /// Step ends flow has acted on stay in the journal of a run killed while a background
+    /// commit was under way that had taken a transition the lock file lacked (here the start
+    /// of the second of two concurrent steps; in a short run, the first step's start, taken
+    /// by the commit that follows the journal's opening). The ends after it were appended to
+    /// the lock file past that gap, and a dead run's lines are folded in only without gaps:
+    /// the run read `a succeeded, b interrupted, c pending, d pending` though d had started
+    /// after both ended (found by reading `JournalRecorder`; it explains a run of
+    /// `countsShowEveryState` that read `{"pending": 2}`). Another connection holds the
+    /// write lock to keep the commit under way; flow now waits for it before it logs.
+    @Test func stepEndsAfterATransitionABackgroundCommitTookSurviveAKill() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+              - name: pair
+                concurrent:
+                  - name: b
+                    shell: touch b-started; while [ ! -f locked ]; do sleep 0.01; done; while ! grep -q marker "$FLOW_STATE_DIR"/output/*.log; do sleep 0.01; done
+                  - name: c
+                    shell: touch c-started; while [ ! -f locked ]; do sleep 0.01; done; echo marker; while ! grep -q marker "$FLOW_STATE_DIR"/output/*.log; do sleep 0.01; done
+              - name: d
+                shell: kill -KILL $PPID
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        let deadline = Date().addingTimeInterval(30)
+        while !(box.exists("b-started") && box.exists("c-started")), Date() < deadline { usleep(10_000) }
+        #expect(box.exists("b-started") && box.exists("c-started"))
+        do {
+            // Both started, neither ended: the later start is not in the lock file. The next
+            // background commit takes it (and flushes `marker` to the output file, which b
+            // and c wait for) and then waits for this lock.
+            let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+            try db.execute("BEGIN IMMEDIATE")
+            _ = try box.write("locked", "")
+            // Held until flow is dead (as it was) or for 2 s (now flow waits for the commit).
+            _ = flow.waitExit(timeout: 2)
+            try db.execute("ROLLBACK")
+        }
+        #expect(try flow.finish().status == 128 + SIGKILL)
+        let show = try Self.show(box)
+        let states = Dictionary(((show["steps"] as? [[String: Any]]) ?? []).map { ($0["name"] as? String ?? "", $0["state"] as? String ?? "") },
+                                uniquingKeysWith: { a, _ in a })
+        #expect(states == ["a": "succeeded", "pair": "succeeded", "b": "succeeded", "c": "succeeded", "d": "interrupted"], "\(show)")
+    }
+
+    /// Several `flow`s opening a journal from before v4 at once each see it as it is now:
+    /// one migrates it, the others find it migrated. Each read which migrations it lacked
+    /// before taking the write lock, and the later ones ran v4 again: `duplicate column
+    /// name: workflow_path_bytes`, exit 2 (about one round in ten; found by reading
+    /// `JournalSchema.migrate`). Rounds of four `flow runs` at once.
+    @Test func flowsOpeningAnOlderJournalAtOnceMigrateItOnce() throws {
+        let box = try RunSandbox()
+        for round in 0..<40 {
+            let dir = box.root.appendingPathComponent("state\(round)").path
+            try FileManager.default.createDirectory(atPath: dir + "/locks", withIntermediateDirectories: true)
+            do {
+                let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+                try db.execute("PRAGMA journal_mode = WAL")
+                try JournalSchema.migrate(db, upTo: "v3")
+                try db.execute("""
+                    INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+                    VALUES ('oldrun-1', 'run', 'w.yaml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
+                    """)
+            }
+            let flows = try (0..<4).map { _ in try box.start(["runs", "--state-dir", dir]) }
+            for flow in flows {
+                let runs = try flow.finish(timeout: 60)
+                #expect(runs.status == 0 && runs.stdout.contains("oldrun-1  failed"), "round \(round): \(runs)")
+            }
+        }
+    }
+
     /// A journal from before v4 that this user may read but not write (another user's) is
     /// still listed and shown: the migration, which would write, is left for a flow that
     /// may. (Root is not stopped by permissions: it reads as `nobody` here.)
