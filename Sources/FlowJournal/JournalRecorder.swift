@@ -346,6 +346,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         return true
     }
 
+    /// At most this many transitions the lock file lacks are written to it when a
+    /// background commit takes them (see `commitInBackground`).
+    static let gapLinesLogged = 64
+
     /// Commits on the commit queue (once, however often asked).
     func queueCommit() {
         guard !commitQueued, !disabled else { return }
@@ -377,6 +381,12 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             // in memory. Logging them here instead cost a line of JSON per end (10,000
             // delay steps ending at once: 4 MB of them).
             dbTurn.wait()
+            // A few transitions the lock file lacks (in a sequential run, the start of the
+            // step now running) go into it now, one `write`: otherwise the next `settle`
+            // must wait for this commit (see `takenUnlogged`), which put the SQLite work
+            // back on the path between two steps. Many (10,000 delays ending at once) are
+            // left to that wait, as above.
+            if pending.count - logged <= Self.gapLinesLogged { _ = logPending() }
             if unloggedEnd { takenUnloggedEnd = true }
             if logged < pending.count { takenUnlogged = true }
             unloggedEnd = false

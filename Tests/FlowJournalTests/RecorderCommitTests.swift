@@ -43,11 +43,12 @@ import Testing
         #expect(try logged() == [3, 4, 5, 6])
         recorder.commitInBackground()
         #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2, 3, 4, 5, 6])
-        // An end no settle has written yet is committed without going through the file.
+        // A few transitions no settle has written yet go into the file as the commit takes
+        // them (what was committed leaves it first): no gap for a later line to follow.
         run(3, settle: false)
         recorder.commitInBackground()
         #expect(try RunLockLogTests.seqs(journal, "r1") == [1, 2, 3, 4, 5, 6, 7, 8])
-        #expect(try logged() == [3, 4, 5, 6], "not emptied yet: nothing was written to it since")
+        #expect(try logged() == [7, 8])
         recorder.settle()
         recorder.handle(.runFinished(RunOutcome(status: .succeeded, exitCode: 0, counts: [.succeeded: 4], elapsed: 0.1, time: .now())))
         #expect(access(lockPath, F_OK) != 0, "the finished run's lock file is removed")
