@@ -1534,21 +1534,25 @@ import Glibc
         for round in 0..<40 {
             let dir = box.root.appendingPathComponent("state\(round)").path
             try FileManager.default.createDirectory(atPath: dir + "/locks", withIntermediateDirectories: true)
-            do {
-                let db = try SQLiteConnection(path: dir + "/journal.sqlite")
-                try db.execute("PRAGMA journal_mode = WAL")
-                try JournalSchema.migrate(db, upTo: "v3")
-                try db.execute("""
-                    INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
-                    VALUES ('oldrun-1', 'run', 'w.yaml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
-                    """)
-            }
+            try Self.makeV3Journal(in: dir)
             let flows = try (0..<4).map { _ in try box.start(["runs", "--state-dir", dir]) }
             for flow in flows {
                 let runs = try flow.finish(timeout: 60)
                 #expect(runs.status == 0 && runs.stdout.contains("oldrun-1  failed"), "round \(round): \(runs)")
             }
         }
+    }
+
+    /// A journal of schema v3 (before the byte columns of v4) in `dir`, holding one failed
+    /// run, `oldrun-1`.
+    static func makeV3Journal(in dir: String) throws {
+        let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+        try db.execute("PRAGMA journal_mode = WAL")
+        try JournalSchema.migrate(db, upTo: "v3")
+        try db.execute("""
+            INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+            VALUES ('oldrun-1', 'run', 'w.yaml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
+            """)
     }
 
     /// A journal from before v4 that this user may read but not write (another user's) is
@@ -1561,15 +1565,7 @@ import Glibc
         let box = try RunSandbox()
         let dir = box.state.path
         try FileManager.default.createDirectory(at: box.state.appendingPathComponent("locks"), withIntermediateDirectories: true)
-        do {
-            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
-            try db.execute("PRAGMA journal_mode = WAL")
-            try JournalSchema.migrate(db, upTo: "v3")
-            try db.execute("""
-                INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
-                VALUES ('oldrun-1', 'run', 'w.yaml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
-                """)
-        }
+        try Self.makeV3Journal(in: dir)
         // Anyone may make files in the state dir (as in a shared one); the database is not theirs.
         chmod(dir, 0o777)
         chmod(dir + "/journal.sqlite", 0o444)

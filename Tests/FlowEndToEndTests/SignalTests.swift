@@ -469,17 +469,24 @@ import Glibc
                                 environment: box.environment, directory: box.root.path, ownGroup: false)
         defer { box.killLeftovers() }
         #expect(flow.waitForLine("check | ready"), "\(flow.stderr)")
-        let zombies = {
-            (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { entry -> pid_t? in
-                guard let pid = pid_t(entry), let status = RunSandbox.status(of: pid) else { return nil }
-                return status.state == "Z" && status.parent == flow.pid ? pid : nil
-            } ?? []
-        }
-        let deadline = Date().addingTimeInterval(5)
-        while !zombies().isEmpty && Date() < deadline { usleep(20_000) }
-        #expect(zombies().isEmpty, "zombies of flow: \(zombies())")
+        #expect(Self.zombiesReaped(of: flow.pid), "zombies of flow: \(Self.zombies(of: flow.pid))")
         flow.signal(SIGINT)
         #expect(flow.waitExit(timeout: 15) == 130)
+    }
+
+    /// The zombies whose parent is `pid`.
+    static func zombies(of pid: pid_t) -> [pid_t] {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { entry -> pid_t? in
+            guard let child = pid_t(entry), let status = RunSandbox.status(of: child) else { return nil }
+            return status.state == "Z" && status.parent == pid ? child : nil
+        } ?? []
+    }
+
+    /// Whether `pid` has no zombie child left within 5 s (flow reaps them as they come).
+    static func zombiesReaped(of pid: pid_t) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while !zombies(of: pid).isEmpty && Date() < deadline { usleep(20_000) }
+        return zombies(of: pid).isEmpty
     }
 
     /// The same after someone killed flow's guard: its zombie (first among flow's exited
@@ -507,15 +514,7 @@ import Glibc
         defer { box.killLeftovers() }
         #expect(flow.waitForLine("check | ready"), "\(flow.stderr)")
         #expect(flow.stdout.contains("| killed"), "the guard was not found: \(flow.stdout)")
-        let zombies = {
-            (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { entry -> pid_t? in
-                guard let pid = pid_t(entry), let status = RunSandbox.status(of: pid) else { return nil }
-                return status.state == "Z" && status.parent == flow.pid ? pid : nil
-            } ?? []
-        }
-        let deadline = Date().addingTimeInterval(5)
-        while !zombies().isEmpty && Date() < deadline { usleep(20_000) }
-        #expect(zombies().isEmpty, "zombies of flow: \(zombies())")
+        #expect(Self.zombiesReaped(of: flow.pid), "zombies of flow: \(Self.zombies(of: flow.pid))")
         flow.signal(SIGINT)
         #expect(flow.waitExit(timeout: 15) == 130)
     }
