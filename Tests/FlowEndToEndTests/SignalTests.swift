@@ -464,14 +464,20 @@ import Glibc
               - name: check
                 shell: $CHILD --stderr ready --sleep 30
             """)
-        let flow = try LiveFlow(executable: RunSandbox.childPath,
-                                arguments: ["--subreaper-exec", RunSandbox.flowPath, "run", "wf.yaml", "--output", "prefixed"],
-                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        let flow = try Self.runAsSubreaper(box)
         defer { box.killLeftovers() }
         #expect(flow.waitForLine("check | ready"), "\(flow.stderr)")
         #expect(Self.zombiesReaped(of: flow.pid), "zombies of flow: \(Self.zombies(of: flow.pid))")
         flow.signal(SIGINT)
         #expect(flow.waitExit(timeout: 15) == 130)
+    }
+
+    /// `flow run wf.yaml --output prefixed` in `box`, as a child subreaper (what a
+    /// container's pid 1 is to the kernel).
+    static func runAsSubreaper(_ box: RunSandbox) throws -> LiveFlow {
+        try LiveFlow(executable: RunSandbox.childPath,
+                     arguments: ["--subreaper-exec", RunSandbox.flowPath, "run", "wf.yaml", "--output", "prefixed"],
+                     environment: box.environment, directory: box.root.path, ownGroup: false)
     }
 
     /// The zombies whose parent is `pid`.
@@ -508,9 +514,7 @@ import Glibc
               - name: check
                 shell: $CHILD --stderr ready --sleep 30
             """)
-        let flow = try LiveFlow(executable: RunSandbox.childPath,
-                                arguments: ["--subreaper-exec", RunSandbox.flowPath, "run", "wf.yaml", "--output", "prefixed"],
-                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        let flow = try Self.runAsSubreaper(box)
         defer { box.killLeftovers() }
         #expect(flow.waitForLine("check | ready"), "\(flow.stderr)")
         #expect(flow.stdout.contains("| killed"), "the guard was not found: \(flow.stdout)")
