@@ -185,7 +185,21 @@ public enum CommandLineParser {
             }
         }
         if next < positionals.count {
-            throw UsageError("Unexpected argument '\(positionals[next])'", path: path)
+            var error = UsageError("Unexpected argument '\(positionals[next])'", path: path)
+            // `task release TAG=v1` (go-task), `make deploy ENV=prod`: a `key=value` word is
+            // how those tools pass variables; say which options take it here.
+            let word = positionals[next]
+            if let equals = word.firstIndex(of: "="), equals != word.startIndex {
+                let pairs = command.options.filter { $0.valueName == "key=value" }
+                let lines = pairs.map { (label: "--\($0.long) \(word)", help: $0.help) }
+                if let first = lines.first {
+                    error.subject = first
+                    if lines.count > 1 {
+                        error.note = lines.dropFirst().map { "\($0.label)  \($0.help)" }.joined(separator: "\n       ")
+                    }
+                }
+            }
+            throw error
         }
         return parsed
     }

@@ -104,6 +104,44 @@ import Testing
         #expect(bare.stderr.hasSuffix("help: it takes no parameters\n"), "\(bare)")
     }
 
+    /// go-task (`task release TAG=v1`), make and just take variables as `key=value` words
+    /// and pass a task's variables and the file's the same way. A user porting such a
+    /// setup writes `release tag=v1`, `--var tag=…` for a parameter or `--with` for a
+    /// variable: flow said "Unexpected argument" or "declare it under `vars:`", not which
+    /// option to use (found in the new-user audit, porting a Taskfile).
+    @Test func aKeyValueArgumentOrTheOtherOptionSaysWhichOptionToUse() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              version: dev
+            actions:
+              release:
+                params:
+                  tag: { required: true }
+                steps:
+                  - print: "${{ params.tag }} ${{ vars.version }}"
+            steps:
+              - print: main
+            """)
+        let word = try box.run(["run", "wf.yaml", "release", "tag=v1"])
+        #expect(word.status == 2, "\(word)")
+        #expect(word.stderr.hasPrefix("""
+            Error: Unexpected argument 'tag=v1'
+            Help:  --var tag=v1  Override a workflow variable.
+                   --with tag=v1  Set a parameter of ACTION.
+
+            """), "\(word)")
+        let variable = try box.run(["run", "wf.yaml", "release", "--var", "tag=v1"])
+        #expect(variable.status == 2, "\(variable)")
+        #expect(variable.stderr == "error: unknown variable `tag` in --var\nhelp: `tag` is a parameter of action `release`: pass it with --with tag=v1\n", "\(variable)")
+        let noAction = try box.run(["plan", "wf.yaml", "--var", "tag=v1"])
+        #expect(noAction.status == 2, "\(noAction)")
+        #expect(noAction.stderr.hasSuffix("help: `tag` is a parameter of action `release`: run it alone with FILE release --with tag=v1\n"), "\(noAction)")
+        let param = try box.run(["run", "wf.yaml", "release", "--with", "tag=v1", "--with", "version=2"])
+        #expect(param.status == 2, "\(param)")
+        #expect(param.stderr == "error: action `release` has no parameter `version`\nhelp: `version` is a variable of the workflow: set it with --var version=2\n", "\(param)")
+    }
+
     /// A graph of one action says which, as the plan's header does (`wf · action deploy`):
     /// before, its start node named the workflow alone, as if the graph were the whole run.
     @Test(arguments: ["mermaid", "dot"]) func aGraphOfOneActionNamesIt(format: String) throws {

@@ -47,6 +47,12 @@ enum ForeignKey {
             }
             return workflowKeys[key].map { "flow calls this `\($0)`" }
         case .action:
+            // go-task's `deps` are written on a task, which is a flow action: "did you mean
+            // `steps`" by spelling would hide that flow has no dependencies to declare.
+            if dependencyKeys.contains(key) {
+                return "flow has no dependencies: start the action's `steps` with `- use: NAME` for each; "
+                    + "a list runs in order, and a `concurrent` group runs steps at once"
+            }
             return actionKeys[key].map { "flow calls this `\($0)`" }
         case .param:
             return paramKeys[key].map { "flow calls this `\($0)`" }

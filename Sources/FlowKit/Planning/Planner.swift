@@ -56,6 +56,19 @@ public struct Planner {
         var paramsOrigin: String?
     }
 
+    /// The help for `--var NAME=VALUE` when NAME is no variable but a parameter of ACTION
+    /// (or, without ACTION, of an action): go-task and just pass both the same way, so the
+    /// option is easily the wrong one; nil when no action has such a parameter.
+    static func paramHelp(for name: String, value: String, action: String?, in workflow: Workflow) -> String? {
+        let owners = workflow.actions.filter { $0.params.contains { $0.name.value == name } }
+        if let action {
+            guard owners.contains(where: { $0.name.value == action }) else { return nil }
+            return "`\(name)` is a parameter of action `\(action)`: pass it with --with \(name)=\(value)"
+        }
+        guard let owner = owners.first else { return nil }
+        return "`\(name)` is a parameter of action `\(owner.name.value)`: run it alone with FILE \(owner.name.value) --with \(name)=\(value)"
+    }
+
     mutating func build() throws(PlanError) -> Plan {
         if options.action == nil, let first = options.with.first {
             throw PlanError("--with \(first.name)=… sets a parameter of an action, but no ACTION was given",
@@ -69,7 +82,8 @@ public struct Planner {
         for (name, value) in options.vars {
             guard let index = positions[name] else {
                 throw PlanError("unknown variable `\(name)` in --var",
-                                help: Suggestion.help(for: name, in: vars.map(\.0)) ?? "declare it under `vars:` in the workflow")
+                                help: Self.paramHelp(for: name, value: value, action: options.action, in: workflow)
+                                    ?? Suggestion.help(for: name, in: vars.map(\.0)) ?? "declare it under `vars:` in the workflow")
             }
             vars[index].1 = value
         }
@@ -108,8 +122,11 @@ public struct Planner {
             var with: [(name: String, value: Template)] = []
             for (name, value) in options.with {
                 guard let param = actionTable.param(named: name, of: action.name.value) else {
+                    // A workflow variable passed as a parameter (go-task and just pass both the same way).
+                    let isVar = positions[name] != nil
                     throw PlanError("action `\(actionName)` has no parameter `\(name)`",
-                                    help: Suggestion.help(for: name, in: action.params.map(\.name.value))
+                                    help: (isVar ? "`\(name)` is a variable of the workflow: set it with --var \(name)=\(value)" : nil)
+                                        ?? Suggestion.help(for: name, in: action.params.map(\.name.value))
                                         ?? (action.params.isEmpty ? "it takes no parameters" : "its parameters are "
                                             + Suggestion.list(action.params.map(\.name.value))))
                 }

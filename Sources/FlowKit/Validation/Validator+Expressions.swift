@@ -151,8 +151,28 @@ extension Validator {
             if foreign == "steps", rest.count == 2, Self.foreignStepFields.contains(rest[1]) { rest[1] = "status" }
             bag.error(.unknownReference, "unknown reference `\(text)`", at: whole,
                       help: foreign.map { "flow calls this `\(([$0] + rest).joined(separator: "."))`" }
+                        ?? Self.foreignContextHelp(path.map(\.value))
                         ?? Suggestion.closest(to: path[0].value, in: candidates).map { "did you mean `\($0)`?" }
                         ?? "references start with `vars.`, `env.`, `params.`, `steps.`, `workflow.` or `run.`")
+        }
+    }
+
+    /// GitHub Actions' `github` and `matrix` contexts, which have no counterpart a
+    /// spelling suggestion could find: say where such a value comes from in flow instead.
+    static func foreignContextHelp(_ path: [String]) -> String? {
+        guard path.count > 1 else { return nil }
+        switch path[0] {
+        case "github":
+            // The runner exports most of the context as `GITHUB_<FIELD>` (`github.sha` is
+            // `GITHUB_SHA`); a flow run in a GitHub Actions step inherits them.
+            if path.count == 2 {
+                return "flow has no `github` context; when flow runs in GitHub Actions, the runner's environment has it: `env.GITHUB_\(path[1].uppercased())`"
+            }
+            return "flow has no `github` context; when flow runs in GitHub Actions, the runner's `GITHUB_…` variables are in `env`"
+        case "matrix":
+            return "flow has no matrix: write one step per value in a `concurrent` group, or an action with a parameter `\(path[1])` used once per value (`with: { \(path[1]): … }`)"
+        default:
+            return nil
         }
     }
 
