@@ -84,6 +84,9 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// step's, or the second of two concurrent steps'): lines appended before it is done
     /// would follow a gap (see `settle`).
     var takenUnlogged = false
+    /// A background commit took or logged step ends since the last `settle`, which then
+    /// logs the starts that came after them (see `settle`).
+    var endTakenSinceSettle = false
     /// A background commit's failure, reported by the next caller under `mutex`.
     private let backgroundFailure = Mutex<JournalError?>(nil)
     let hub: ProcessHub
@@ -321,7 +324,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 takenUnlogged = false
             }
             reportBackgroundFailure()
-            guard unloggedEnd, !disabled, awaitOpening() else { return }
+            // A commit that took (or logged) the step ends since the last settle leaves the
+            // starts after them to this one: the start of the step about to be spawned was
+            // then in memory only, and a flow killed while it ran left it `pending`, not
+            // `interrupted` (3 kills in 240 of a run whose second step hangs).
+            let startsAfterTakenEnds = endTakenSinceSettle && logged < pending.count
+            endTakenSinceSettle = false
+            guard unloggedEnd || startsAfterTakenEnds, !disabled, awaitOpening() else { return }
             if logPending() { return }
             commit()
         }
@@ -386,6 +395,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             // must wait for this commit (see `takenUnlogged`), which put the SQLite work
             // back on the path between two steps. Many (10,000 delays ending at once) are
             // left to that wait, as above.
+            if unloggedEnd { endTakenSinceSettle = true }
             if pending.count - logged <= Self.gapLinesLogged { _ = logPending() }
             if unloggedEnd { takenUnloggedEnd = true }
             if logged < pending.count { takenUnlogged = true }
