@@ -265,4 +265,17 @@ import Glibc
         let finished = try #require(outcome.jsonEvents.last)
         #expect(finished["counts"] as? [String: Int] == ["succeeded": 1, "cancelled": 1, "pending": 2], "\(outcome)")
     }
+
+    /// With `--output json`, stdout carries only events: `flow undo` of a run with nothing
+    /// to roll back wrote its `nothing to roll back` there, a line no event parser reads
+    /// (found by the events audit's checker). It goes to stderr in that mode.
+    @Test func nothingToRollBackIsNotWrittenAmongTheEvents() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shell: exit 1\n")
+        #expect(try box.run(["run", "wf.yaml", "--output", "json"]).status == 1)
+        let undone = try box.run(["undo", "last", "--output", "json"])
+        #expect(undone.status == 0, "\(undone)")
+        #expect(undone.stdout == "", "\(undone)")
+        #expect(undone.stderr.hasSuffix("nothing to roll back\n"), "\(undone)")
+    }
 }
