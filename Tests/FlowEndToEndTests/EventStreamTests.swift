@@ -266,6 +266,34 @@ import Glibc
         #expect(finished["counts"] as? [String: Int] == ["succeeded": 1, "cancelled": 1, "pending": 2], "\(outcome)")
     }
 
+    /// `flow undo` said in `run_started` how many steps it reversed (a group among them
+    /// counted as one), where a run says how many leaf steps it counts: its `run_finished`
+    /// counts every leaf step (the others `skipped`), and added up to more than `steps`
+    /// (found by the events audit's checker). Now `steps` is the run's leaf steps, as the
+    /// journal's `total_steps` is.
+    @Test func undoSaysHowManyStepsItCounts() throws {
+        let contract = try Self.contract()
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            rollback: false
+            steps:
+              - name: a
+                print: a
+                undo:
+                  - print: undo a
+              - name: b
+                print: b
+              - name: c
+                shell: exit 1
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(run.status == 1, "\(run)")
+        let undone = try box.run(["undo", "last", "--output", "json"])
+        #expect(undone.status == 0, "\(undone)")
+        #expect(undone.jsonEvents.first?["steps"] as? Int == 3, "\(undone)")
+        #expect(Self.problems(undone, contract) == [], "\(undone)")
+    }
+
     /// With `--output json`, stdout carries only events: `flow undo` of a run with nothing
     /// to roll back wrote its `nothing to roll back` there, a line no event parser reads
     /// (found by the events audit's checker). It goes to stderr in that mode.
