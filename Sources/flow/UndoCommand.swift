@@ -101,7 +101,10 @@ struct UndoCommand: Command {
                                + "nothing is left to undo\n")
                 throw ExitCode(2)
             }
-            Console.stdout("run \(id) has no succeeded steps with `undo`; nothing to roll back\n")
+            // With `--output json` stdout carries only events (a CI job parses each line as
+            // one): the message goes to stderr there, and no event is written, as nothing ran.
+            let message = "run \(id) has no succeeded steps with `undo`; nothing to roll back\n"
+            if execution.output == .json { Console.stderr(message) } else { Console.stdout(message) }
             return
         }
         // Steps an earlier `flow undo` of this run reversed are left alone unless --force;

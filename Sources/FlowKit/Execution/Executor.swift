@@ -687,8 +687,12 @@ extension Executor {
         defer { scratch.remove() }
         let byPath = nodesByPath
         let parents = parentsByNode
+        // The leaf steps the summary counts, as for a run (the journal's `total_steps` too):
+        // every one ends with an event here, reversed or skipped, and the number of steps
+        // being reversed (a group among them counted as one) left `run_finished`'s counts
+        // adding up to more than `run_started` said.
         bus.emit(.runStarted(RunInfo(id: options.runID, workflowName: plan.workflowName, file: plan.file.path,
-                                     startedAt: .now(), totalSteps: steps.count)))
+                                     startedAt: .now(), totalSteps: Self.leafCount(plan.root))))
         // Before the frames are made: a `use`'s params are evaluated again from its `with`,
         // which may read any earlier step (`ver: "${{ steps.tag.outputs.version }}"`).
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
