@@ -32,11 +32,9 @@ extension CommandLineParser {
 
         func store(_ option: OptionSpec, _ value: String?) {
             guard let value else { return }
-            if option.repeats {
-                parsed.optionValues[option.long, default: []].append(value)
-            } else {
-                parsed.optionValues[option.long] = [value]
-            }
+            // Every value is kept, repeatable or not: `value` takes the last (as most tools do),
+            // and a command can still see that a single-value option was given twice.
+            parsed.optionValues[option.long, default: []].append(value)
         }
         /// The next word as an option's value, when there is one that is not an option.
         func nextValue() -> String? {

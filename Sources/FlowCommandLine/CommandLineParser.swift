@@ -88,11 +88,9 @@ public enum CommandLineParser {
                 if let near = Suggestion.closest(to: value, in: option.choices) { message += ". Did you mean '\(near)'?" }
                 throw UsageError(message, path: path)
             }
-            if option.repeats {
-                parsed.optionValues[option.long, default: []].append(value)
-            } else {
-                parsed.optionValues[option.long] = [value]
-            }
+            // Every value is kept, repeatable or not: `value` takes the last (as most tools do),
+            // and a command can still see that a single-value option was given twice.
+            parsed.optionValues[option.long, default: []].append(value)
         }
 
         func missingValue(_ option: OptionSpec) -> UsageError {

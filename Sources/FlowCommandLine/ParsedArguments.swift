@@ -24,7 +24,7 @@ public struct ParsedArguments: Sendable {
         optionValues[long]?.last
     }
 
-    /// Every value of a repeatable `--long`, in order.
+    /// Every value of `--long`, in order (of a single-value option too: `value` takes the last).
     public func values(_ long: String) -> [String] {
         optionValues[long] ?? []
     }

@@ -26,7 +26,15 @@ struct SelectionOptions {
         with = try arguments.values("with", as: KeyValue.self)
         tags = arguments.values("tags")
         skipTags = arguments.values("skip-tags")
-        only = arguments.value("only")
+        // `--only a --only b` ran only `b`: the last value wins for every single-value
+        // option, which for this one silently dropped a step the user asked for. The same
+        // name twice (an alias plus a typed option) still means one step.
+        let onlies = arguments.values("only")
+        if let first = onlies.first, let other = onlies.first(where: { $0 != first }) {
+            throw arguments.error("--only runs one step and was given two (`\(ControlEscaping.escaped(first))` and "
+                + "`\(ControlEscaping.escaped(other))`); to run several, tag them and use --tags")
+        }
+        only = onlies.last
     }
 
     func planOptions(action: String?) -> PlanOptions {

@@ -740,6 +740,22 @@ import FoundationXML
         #expect(!r.stderr.contains("warning:"), "\(r)")
     }
 
+    /// `--only a --only b` ran only `b` (the last value of a single-value option wins),
+    /// silently dropping a step the user named. Two different names are now a usage error
+    /// before anything runs, in `run`, `plan` and `graph`; the same name twice is one step.
+    @Test(arguments: [["run", "wf.yaml"], ["plan", "wf.yaml"], ["graph", "wf.yaml"]])
+    func onlyGivenTwoNamesIsRefused(_ command: [String]) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.tagged)
+        let r = try box.run(command + ["--only", "lint", "--only", "unit"])
+        #expect(r.status == 2, "\(r)")
+        #expect(r.stderr.hasPrefix(
+            "Error: --only runs one step and was given two (`lint` and `unit`); to run several, tag them and use --tags\n"), "\(r)")
+        #expect(box.lines("log").isEmpty)
+        let same = try box.run(command + ["--only", "lint", "--only", "lint"])
+        #expect(same.status == 0, "\(same)")
+    }
+
     /// Selection options that each name something there but together leave no step: a
     /// warning says so before the run, which succeeds having run nothing (exit 0, as `go
     /// test -run` with no match; the options are right, only their meeting is empty).
