@@ -226,4 +226,18 @@ import Testing
                 name: again
             """)
     }
+
+    /// Spans are in the source, not in the value: after a YAML escape, in a block scalar.
+    @Test func spansFollowTheSourceOfEscapedAndBlockScalars() throws {
+        let loaded = expectDiagnostics("""
+            vars:
+              version: 1
+            steps:
+              - shell: |
+                  echo start
+                    make V=⟦foreign-template⟧{{ .VERSION }} "${{ vars.version }}"
+              - print: "tab\\there ⟦foreign-template⟧{{version}}"
+            """)
+        #expect(loaded.diagnostics.map(\.span.end.column) == [30, 34])
+    }
 }
