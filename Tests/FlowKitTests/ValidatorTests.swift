@@ -891,6 +891,7 @@ import Testing
         .unknownStatus: "steps:\n  - name: a\n    print: x\n  - print: y\n    if: steps.a.status == 'success'\n",
         .colonWithoutSpace: "steps:\n  - delay:5s\n",
         .nestedUndo: "steps:\n  - shell: a\n    undo:\n      shell: b\n      undo:\n        shell: c\n",
+        .foreignTemplate: "vars: {v: 1}\nsteps:\n  - shell: echo {{ v }} ${{ vars.v }}\n",
     ]
 
     @Test func everyCodeHasASample() {
@@ -919,8 +920,8 @@ import Testing
             loaded = load(sample)
         }
         #expect(loaded.diagnostics.map(\.code).contains(code), "\(rendered(loaded.diagnostics))")
-        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression, .colonWithoutSpace, .nestedUndo]
-            .contains(code) ? .warning : .error
+        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression, .colonWithoutSpace, .nestedUndo,
+                                        .foreignTemplate].contains(code) ? .warning : .error
         #expect(loaded.diagnostics.filter { $0.code == code }.allSatisfy { $0.severity == expectedSeverity })
     }
 

@@ -51,6 +51,7 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     case unexpandedExpression = "unexpanded-expression"
     case colonWithoutSpace = "colon-without-space"
     case nestedUndo = "nested-undo"
+    case foreignTemplate = "foreign-template"
 
     // Warnings about a run's step selection (`run`, `plan`), not about the file alone.
     case unselectedReference = "unselected-reference"

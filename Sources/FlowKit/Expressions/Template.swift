@@ -15,6 +15,9 @@ public struct Template: Sendable {
     /// Some `${{ … }}` in it did not parse (reported as it was parsed): its text stands in
     /// its place, so checks of the template's value (`allowed`) must not judge that text.
     public var hasSyntaxErrors = false
+    /// Other tools' placeholders in its text (`{{.VERSION}}`), which flow leaves as text;
+    /// the validator warns about those naming a var or param (see `ForeignPlaceholder`).
+    public var placeholders: [ForeignPlaceholder] = []
 
     public init(parts: [Part], span: SourceSpan, raw: String) {
         self.parts = parts

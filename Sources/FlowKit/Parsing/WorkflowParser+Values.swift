@@ -184,13 +184,20 @@ extension WorkflowParser {
     /// A template from a scalar; expression syntax errors are reported here.
     mutating func template(_ id: Int32, _ text: Located<String>) -> Template {
         let node = document[id]
-        guard text.value.hasExpressionMarker else { return Template(literal: text.value, span: text.span) }
+        // `${{` has a `{{`: one byte scan for most strings, which have neither.
+        guard text.value.containsDoubleBrace else { return Template(literal: text.value, span: text.span) }
         let locator = ScalarLocator(node: node, file: file)
-        let (template, failures) = Template.parse(text.value, span: text.span, locate: { locator.location(ofValueOffset: $0) })
-        if !failures.isEmpty { noteNames(inUnread: text.value) }
-        for failure in failures {
-            bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
+        let locate = { locator.location(ofValueOffset: $0) }
+        var template = Template(literal: text.value, span: text.span)
+        if text.value.hasExpressionMarker {
+            let failures: [ExpressionParser.Failure]
+            (template, failures) = Template.parse(text.value, span: text.span, locate: locate)
+            if !failures.isEmpty { noteNames(inUnread: text.value) }
+            for failure in failures {
+                bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
+            }
         }
+        template.placeholders = ForeignPlaceholder.find(in: text.value, locate: locate)
         return template
     }
 

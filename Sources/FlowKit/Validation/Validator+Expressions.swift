@@ -23,6 +23,7 @@ extension Validator {
     static let literals = ["true", "false", "null"]
 
     mutating func checkTemplate(_ template: Template, at site: ReferenceSite?, context: ExpressionContext) {
+        for placeholder in template.placeholders { checkForeignPlaceholder(placeholder) }
         guard !template.isLiteral else { return }
         if context == .shell { checkShellQuoting(template) }
         for expression in template.expressions {

@@ -23,6 +23,9 @@ public struct Validator {
         /// Set inside an action: its parameters.
         var action: Action?
         var usedParams: Set<String> = []
+        /// The first `{{…}}` written for each param (see `ForeignPlaceholder`): when the
+        /// param is otherwise unused, this is why, and its warning says so.
+        var foreignParamUses: [String: ForeignPlaceholder] = [:]
         /// "Did you mean" over `steps`, built at the first unknown step name: a file may
         /// have thousands of them, and each used to search (and sort) every name again.
         var stepSuggestions: SuggestionIndex?
@@ -30,6 +33,8 @@ public struct Validator {
 
     var scope = Scope()
     var usedVars: Set<String> = []
+    /// The first `{{…}}` written for each var, as `Scope.foreignParamUses`.
+    var foreignVarUses: [String: ForeignPlaceholder] = [:]
     /// For each step name, the scopes that have it (`""` the workflow, else an action's
     /// name), built at the first reference to a step the current scope does not have.
     var stepOwners: [String: [String]]?
@@ -113,16 +118,18 @@ public struct Validator {
             // An action without steps is an error of its own: its params are not "unused".
             for param in action.params where !action.steps.isEmpty && !scope.usedParams.contains(param.name.value)
                 && !workflow.namesInUnreadExpressions.contains("params." + param.name.value) {
+                let (help, notes) = Self.unusedHelp(reference: "params." + param.name.value, foreign: scope.foreignParamUses[param.name.value])
                 bag.warning(.unusedParam, "parameter `\(param.name.value)` of action `\(action.name.value)` is never used",
-                            at: param.name.span, help: "use it as `${{ params.\(param.name.value) }}`, or remove it")
+                            at: param.name.span, help: help, notes: notes)
             }
         }
         var seenVars: Set<String> = []
         for variable in workflow.vars {
             if !seenVars.insert(variable.name.value).inserted { continue }
             if !usedVars.contains(variable.name.value), !workflow.namesInUnreadExpressions.contains("vars." + variable.name.value) {
+                let (help, notes) = Self.unusedHelp(reference: "vars." + variable.name.value, foreign: foreignVarUses[variable.name.value])
                 bag.warning(.unusedVar, "variable `\(variable.name.value)` is never used", at: variable.name.span,
-                            help: "use it as `${{ vars.\(variable.name.value) }}`, or remove it")
+                            help: help, notes: notes)
             }
         }
     }

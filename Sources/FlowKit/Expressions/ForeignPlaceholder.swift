@@ -1,0 +1,110 @@
+/// Another tool's placeholder written in a string flow templates: go-task's `{{.VERSION}}`
+/// (a Go template), just's `{{version}}`, Jinja's (Ansible's) `{{ version }}`.
+///
+/// flow expands only `${{ … }}`, so such text reaches the command or message as written.
+/// But `{{…}}` is also the syntax of tools a command runs (`docker inspect --format
+/// '{{.State.Running}}'`, `kubectl -o go-template=…`, `helm`), so the parser only finds the
+/// candidates (where their offsets can be located) and the validator reports those whose
+/// name is one flow would substitute: a declared var, or a param of the enclosing action.
+public struct ForeignPlaceholder: Sendable, Equatable {
+    /// The name inside the braces, without go-task's leading dot.
+    public var name: String
+    /// The placeholder as written, braces included: `{{.VERSION}}`.
+    public var written: String
+    /// Whether it is a Go template's field (`{{.NAME}}`, go-task) rather than a bare name
+    /// (`{{ name }}`, just and Jinja).
+    public var dotted: Bool
+    /// The span of the whole placeholder, braces included.
+    public var span: SourceSpan
+
+    public init(name: String, written: String, dotted: Bool, span: SourceSpan) {
+        self.name = name
+        self.written = written
+        self.dotted = dotted
+        self.span = span
+    }
+
+    /// The placeholders of `text` (a scalar's value; `locate` maps an offset in its
+    /// scalars to the source), outside its `${{ … }}` expressions.
+    ///
+    /// Only a single name (with an optional leading dot, and Go's and Jinja's `-` trim
+    /// markers) counts: a path (`{{.State.Running}}`), a filter or a call is another
+    /// tool's own template, not a flow variable written the wrong way. Runs of three or
+    /// more braces are skipped: `{{{{` is just's escape for a literal `{{`, and
+    /// `{{{name}}}` is Mustache's.
+    public static func find(in text: String, locate: (Int) -> SourceLocation) -> [ForeignPlaceholder] {
+        guard text.containsDoubleBrace else { return [] }
+        let scalars = Array(text.unicodeScalars)
+        let n = scalars.count
+        var found: [ForeignPlaceholder] = []
+        var i = 0
+        while i < n {
+            if scalars[i] == "$", i + 2 < n, scalars[i + 1] == "{", scalars[i + 2] == "{" {
+                // flow's own expression: a `{{` in its string literals is not text. An
+                // unterminated one is an error already, and the rest is not text either.
+                guard let close = Template.closingBraces(in: scalars, from: i + 3) else { break }
+                i = close + 2
+                continue
+            }
+            guard scalars[i] == "{" else {
+                i += 1
+                continue
+            }
+            var run = 0
+            while i + run < n, scalars[i + run] == "{" { run += 1 }
+            if run == 2, let (end, name, dotted) = placeholder(in: scalars, from: i + 2) {
+                found.append(ForeignPlaceholder(name: name, written: String(scalars: scalars[i..<end]), dotted: dotted,
+                                                span: SourceSpan(start: locate(i), end: locate(end))))
+                i = end
+                continue
+            }
+            i += run
+        }
+        return found
+    }
+
+    /// The end (just past `}}`), name and form of a placeholder whose text starts at
+    /// `start`, just after its `{{`; nil when the text is not one name.
+    static func placeholder(in scalars: [Unicode.Scalar], from start: Int) -> (Int, String, Bool)? {
+        let n = scalars.count
+        var j = start
+        func skipBlanks() { while j < n, scalars[j] == " " || scalars[j] == "\t" { j += 1 } }
+        if j + 1 < n, scalars[j] == "-", scalars[j + 1] == " " || scalars[j + 1] == "\t" { j += 1 }
+        skipBlanks()
+        let dotted = j < n && scalars[j] == "."
+        if dotted { j += 1 }
+        let nameStart = j
+        guard j < n, isNameStart(scalars[j]) else { return nil }
+        while j < n, isNameStart(scalars[j]) || ("0"..."9").contains(scalars[j]) || scalars[j] == "-" { j += 1 }
+        // A `-` right before `}}` is part of the name only without a blank before it; Go
+        // and Jinja need one before their trim marker, so `{{ x -}}` is the name `x`.
+        let name = String(scalars: scalars[nameStart..<j])
+        skipBlanks()
+        if j < n, scalars[j] == "-", j > nameStart, scalars[j - 1] == " " || scalars[j - 1] == "\t" { j += 1 }
+        guard j + 1 < n, scalars[j] == "}", scalars[j + 1] == "}" else { return nil }
+        // `{{ name }}}`: a Mustache triple or something else; not a plain placeholder.
+        if j + 2 < n, scalars[j + 2] == "}" { return nil }
+        return (j + 2, name, dotted)
+    }
+
+    static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_"
+    }
+
+    /// Where the placeholder comes from, for the message.
+    public var syntax: String {
+        dotted ? "go-task's (Go template) syntax" : "just's and Jinja's (Ansible) syntax"
+    }
+}
+
+extension String {
+    /// Whether the text has `{{` anywhere: a byte scan, as almost no string has.
+    var containsDoubleBrace: Bool {
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            if byte == UInt8(ascii: "{"), previous == byte { return true }
+            previous = byte
+        }
+        return false
+    }
+}

@@ -1,0 +1,243 @@
+@testable import FlowKit
+import Testing
+
+/// Other tools' placeholders (`{{.VERSION}}`, `{{ version }}`): the detector finds single
+/// names outside `${{ … }}`, and the validator warns (`foreign-template`) only about those
+/// naming a declared var or a param of the enclosing action.
+@Suite struct ForeignTemplateTests {
+    /// The placeholders of `text` as (written, column of the first brace, column past the last).
+    static func found(_ text: String) -> [(String, Int, Int)] {
+        ForeignPlaceholder.find(in: text, locate: { FlowKit.SourceLocation(line: 1, column: 1 + $0) })
+            .map { ($0.written, $0.span.start.column, $0.span.end.column) }
+    }
+
+    static func names(_ text: String) -> [String] {
+        ForeignPlaceholder.find(in: text, locate: { FlowKit.SourceLocation(line: 1, column: 1 + $0) }).map(\.name)
+    }
+
+    // MARK: Detector
+
+    @Test func findsTheFormsOfGoTaskJustAndJinja() {
+        #expect(Self.names("{{.VERSION}}") == ["VERSION"])
+        #expect(Self.names("{{ .VERSION }}") == ["VERSION"])
+        #expect(Self.names("{{version}}") == ["version"])
+        #expect(Self.names("{{ version }}") == ["version"])
+        #expect(Self.names("{{\tversion\t}}") == ["version"])
+        #expect(Self.names("{{- .VERSION -}}") == ["VERSION"])
+        #expect(Self.names("{{ build_dir }} {{ my-var }}") == ["build_dir", "my-var"])
+        let dotted = ForeignPlaceholder.find(in: "{{.A}} {{ b }}", locate: { FlowKit.SourceLocation(line: 1, column: 1 + $0) })
+        #expect(dotted.map(\.dotted) == [true, false])
+    }
+
+    /// The span covers exactly the braces and what is between them.
+    @Test func theSpanIsThePlaceholder() {
+        let found = Self.found("echo v{{.VERSION}} and {{ name }}!")
+        #expect(found.map(\.0) == ["{{.VERSION}}", "{{ name }}"])
+        #expect(found.map(\.1) == [7, 24])
+        #expect(found.map(\.2) == [19, 34])
+    }
+
+    @Test func pathsFiltersAndOtherTemplatesAreNotPlaceholders() {
+        #expect(Self.names("docker inspect --format '{{.State.Running}}'").isEmpty)
+        #expect(Self.names("{{ version | default('1') }}").isEmpty)
+        #expect(Self.names("{{ range .Items }}{{ end }}") == ["end"], "a single name is a candidate; the validator judges it")
+        #expect(Self.names("{{ printf \"%s\" .X }}").isEmpty)
+        #expect(Self.names("{{ 1 }} {{}} {{ }} {{.}}").isEmpty)
+        #expect(Self.names("{{ version").isEmpty)
+        #expect(Self.names("{ version } ${version} $version $(version)").isEmpty)
+    }
+
+    /// flow's own expressions, their string literals included, are not text; neither is the
+    /// rest of a string after an unterminated `${{`.
+    @Test func flowExpressionsAreSkipped() {
+        #expect(Self.names("${{ version }}").isEmpty)
+        #expect(Self.names("$${{ version }}").isEmpty)
+        #expect(Self.names("${{ '{{ version }}' }}").isEmpty)
+        #expect(Self.names("${{ vars.a }}{{ b }}${{ vars.c }}") == ["b"])
+        #expect(Self.names("${{ vars.a = {{ b }}").isEmpty)
+    }
+
+    /// `{{{{` is just's escape for `{{`, `{{{x}}}` Mustache's: not flow variables written
+    /// the wrong way.
+    @Test func moreThanTwoBracesAreSkipped() {
+        #expect(Self.names("{{{{version}}").isEmpty)
+        #expect(Self.names("{{{version}}}").isEmpty)
+        #expect(Self.names("{{version}}}").isEmpty)
+    }
+
+    // MARK: Validator
+
+    @Test func aPlaceholderNamingAVarIsAWarningInEveryTemplatedPlace() throws {
+        let loaded = expectDiagnostics("""
+            env:
+              V: "⟦foreign-template⟧{{ version }}"
+            defaults:
+              dir: "/src/⟦foreign-template⟧{{.VERSION}}"
+            vars:
+              version: "1.2"
+            actions:
+              a:
+                params:
+                  p: {default: x}
+                steps:
+                  - print: "${{ params.p }}"
+            steps:
+              - shell: echo "⟦foreign-template⟧{{.VERSION}}" "${{ vars.version }}"
+                dir: "⟦foreign-template⟧{{version}}"
+                stdin: "⟦foreign-template⟧{{ Version }}"
+                env:
+                  W: "⟦foreign-template⟧{{.version}}"
+              - print: "v⟦foreign-template⟧{{ version }}"
+              - make ⟦foreign-template⟧{{.VERSION}}
+              - use: a
+                with:
+                  p: "⟦foreign-template⟧{{ .VERSION }}"
+            """)
+        #expect(loaded.isValid, "warnings do not make a workflow invalid")
+        #expect(loaded.diagnostics.allSatisfy { $0.severity == .warning })
+        #expect(Set(loaded.diagnostics.map(\.help)) == ["flow writes it `${{ vars.version }}`"])
+        let first = try #require(loaded.diagnostics.first)
+        #expect(first.message == "`{{ version }}` is just's and Jinja's (Ansible) syntax: flow leaves it as text")
+        #expect(at(first.span) == "2:7" && first.span.end.column == 20)
+    }
+
+    /// Inside an action, a param's name is flow's `params.…` (before a var of the same
+    /// name, as go-task's task vars come before the file's); the file's vars are seen too.
+    @Test func insideAnActionParamsComeFirst() {
+        let loaded = expectDiagnostics("""
+            vars:
+              target: prod
+              region: eu
+            actions:
+              deploy:
+                params:
+                  target: {default: staging}
+                steps:
+                  - shell: ./deploy "⟦foreign-template⟧{{.TARGET}}" "${{ params.target }}" "⟦foreign-template⟧{{ region }}" "${{ vars.region }}"
+            steps:
+              - use: deploy
+              - print: "${{ vars.target }}"
+            """)
+        #expect(loaded.diagnostics.map(\.help) == ["flow writes it `${{ params.target }}`", "flow writes it `${{ vars.region }}`"])
+    }
+
+    @Test func anExactMatchWinsOverACaseInsensitiveOne() {
+        let loaded = expectDiagnostics("""
+            vars:
+              version: "1"
+              VERSION: "2"
+            steps:
+              - print: "⟦foreign-template⟧{{.VERSION}} ${{ vars.version }} ${{ vars.VERSION }}"
+            """)
+        #expect(loaded.diagnostics.map(\.help) == ["flow writes it `${{ vars.VERSION }}`"])
+    }
+
+    /// docker's, kubectl's and helm's templates name their own fields: not flagged unless
+    /// the name is a var or param (then it is, wherever it is: that is the rule).
+    @Test func otherProgramsTemplatesAreNotFlagged() throws {
+        _ = try valid("""
+            vars:
+              state: up
+            actions:
+              a:
+                params:
+                  id: {default: x}
+                steps:
+                  - shell: docker ps --format '{{.Names}}' --filter "id=${{ params.id }}"
+            steps:
+              - shell: docker inspect --format '{{.State.Running}}' "${{ vars.state }}"
+              - shell: kubectl get pods -o go-template='{{range .items}}{{.metadata.name}}{{end}}'
+              - shell: gh pr list --template '{{ .title }}' --json title
+              - print: "{{ id }} is a param of `a` only"
+              - shell: echo "${NAME} $(state) ${{ '{{ state }}' }} {{{{state}}"
+            """)
+    }
+
+    /// Strings flow does not template are never run as text with a placeholder: comments,
+    /// descriptions, tags, a var's value, a param's default.
+    @Test func untemplatedStringsAreNotChecked() throws {
+        _ = try valid("""
+            # {{.VERSION}} becomes ${{ vars.version }}
+            description: "{{.VERSION}}"
+            vars:
+              version: "{{ version }}"
+              other: "x"
+            actions:
+              a:
+                description: "{{ p }}"
+                params:
+                  p: {default: "{{ p }}"}
+                steps:
+                  - print: "${{ params.p }}"
+            steps:
+              - print: "${{ vars.version }} ${{ vars.other }}"
+                tags: ["{{version}}"]
+              - use: a
+            """)
+    }
+
+    /// Written only as `{{…}}`, a var or param looks unused: its warning says why.
+    @Test func theUnusedWarningPointsAtThePlaceholder() throws {
+        let loaded = expectDiagnostics("""
+            vars:
+              ⟦unused-var⟧version: "1.2"
+            actions:
+              a:
+                params:
+                  ⟦unused-param⟧p: {default: x}
+                steps:
+                  - print: "⟦foreign-template⟧{{ p }} ⟦foreign-template⟧{{ P }}"
+            steps:
+              - shell: make VERSION=⟦foreign-template⟧{{.VERSION}}
+              - use: a
+            """)
+        let unusedVar = try #require(loaded.diagnostics.first { $0.code == .unusedVar })
+        #expect(unusedVar.help == "flow does not expand `{{.VERSION}}`: write it `${{ vars.version }}`")
+        #expect(unusedVar.notes.map(\.message) == ["`{{.VERSION}}` is here"])
+        #expect(unusedVar.notes.map { at($0.span) } == ["10:25"])
+        let unusedParam = try #require(loaded.diagnostics.first { $0.code == .unusedParam })
+        #expect(unusedParam.help == "flow does not expand `{{ p }}`: write it `${{ params.p }}`")
+        #expect(unusedParam.notes.map { at($0.span) } == ["8:17"])
+    }
+
+    /// Without a `{{…}}` for it, the unused warning's help is the usual one.
+    @Test func anUnusedVarWithoutAPlaceholderKeepsItsHelp() throws {
+        let loaded = expectDiagnostics("""
+            vars:
+              ⟦unused-var⟧version: "1.2"
+            steps:
+              - shell: docker inspect --format '{{.State.Running}}' x
+            """)
+        #expect(loaded.diagnostics.map(\.help) == ["use it as `${{ vars.version }}`, or remove it"])
+        #expect(loaded.diagnostics.allSatisfy { $0.notes.isEmpty })
+    }
+
+    /// A placeholder is a problem of the text itself: in text that `<<: *x` merges into
+    /// another step, it is reported once, where it is written.
+    @Test func aPlaceholderInMergedTextIsReportedOnce() {
+        expectDiagnostics("""
+            vars:
+              version: "1"
+            steps:
+              - &base
+                shell: echo "${{ vars.version }}"
+                env: {V: "⟦foreign-template⟧{{ version }}"}
+              - <<: *base
+                name: again
+            """)
+    }
+
+    /// Spans are in the source, not in the value: after a YAML escape, in a block scalar.
+    @Test func spansFollowTheSourceOfEscapedAndBlockScalars() throws {
+        let loaded = expectDiagnostics("""
+            vars:
+              version: 1
+            steps:
+              - shell: |
+                  echo start
+                    make V=⟦foreign-template⟧{{ .VERSION }} "${{ vars.version }}"
+              - print: "tab\\there ⟦foreign-template⟧{{version}}"
+            """)
+        #expect(loaded.diagnostics.map(\.span.end.column) == [30, 34])
+    }
+}
