@@ -47,7 +47,7 @@ public struct RunArguments: Sendable, Equatable {
 
     /// `word` as a POSIX shell reads it back: as it is when it holds only characters no
     /// shell treats specially, else in single quotes.
-    static func shellQuoted(_ word: String) -> String {
+    public static func shellQuoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
             scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./:=@,+%".unicodeScalars.contains(scalar)
         }

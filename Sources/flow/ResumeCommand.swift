@@ -105,6 +105,7 @@ struct ResumeCommand: Command {
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = reuse
+        session.stateDirAsGiven = self.execution.journal.stateDir
         // Where each reused result came from: the run resumed may only have reused it, or
         // carried it on unreached, from an earlier run, which ran it.
         let holders = Dictionary(steps.filter { reuse[$0.path] != nil }.map { ($0.path, $0.origin ?? id) },

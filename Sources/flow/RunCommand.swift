@@ -18,6 +18,10 @@ struct RunCommand: Command {
             kills everything at once, and so does Ctrl-\\ (SIGQUIT). Ctrl-Z stops the steps with \
             flow; fg continues them.
 
+            A step that fails where continue_on_error allows it ends `(allowed to fail)`, and \
+            the summary counts it apart (`2 failed (1 allowed)`). A recorded run that fails or \
+            is stopped by a signal ends with the command that resumes it (`flow resume ID`).
+
             Exit status: 0 when every step succeeded (or was skipped, or failed with \
             continue_on_error); 1 when a step failed; 2 when the workflow is invalid, the \
             command line is wrong, fewer than 64 files are left to open (ulimit -n), fewer than \
@@ -89,6 +93,7 @@ struct RunCommand: Command {
                                    workflowPathBytes: RawArguments.bytes(of: file), cwdBytes: PathBytes.unlessUTF8(directory))
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.journal = journal
+        session.stateDirAsGiven = execution.journal.stateDir
         await session.run()
     }
 

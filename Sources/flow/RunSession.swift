@@ -25,6 +25,9 @@ struct RunSession {
     var undoneRunStatus: RunStatus = .failed
     /// The journal, if its opening was started early (`run`).
     var journal: JournalOpening?
+    /// `--state-dir` as the user gave it, for the resume hint's command: `resume` makes
+    /// `options`' absolute before it enters the run's directory.
+    var stateDirAsGiven: String?
 
     init(plan: Plan, options: ExecutionOptions, metadata: RunMetadata) {
         self.plan = plan
@@ -107,6 +110,10 @@ struct RunSession {
         }
         let junit = options.junit.map(JUnitReport.init(path:))
         if let junit { bus.add(junit) }
+        // `run` and `resume` that do not succeed say how to resume them; an undo is not
+        // resumed, and the json events carry the run's id for a program to act on.
+        let hint = undo == nil && mode != .json && !options.noJournal
+            ? ResumeHint(runID: metadata.id, stateDir: stateDirAsGiven) : nil
 
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
         runOptions.grace = options.grace.value
@@ -156,6 +163,8 @@ struct RunSession {
                 say(quit ? "\nflow: SIGQUIT; killed every step\n" : "\nflow: second signal; killed every step\n")
             }
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
+            // A run killed by the second signal is resumable as one the first ended.
+            if let line = hint?.line(succeeded: status == 0) { Console.stderr(line) }
             _exit(status)
         }
         // The journal is one more observer, opened while the run starts (see
@@ -169,6 +178,7 @@ struct RunSession {
                 failed: { error in say("error: \(error.description); this run is not recorded\n") })
             bus.add(recorder)
             journalRecorder = recorder
+            hint?.watch(recorder)
             // An undo the journal does not record could be run again (its guard against a
             // second undo reads the journal): none runs unrecorded.
             if undo != nil, !recorder.waitUntilRecording() {
@@ -200,6 +210,8 @@ struct RunSession {
             if let lost = LostOutput.shared.warning(logsHint: recorded ? "`flow logs \(runID)`" : nil) {
                 Console.stderr(lost)
             }
+            // Last, below the summary (and what went wrong with the report): the next step.
+            if let line = hint?.line(succeeded: outcome.status == .succeeded) { Console.stderr(line) }
             Glibc.exit(outcome.exitCode)
         }
         fatalError("not reached: the run exits flow above")

@@ -92,6 +92,8 @@ import Testing
     /// vary, its lines, labels and counts do not.
     static func withoutTimes(_ text: String) -> String {
         text.replacingOccurrences(of: #"\b[0-9]+\.[0-9]s\b"#, with: "0.0s", options: .regularExpression)
+            // A run's id is new every run (the resume hint names it).
+            .replacingOccurrences(of: #"\b[0-9a-f]{8}-[0-9a-f]{8}\b"#, with: "RUN-ID", options: .regularExpression)
     }
 
     /// A command that writes the workflow an example reads (`printf '…' > workflow.yaml`).

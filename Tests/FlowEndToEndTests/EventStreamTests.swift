@@ -58,6 +58,8 @@ import Glibc
         if value is NSNull { return "null" }
         if value is Bool, !(value is Int) { return "boolean" }
         if let number = value as? NSNumber {
+            // Foundation parses `true` and `false` as numbers of type `c` (char).
+            if String(cString: number.objCType) == "c" { return "boolean" }
             // Foundation keeps what it parsed: `d` for a number with a fraction or exponent.
             let type = String(cString: number.objCType)
             return type == "d" || type == "f" ? "number" : "integer"

@@ -17,15 +17,15 @@ import Testing
     /// The rows each mode leaves on a terminal, times as `T`.
     static let rows: [String: [String]] = [
         "prefixed": [
-            "▶ ask", "no newline", "✗ ask exit 1 T", "▶ whole", "whole line", "✓ whole T",
-            "▶ after", "after | after", "✓ after T", "✓ succeeded: 2 succeeded, 1 failed in T",
+            "▶ ask", "no newline", "✗ ask exit 1 (allowed to fail) T", "▶ whole", "whole line", "✓ whole T",
+            "▶ after", "after | after", "✓ after T", "✓ succeeded: 2 succeeded, 1 failed (allowed) in T",
         ],
         "grouped": [
-            "no newline", "── ✗ ask (exit 1 T) ──", "whole line", "── ✓ whole (T) ──",
-            "── ✓ after (T) ──", "after", "✓ succeeded: 2 succeeded, 1 failed in T",
+            "no newline", "── ✗ ask (exit 1 T; allowed to fail) ──", "whole line", "── ✓ whole (T) ──",
+            "── ✓ after (T) ──", "after", "✓ succeeded: 2 succeeded, 1 failed (allowed) in T",
         ],
         "raw": [
-            "no newline", "✗ ask exit 1 T", "whole line", "after", "✓ succeeded: 2 succeeded, 1 failed in T",
+            "no newline", "✗ ask exit 1 (allowed to fail) T", "whole line", "after", "✓ succeeded: 2 succeeded, 1 failed (allowed) in T",
         ],
     ]
 
@@ -56,9 +56,10 @@ import Testing
         #expect(TTYOutputTests.timeless(run.screen.all) == [
             "▶ ask T", "· whole", "· after", "0/3 steps finished",
             "no newline",
-            "✗ ask exit 1 T", "▶ whole T", "· after", "1/3 steps finished",
+            "✗ ask exit 1 (allowed to fail) T", "▶ whole T", "· after", "1/3 steps finished",
             "whole line",
-            "✗ ask exit 1 T", "✓ whole T", "✓ after T", "3/3 steps finished", "✓ succeeded: 2 succeeded, 1 failed in T",
+            "✗ ask exit 1 (allowed to fail) T", "✓ whole T", "✓ after T", "3/3 steps finished",
+            "✓ succeeded: 2 succeeded, 1 failed (allowed) in T",
         ], "\(run.report)")
         #expect(run.screen.foreign.isEmpty, "\(run.report)")
     }
@@ -81,7 +82,7 @@ import Testing
         #expect(box.read("out") == "no newline\nafter | after\n", "\(box.read("out") ?? "")")
         let err = (box.read("err") ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(TTYOutputTests.timeless(err) == [
-            "▶ ask", "✗ ask exit 1 T", "▶ after", "✓ after T", "✓ succeeded: 1 succeeded, 1 failed in T", "",
+            "▶ ask", "✗ ask exit 1 (allowed to fail) T", "▶ after", "✓ after T", "✓ succeeded: 1 succeeded, 1 failed (allowed) in T", "",
         ], "\(box.read("err") ?? "")")
     }
 

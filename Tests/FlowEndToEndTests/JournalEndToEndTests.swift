@@ -1049,7 +1049,7 @@ import Glibc
             """)
         let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(run.status == 1, "\(run)")
-        #expect(run.stderrLines.last?.hasPrefix("✗ failed: 1 succeeded, 1 failed, 1 undone, 1 undo_failed in ") == true, "\(run)")
+        #expect(run.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 succeeded, 1 failed, 1 undone, 1 undo_failed in ") == true, "\(run)")
         let shown = try Self.show(box)
         #expect(shown["counts"] as? [String: Int] == ["succeeded": 1, "failed": 1, "undone": 1, "undo_failed": 1], "\(shown)")
         let text = try box.run(["show", "last"])
@@ -1071,7 +1071,7 @@ import Glibc
         let retried = try box.run(["run", "retried.yaml", "--output", "prefixed"])
         #expect(retried.status == 1, "\(retried)")
         #expect(retried.stderr.contains("✗ g undo failed"), "\(retried)")
-        #expect(retried.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 failed, 1 skipped in ") == true, "\(retried)")
+        #expect(retried.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 1 failed, 1 skipped in ") == true, "\(retried)")
         #expect(try Self.show(box)["counts"] as? [String: Int] == ["failed": 1, "skipped": 1])
     }
 

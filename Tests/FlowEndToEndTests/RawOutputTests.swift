@@ -71,7 +71,8 @@ import Glibc
         let r = try box.run(["run", "wf.yaml", "--output", "raw"])
         #expect(r.status == 1, "\(r)")
         #expect(r.stdout.isEmpty, "\(r)")
-        #expect(TTYOutputTests.timeless(r.stderrLines) == [
+        #expect(r.resumeHint != nil, "\(r)")
+        #expect(TTYOutputTests.timeless(r.stderrLinesBeforeHint) == [
             "half", "✗ flaky exit 3 T", "flaky: retrying (attempt 2 of 2)",
             "half", "✗ flaky exit 3 T",
             "rolling back 1 step",
@@ -96,8 +97,10 @@ import Glibc
         #expect(r.status == 130, "\(r)")
         let note = "SIGINT: stopping: no new step starts, running steps get SIGINT (SIGKILL after 5s), "
             + "then `finally` and rollback run; signal again to kill everything now"
-        #expect(r.stderrLines.dropLast() == ["ready", note], "\(r)")
-        #expect(r.stderrLines.last?.hasPrefix("⊘ cancelled: ") == true, "\(r)")
+        // The interrupted run is resumable: the hint says how, when the journal has it.
+        #expect((r.resumeHint != nil) == !noJournal, "\(r)")
+        #expect(r.stderrLinesBeforeHint.dropLast() == ["ready", note], "\(r)")
+        #expect(r.stderrLinesBeforeHint.last?.hasPrefix("⊘ cancelled: ") == true, "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
     }
 
@@ -113,8 +116,9 @@ import Glibc
 
     /// The rows `unfinishedLines` leaves, times as `T`.
     static let unfinishedRows = [
-        "no newline", "✗ half exit 3 T", "whole line", "✗ whole exit 4 T", String(repeating: "0", count: 40),
-        "✗ wide exit 5 T", "on stdout", "✗ out exit 6 T", "✗ failed: 0 succeeded, 4 failed in T",
+        "no newline", "✗ half exit 3 (allowed to fail) T", "whole line", "✗ whole exit 4 (allowed to fail) T",
+        String(repeating: "0", count: 40), "✗ wide exit 5 (allowed to fail) T", "on stdout", "✗ out exit 6 T",
+        "✗ failed: 0 succeeded, 4 failed (3 allowed) in T",
     ]
 
     /// With `--no-journal` the steps write to the terminal themselves, unseen by flow: flow
@@ -129,8 +133,28 @@ import Glibc
         let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "raw"] + (noJournal ? ["--no-journal"] : []),
                                   rows: 24, columns: 40)
         #expect(run.finish() == 1, "\(run.report)")
-        #expect(TTYOutputTests.timeless(run.screen.all) == Self.unfinishedRows, "\(run.report)")
+        var rows = TTYOutputTests.timeless(run.screen.all)
+        // A recorded run ends with the resume hint, two rows at 40 columns.
+        if !noJournal {
+            #expect(rows.suffix(2).joined().hasPrefix(FlowOutcome.resumeHintPrefix), "\(run.report)")
+            rows.removeLast(2)
+        }
+        // The summary is wider than the terminal: it wraps (rows of 40 columns).
+        #expect(rows == Self.wrapped(Self.unfinishedRows, at: 40), "\(run.report)")
         #expect(run.screen.foreign.isEmpty, "\(run.report)")
+    }
+
+    /// `lines` as a terminal `columns` wide shows them: a longer one goes on in the next rows.
+    static func wrapped(_ lines: [String], at columns: Int) -> [String] {
+        lines.flatMap { line -> [String] in
+            var rows: [String] = []
+            var rest = Substring(line)
+            while rest.count > columns {
+                rows.append(String(rest.prefix(columns)))
+                rest = rest.dropFirst(columns)
+            }
+            return rows + [String(rest)]
+        }
     }
 
     /// With stderr on a file and `--no-journal`, flow reads the file's last byte (the steps
@@ -149,7 +173,12 @@ import Glibc
         var expected = Self.unfinishedRows
         if !redirection.contains("2>&1") { expected.removeAll { $0 == "on stdout" } }
         if redirection.contains(">>") { expected.insert("before", at: 0) }
-        let lines = (box.read("log") ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = (box.read("log") ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // A recorded run ends with the resume hint; an unrecorded one does not.
+        let hint = lines.count >= 2 ? lines.remove(at: lines.count - 2) : ""
+        if noJournal { lines.insert(hint, at: lines.count - 1) } else {
+            #expect(hint.hasPrefix(FlowOutcome.resumeHintPrefix), "\(box.read("log") ?? "")")
+        }
         #expect(TTYOutputTests.timeless(lines) == expected + [""], "\(box.read("log") ?? "")")
     }
 

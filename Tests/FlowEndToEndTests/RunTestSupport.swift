@@ -173,6 +173,18 @@ struct FlowOutcome: Sendable, CustomStringConvertible {
     var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).dropLastEmpty() }
     var all: String { stdout + stderr }
 
+    /// The start of the line a recorded run that did not succeed ends with (docs/cli.md).
+    static let resumeHintPrefix = "to resume from where it stopped: flow resume "
+
+    /// The command of the resume hint, when stderr ends with one.
+    var resumeHint: String? {
+        guard let last = stderrLines.last, last.hasPrefix(Self.resumeHintPrefix) else { return nil }
+        return String(last.dropFirst("to resume from where it stopped: ".count))
+    }
+
+    /// stderr's lines without the resume hint after the summary, if there is one.
+    var stderrLinesBeforeHint: [String] { resumeHint == nil ? stderrLines : Array(stderrLines.dropLast()) }
+
     /// Every stdout line parsed as a JSON object (for `--output json` and `--json`).
     var jsonEvents: [[String: Any]] {
         stdoutLines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }

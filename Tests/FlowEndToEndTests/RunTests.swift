@@ -1521,10 +1521,12 @@ import FoundationXML
         #expect(r.status == 1, "\(r)")
         #expect(!r.all.contains("ok") && !r.all.contains("said"), "\(r)")
         #expect(r.stdoutLines == ["bad-out"], "\(r)")
-        #expect(r.stderrLines.count == 3, "\(r)")
+        // The block, its stderr line, the summary and (`--quiet` too) the resume hint.
+        #expect(r.resumeHint != nil, "\(r)")
+        #expect(r.stderrLinesBeforeHint.count == 3, "\(r)")
         #expect(r.stderrLines.first?.hasPrefix("── ✗ bad (exit 2 ") == true, "\(r)")
         #expect(r.stderrLines.dropFirst().first == "bad-err", "\(r)")
-        #expect(r.stderrLines.last?.hasPrefix("✗ failed: 2 succeeded, 1 failed, 1 skipped") == true, "\(r)")
+        #expect(r.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 2 succeeded, 1 failed, 1 skipped") == true, "\(r)")
     }
 
     /// `grouped --quiet` leaves out an attempt that a retry made good (of the step, or of a
@@ -1541,7 +1543,7 @@ import FoundationXML
             #expect(r.stdoutLines.first?.hasPrefix("::group::✗ broken (exit 4 ") == true, "\(r)")
             #expect(r.stdoutLines.filter { $0.hasPrefix("::error") }.count == 1, "\(r)")
         }
-        #expect(r.stderrLines.last?.hasPrefix("✗ failed:") == true, "\(r)")
+        #expect(r.stderrLinesBeforeHint.last?.hasPrefix("✗ failed:") == true, "\(r)")
     }
 
     /// `--quiet` with an explicit `--output tty`, `raw` or `json` (each shows everything by
@@ -1603,7 +1605,7 @@ import FoundationXML
             """)
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(r.status == 1, "\(r)")
-        #expect(r.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 timed_out, 1 cancelled, 1 skipped in ") == true, "\(r)")
+        #expect(r.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 1 timed_out, 1 cancelled, 1 skipped in ") == true, "\(r)")
         let json = try box.run(["run", "wf.yaml", "--output", "json"])
         #expect(json.stdout.contains(#""timed_out":1"#) || json.stdout.contains(#""timed_out": 1"#), "\(json)")
 
@@ -1626,7 +1628,7 @@ import FoundationXML
         try box.write("wf.yaml", Self.mixedWorkflow)
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(r.status == 1, "\(r)")
-        let lines = r.stderrLines
+        let lines = r.stderrLinesBeforeHint
         let summary = try Regex("^✗ failed: 2 succeeded, 1 failed, 1 skipped in [0-9.]+m?s$")
         #expect((try? summary.wholeMatch(in: lines.last ?? "")) != nil, "\(r)")
         let header = lines.firstIndex { $0.contains("output of bad") }
@@ -1662,8 +1664,9 @@ import FoundationXML
         #endif
     }
 
-    /// A JUnit file that cannot be written is said on stderr, last (flow exits from the
-    /// hub's thread right after), and the exit status stays the run's (docs/cli.md).
+    /// A JUnit file that cannot be written is said on stderr after the summary (flow exits
+    /// from the hub's thread right after; a failed run's resume hint, the next step, comes
+    /// last), and the exit status stays the run's (docs/cli.md).
     @Test func unwritableJUnitFileIsReportedAndTheStatusIsTheRuns() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.mixedWorkflow)
@@ -1671,7 +1674,8 @@ import FoundationXML
         for (file, status) in [("wf.yaml", Int32(1)), ("ok.yaml", 0)] {
             let r = try box.run(["run", file, "--output", "prefixed", "--junit", "missing/report.xml"])
             #expect(r.status == status, "\(r)")
-            #expect(r.stderrLines.last == "error: cannot write missing/report.xml: No such file or directory", "\(r)")
+            #expect(r.stderrLinesBeforeHint.last == "error: cannot write missing/report.xml: No such file or directory", "\(r)")
+            #expect((r.resumeHint != nil) == (status != 0), "\(r)")
         }
     }
 

@@ -599,7 +599,9 @@ import Glibc
         let steps = (try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])?["steps"] as? [[String: Any]]
         #expect(steps?.first { $0["name"] as? String == "slowfin" }?["state"] as? String == "cancelled", "\(show)")
         // The run still ends as runs do: the killed step, then the summary, last.
-        let lines = r.stderrLines.filter { !$0.isEmpty }
+        // …and the hint: the run is resumable after the second signal too.
+        #expect(r.resumeHint != nil, "\(r)")
+        let lines = r.stderrLinesBeforeHint.filter { !$0.isEmpty }
         #expect(lines.last?.hasPrefix("⊘ cancelled: 0 succeeded, 2 cancelled in ") == true, "\(r)")
         #expect(lines.contains { $0.hasPrefix("⊘ slowfin cancelled") }, "\(r)")
     }

@@ -129,12 +129,13 @@ struct TTYOutputTests {
               - { name: a_failing_step_whose_name_is_long_enough_to_crowd_it, shell: "exit 4", continue_on_error: true }
               - { name: b, shell: "exit 3" }
             """)
-        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 60)
+        // 80 columns: the summary, which says which failures were allowed, fits.
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 80)
         #expect(run.finish() == 1, "\(run.report)")
         #expect(run.screen.wraps.isEmpty, "\(run.report)")
         #expect(Self.timeless(run.screen.all).prefix(5) == [
-            "⏱ slow timed out after 200ms T",
-            "✗ killed signal 9 T",
+            "⏱ slow timed out after 200ms (allowed to fail) T",
+            "✗ killed signal 9 (allowed to fail) T",
             "✗ a_failing_step_whose_name_is_long_enough_to_crowd_it T",
             "✗ b exit 3 T",
             "4/4 steps finished",
@@ -389,6 +390,7 @@ extension TTYOutputTests {
         try box.write("go", "")
         #expect(status == 128 + signals.last!, "\(run.report)")
         #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        let runID = try JournalEndToEndTests.runs(box).first?["id"] as? String ?? "?"
         let all = Self.timeless(run.screen.all).filter { !$0.hasPrefix("SIGINT: stopping") && !$0.isEmpty }
         #expect(all == [
             signals.count == 1 ? "flow: SIGQUIT; killed every step" : "flow: second signal; killed every step",
@@ -397,6 +399,8 @@ extension TTYOutputTests {
             "· never",
             "2/3 steps finished",
             "⊘ cancelled: 1 succeeded, 1 cancelled, 1 pending in T",
+            // Killed, the run is resumable all the same.
+            "to resume from where it stopped: flow resume \(runID)",
         ], "\(run.report)")
     }
 }

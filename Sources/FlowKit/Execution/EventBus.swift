@@ -24,6 +24,9 @@ public final class EventBus: Sendable {
         /// The same for each group (and `use`) of the workflow that ended: `abandon`'s
         /// summary counts some, as the journal does (see `groupCounts`).
         var groupsEnded: [String: StepState] = [:]
+        /// The paths in `ended` and `groupsEnded` whose end is an allowed failure
+        /// (`StepTransition.isAllowedFailure`): `abandon`'s `allowedFailures`.
+        var allowedEnds: Set<String> = []
         /// When the run started (its `runStarted` event).
         var startedAt: Timestamp?
         /// Set by `abandon`: nothing more is delivered.
@@ -62,21 +65,26 @@ public final class EventBus: Sendable {
                 if (to == .undone || to == .undoFailed), groupsEnded[path] != .succeeded { return }
                 groupsEnded[path] = to
             }
+            if step.failureAllowed, to == .failed || to == .timedOut {
+                allowedEnds.insert(path)
+            } else if !allowedEnds.isEmpty {
+                allowedEnds.remove(path)
+            }
         }
 
         /// The groups the run's summary counts beside its leaves, by the journal's rule
         /// (`Journal.isCountedAlone`): one whose own `timeout` ended it, one whose `undo`
         /// failed, and one that failed with nothing inside it having run (a `use` given a
         /// value not `allowed`).
-        func groupCounts() -> [StepState] {
+        func groupCounts() -> [(path: String, state: StepState)] {
             groupsEnded.compactMap { path, state in
                 switch state {
-                case .timedOut, .undoFailed: return state
+                case .timedOut, .undoFailed: return (path, state)
                 case .failed:
                     let inside = path + "."
                     let ran = ended.contains { $0.key.hasPrefix(inside) && $0.value != .skipped }
                         || groupsEnded.contains { $0.key.hasPrefix(inside) && $0.value != .skipped }
-                    return ran ? nil : state
+                    return ran ? nil : (path, state)
                 default: return nil
                 }
             }
@@ -243,9 +251,16 @@ public final class EventBus: Sendable {
                 for observer in s.observers { observer.handle(.stepState(t)) }
             }
             let elapsed = s.startedAt.map { now.unix - $0.unix } ?? 0
-            var counts = (Array(s.ended.values) + s.groupCounts()).reduce(into: [StepState: Int]()) { $0[$1, default: 0] += 1 }
+            let counted = s.ended.map { (path: $0.key, state: $0.value) } + s.groupCounts()
+            var counts: [StepState: Int] = [:]
+            var allowed: [StepState: Int] = [:]
+            for (path, state) in counted {
+                counts[state, default: 0] += 1
+                if s.allowedEnds.contains(path) { allowed[state, default: 0] += 1 }
+            }
             if let leafSteps, leafSteps > s.ended.count { counts[.pending] = leafSteps - s.ended.count }
-            let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts, elapsed: elapsed, time: now)
+            let outcome = RunOutcome(status: .cancelled, exitCode: exitStatus, counts: counts, elapsed: elapsed, time: now,
+                                     allowedFailures: allowed)
             for observer in s.observers { observer.handle(.runFinished(outcome)) }
             return exitStatus
         }

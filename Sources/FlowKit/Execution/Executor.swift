@@ -32,6 +32,8 @@ public final class Executor: Sendable {
     /// By path, the labels of the steps whose name another step of the plan has too (the
     /// steps of an action used twice, or named as a workflow step is): `name@path`.
     let sharedNameLabels: [String: String]
+    /// The nodes whose failure does not fail the run (`failureAllowedNodes`).
+    let failureAllowed: Set<ObjectIdentifier>
     /// The workflow's steps have ended: what is left is `finally` and rollback, which a
     /// first signal does not interrupt (the note at the signal says so).
     let stepsEnded = Flag()
@@ -48,6 +50,7 @@ public final class Executor: Sendable {
         base["FLOW_RUN_ID"] = options.runID
         environment = ChildEnvironment(base)
         sharedNameLabels = Self.sharedNameLabels(plan.root)
+        failureAllowed = Self.failureAllowedNodes(plan.root)
         scratch = try ScratchDirectory(runID: options.runID, expectedFiles: Self.shellCount(plan.root)) { [hub] in hub.whenIdle($0) }
         if plan.root.runsProcesses { ProcessGuard.shared.startSoon() }
     }
@@ -69,6 +72,30 @@ public final class Executor: Sendable {
             for path in paths { labels[path] = "\(name)@\(path)" }
         }
         return labels
+    }
+
+    /// The nodes a failure of which does not fail the run: those with `continue_on_error`
+    /// and every step inside them, `finally` steps included (a failure inside fails the
+    /// group, whose own failure is allowed). An `undo` block starts afresh: it runs in a
+    /// rollback, where only `continue_on_error` inside it lets its steps fail.
+    static func failureAllowedNodes(_ root: PlanNode) -> Set<ObjectIdentifier> {
+        var allowed = Set<ObjectIdentifier>()
+        func visit(_ node: PlanNode, inherited: Bool) {
+            let covered = inherited || node.continueOnError
+            if covered { allowed.insert(ObjectIdentifier(node)) }
+            for child in node.children + node.finally { visit(child, inherited: covered) }
+            for child in node.undo { visit(child, inherited: false) }
+        }
+        visit(root, inherited: false)
+        return allowed
+    }
+
+    /// A new instance of `node`, labelled and marked as the plan says.
+    func makeInstance(of node: PlanNode, frame: ScopeFrame, isUndo: Bool = false) -> StepInstance {
+        // Most plans allow no failure: no hashing per step then.
+        let allowed = !failureAllowed.isEmpty && failureAllowed.contains(ObjectIdentifier(node))
+        return StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo,
+                            failureAllowed: allowed)
     }
 
     /// Runs the plan to the end (including `finally` and rollback) and reports the outcome.
@@ -139,7 +166,7 @@ public final class Executor: Sendable {
         case .cancelled: exitCode = 128 + (cancellation.signal ?? SIGTERM)
         }
         let outcome = RunOutcome(status: status, exitCode: exitCode, counts: runState.counts,
-                                 elapsed: Timestamp.monotonic() - start, time: .now())
+                                 elapsed: Timestamp.monotonic() - start, time: .now(), allowedFailures: runState.allowedFailures)
         // After a second signal (or SIGQUIT) its handler ends flow: the run's end is its to
         // record, with the note that everything was killed (racing it, the run ended as if
         // after one signal, and the note was lost).
@@ -269,7 +296,7 @@ public final class Executor: Sendable {
     /// Marks a step, and every step inside it, skipped without running it: each gets its
     /// own `pending → skipped` event, so the journal and reporters never leave one pending.
     func skip(_ node: PlanNode, frame: ScopeFrame, isUndo: Bool, reason: String) -> StepState {
-        let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
+        let instance = makeInstance(of: node, frame: frame, isUndo: isUndo)
         instance.transition(to: .skipped, reason: reason)
         runState.record(instance, StepResult(state: .skipped))
         if node.isGroup {
@@ -362,7 +389,7 @@ public final class Executor: Sendable {
         if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
             // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
-            let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
+            let instance = makeInstance(of: node, frame: frame, isUndo: isUndo)
             let reason = (options.reusedSources[node.path] ?? options.reusedFrom).map(StepTransition.reusedReason)
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: previous.exitCode, reason: reason,
@@ -390,7 +417,7 @@ public final class Executor: Sendable {
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: reason))
         }
 
-        let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo)
+        let instance = makeInstance(of: node, frame: frame, isUndo: isUndo)
         // A step of a `finally` list runs whatever its siblings did, and so do the steps of
         // a group there: they must not find an earlier sibling's failure in their scope.
         let ownScope = runsAlways ? FailureScope(parent: nil, inheritsFailure: inheritedFailure || scope.seesFailure) : scope
@@ -699,7 +726,7 @@ extension Executor {
         for (path, result) in steps {
             guard let node = byPath[path], !node.undo.isEmpty else { continue }
             let frame = recordedFrame(for: node, parents: parents)
-            let instance = StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path])
+            let instance = makeInstance(of: node, frame: frame)
             let reason = options.reusedFrom.map(StepTransition.reversedReason)
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,
@@ -737,7 +764,7 @@ extension Executor {
         let status: RunStatus = cancellation.isCancelled ? .cancelled : (failed ? .failed : .succeeded)
         let exitCode: Int32 = status == .cancelled ? 128 + (cancellation.signal ?? SIGTERM) : (failed ? 1 : 0)
         let outcome = RunOutcome(status: status, exitCode: exitCode, counts: counts,
-                                 elapsed: Timestamp.monotonic() - start, time: .now())
+                                 elapsed: Timestamp.monotonic() - start, time: .now(), allowedFailures: runState.allowedFailures)
         // After a second signal (or SIGQUIT) its handler ends flow: the run's end is its to
         // record, with the note that everything was killed (racing it, the run ended as if
         // after one signal, and the note was lost).

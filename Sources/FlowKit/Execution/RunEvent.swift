@@ -64,6 +64,14 @@ public struct StepTransition: Sendable {
         return to == .succeeded && reason?.hasPrefix("succeeded in run ") == true
     }
 
+    /// A failure that does not fail the run: a `failed` or `timed_out` end of a step
+    /// `continue_on_error` covers (its own, or a group's around it). Its state stays
+    /// `failed` (or `timed_out`); reporters say it was allowed, as GitHub Actions marks a
+    /// step with `continue-on-error` that failed while its job passes.
+    public var isAllowedFailure: Bool {
+        step.failureAllowed && (to == .failed || to == .timedOut)
+    }
+
     /// A step taken from an earlier run (resume) or recorded as it was there (undo): it
     /// did not run now, and its reason says where it comes from.
     public var isFromEarlierRun: Bool {
@@ -79,4 +87,7 @@ public struct RunOutcome: Sendable {
     public var counts: [StepState: Int]
     public var elapsed: Double
     public var time: Timestamp
+    /// Of `counts`, the `failed` and `timed_out` steps whose failure was allowed
+    /// (`StepTransition.isAllowedFailure`); a state with none is left out.
+    public var allowedFailures: [StepState: Int] = [:]
 }

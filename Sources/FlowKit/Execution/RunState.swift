@@ -37,7 +37,7 @@ final class RunState: Sendable {
         /// Keyed by the node's identity, not its path: hashing a path string per step
         /// cost more than the rest of the record. A group has an entry only while its
         /// latest attempt ended timed out (or failed before a step ran: `countOwnFailure`).
-        var leafStates: [ObjectIdentifier: (state: StepState, instance: ObjectIdentifier)] = [:]
+        var leafStates: [ObjectIdentifier: (state: StepState, instance: ObjectIdentifier, allowed: Bool)] = [:]
         /// The instances `countOwnFailure` counted, by plan node, held so that their
         /// identity in `leafStates` cannot pass to a later attempt's instance made at the
         /// same address once they are gone.
@@ -70,7 +70,7 @@ final class RunState: Sendable {
                 }
             }
             if instance.ref.isLeaf, !instance.ref.isUndo {
-                s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance))
+                s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance), instance.ref.failureAllowed)
             } else if !instance.ref.isUndo {
                 // A group's timeout counts as a step that timed out: its steps show only as
                 // cancelled, and a failed run's summary would name no failure. A later attempt
@@ -81,7 +81,7 @@ final class RunState: Sendable {
                 let node = ObjectIdentifier(instance.node)
                 s.latestGroupInstances[node] = ObjectIdentifier(instance)
                 if result.state == .timedOut {
-                    s.leafStates[node] = (.timedOut, ObjectIdentifier(instance))
+                    s.leafStates[node] = (.timedOut, ObjectIdentifier(instance), instance.ref.failureAllowed)
                     s.ownFailures[node] = nil
                 } else if let counted = s.leafStates[node],
                           counted.state == .timedOut || counted.instance != ObjectIdentifier(instance) {
@@ -100,7 +100,7 @@ final class RunState: Sendable {
     func countOwnFailure(_ instance: StepInstance) {
         state.withLock { s in
             let node = ObjectIdentifier(instance.node)
-            s.leafStates[node] = (.failed, ObjectIdentifier(instance))
+            s.leafStates[node] = (.failed, ObjectIdentifier(instance), instance.ref.failureAllowed)
             s.ownFailures[node] = instance
         }
     }
@@ -114,11 +114,11 @@ final class RunState: Sendable {
             let node = ObjectIdentifier(instance.node)
             let id = ObjectIdentifier(instance)
             if !instance.ref.isLeaf, next == .undoFailed, s.leafStates[node] == nil, s.latestGroupInstances[node] == id {
-                s.leafStates[node] = (next, id)
+                s.leafStates[node] = (next, id, false)
                 return
             }
             guard s.leafStates[node]?.instance == id else { return }
-            s.leafStates[node] = (next, id)
+            s.leafStates[node] = (next, id, false)
         }
     }
 
@@ -170,6 +170,16 @@ final class RunState: Sendable {
     /// step `timed_out`; see `record`).
     var counts: [StepState: Int] {
         state.withLock { s in s.leafStates.values.reduce(into: [:]) { $0[$1.state, default: 0] += 1 } }
+    }
+
+    /// Of `counts`, the `failed` and `timed_out` ones whose failure was allowed
+    /// (`StepTransition.isAllowedFailure`).
+    var allowedFailures: [StepState: Int] {
+        state.withLock { s in
+            s.leafStates.values.reduce(into: [:]) { counts, entry in
+                if entry.allowed, entry.state == .failed || entry.state == .timedOut { counts[entry.state, default: 0] += 1 }
+            }
+        }
     }
 
     var status: RunStatus {

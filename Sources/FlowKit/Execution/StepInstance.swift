@@ -17,9 +17,10 @@ final class StepInstance: Sendable {
     private let state = Mutex(State())
 
     /// `label` replaces the node's own (`Executor.sharedNameLabels`).
-    init(node: PlanNode, frame: ScopeFrame, bus: EventBus, label: String? = nil, isUndo: Bool = false) {
+    /// `failureAllowed`: its failure does not fail the run (`Executor.failureAllowedNodes`).
+    init(node: PlanNode, frame: ScopeFrame, bus: EventBus, label: String? = nil, isUndo: Bool = false, failureAllowed: Bool = false) {
         self.node = node
-        self.ref = StepRef(node: node, isUndo: isUndo, label: label)
+        self.ref = StepRef(node: node, isUndo: isUndo, label: label, failureAllowed: failureAllowed)
         self.frame = frame
         self.bus = bus
     }

@@ -10,15 +10,20 @@ public struct StepRef: Sendable, Hashable {
     /// Set for a shell step with `interactive: true`: it writes to flow's stdout and stderr
     /// (the terminal) itself, so reporters never see where it left off.
     public var isInteractive: Bool
+    /// Set when the step failing does not fail the run: `continue_on_error` on it or on a
+    /// group around it (within its `undo` block, for an undo step). Reporters mark such a
+    /// step's `failed` or `timed_out` end as allowed (see `StepTransition.isAllowedFailure`).
+    public var failureAllowed: Bool
 
     /// `label`, when given, replaces the node's own (`name@path` for a name that several
     /// steps of the plan have).
-    public init(node: PlanNode, isUndo: Bool = false, label: String? = nil) {
+    public init(node: PlanNode, isUndo: Bool = false, label: String? = nil, failureAllowed: Bool = false) {
         path = node.path
         name = node.name
         kind = node.keyword
         self.label = label ?? node.label
         self.isUndo = isUndo
+        self.failureAllowed = failureAllowed
         if case .shell(let task) = node.kind { isInteractive = task.interactive } else { isInteractive = false }
     }
 

@@ -53,7 +53,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             // A step `flow resume` or `flow undo` took from the earlier run did not run now:
             // say where it comes from, as `prefixed` does, not a time that reads as a run.
             let reused = t.to == .succeeded && t.isFromEarlierRun
-            let detail = reused ? t.reason! : ReporterStyle.detail(t)
+            var detail = reused ? t.reason! : ReporterStyle.detail(t, markAllowed: false)
+            // In the parentheses of the title, not a second pair inside them.
+            if t.isAllowedFailure { detail += (detail.isEmpty ? "" : "; ") + ReporterStyle.allowedMark }
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             let body = buffers.removeValue(forKey: t.step.path) ?? []
             let failed = [.failed, .timedOut].contains(t.to)
@@ -85,11 +87,15 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         }
     }
 
-    /// The `::error::` annotation of a step that ended failed. Escaped: a label or reason
-    /// holding `%`, a line break or `:` would end or forge the command.
+    /// The `::error::` annotation of a step that ended failed; `::warning::` for a failure
+    /// `continue_on_error` allowed, which does not fail the job (as GitHub Actions' own
+    /// `continue-on-error` steps do not). Escaped: a label or reason holding `%`, a line
+    /// break or `:` would end or forge the command.
     static func annotation(_ t: StepTransition) -> String {
-        let title = GitHubCommandEscaping.property("flow step \(t.step.label) failed")
-        return "::error title=\(title)::\(GitHubCommandEscaping.data("\(t.step.label): \(ReporterStyle.detail(t))"))\n"
+        let allowed = t.isAllowedFailure
+        let title = GitHubCommandEscaping.property("flow step \(t.step.label) failed\(allowed ? " (allowed)" : "")")
+        let command = allowed ? "warning" : "error"
+        return "::\(command) title=\(title)::\(GitHubCommandEscaping.data("\(t.step.label): \(ReporterStyle.detail(t))"))\n"
     }
 
     /// One step's block: its header, then its lines on their streams (under GitHub

@@ -31,18 +31,22 @@ public final class JSONReporter: RunObserver, @unchecked Sendable {
             if let signal = t.signal { members.append(("signal", .int(Int(signal)))) }
             if let reason = t.reason { members.append(("reason", .string(reason))) }
             if let elapsed = t.elapsed { members.append(("elapsed_seconds", .double((elapsed * 1000).rounded() / 1000))) }
+            if t.isAllowedFailure { members.append(("allowed_failure", .bool(true))) }
             write(members)
         case .note(let step, let message):
             write([("event", .string("note")), ("time", .string(Timestamp.now().iso8601)), ("run_id", .string(runID)),
                    ("step", step.map { .string($0.path) } ?? .null), ("message", .string(message))])
         case .runFinished(let outcome):
             var counts: [(String, JSONValue)] = []
+            var allowed: [(String, JSONValue)] = []
             for state in StepState.allCases where (outcome.counts[state] ?? 0) > 0 {
                 counts.append((state.rawValue, .int(outcome.counts[state]!)))
+                if let n = outcome.allowedFailures[state], n > 0 { allowed.append((state.rawValue, .int(n))) }
             }
             write([("event", .string("run_finished")), ("time", .string(outcome.time.iso8601)), ("run_id", .string(runID)),
                    ("step", .null), ("status", .string(outcome.status.rawValue)), ("exit_code", .int(Int(outcome.exitCode))),
-                   ("counts", .object(counts)), ("elapsed_seconds", .double((outcome.elapsed * 1000).rounded() / 1000))])
+                   ("counts", .object(counts)), ("allowed_failures", .object(allowed)),
+                   ("elapsed_seconds", .double((outcome.elapsed * 1000).rounded() / 1000))])
             out.flush()
         }
     }

@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// `--junit FILE`: a JUnit XML report of the run's steps, written when the run ends.
-/// Each leaf step is a test case; failed and timed-out steps carry their output. A group
+/// Each leaf step is a test case; failed and timed-out steps carry their output (one whose
+/// failure `continue_on_error` allowed is a skipped case with it, see `write`). A group
 /// is one too when it failed by itself, as the run's summary counts it (its own `timeout`,
 /// a `use` given a value not `allowed`): its steps end only `cancelled` or `skipped`, so
 /// the report of a failed run would otherwise show no failure. So is any step whose undo
@@ -15,6 +16,8 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         var state: StepState = .pending
         var elapsed: Double = 0
         var message: String?
+        /// Its failure was allowed (`StepTransition.isAllowedFailure`): reported as skipped.
+        var allowed = false
         /// Why its undo failed (`undo failed: down exit 4 0.1s`).
         var undoMessage: String?
         /// The end of the step's output (and its undo's), as chunks of about `chunkBytes`:
@@ -58,6 +61,7 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
                 return cases.count - 1
             }()
             cases[i].state = t.to
+            cases[i].allowed = t.isAllowedFailure
             if let elapsed = t.elapsed, ![.undoing, .undone, .undoFailed].contains(t.to) { cases[i].elapsed = elapsed }
             if [.failed, .timedOut, .cancelled].contains(t.to) { cases[i].message = Self.reason(t) }
         case .runFinished(let outcome): write(outcome)
@@ -158,8 +162,8 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         // A group's case stays only if the group ended failed by itself (a retry of it may
         // have made good the attempt that made it one).
         let cases = cases.filter { $0.step.isLeaf || [.failed, .timedOut, .undoFailed].contains($0.state) }
-        let failures = cases.filter { [.failed, .timedOut, .undoFailed].contains($0.state) }.count
-        let skipped = cases.filter { [.skipped, .cancelled].contains($0.state) }.count
+        let failures = cases.filter { [.failed, .timedOut, .undoFailed].contains($0.state) && !$0.allowed }.count
+        let skipped = cases.filter { [.skipped, .cancelled].contains($0.state) || $0.allowed }.count
         let time = String(format3(outcome.elapsed))
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"flow\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
@@ -168,6 +172,14 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
             xml += "    <testcase name=\"\(Self.escape(c.step.label))\" classname=\"\(Self.escape(workflow)).\(Self.escape(c.step.path))\" time=\"\(format3(c.elapsed))\""
             let text = Self.keptOutput(c)
             switch c.state {
+            case .failed where c.allowed, .timedOut where c.allowed:
+                // A failure `continue_on_error` allowed does not fail the run (exit 0), and
+                // a report that counted it a failure would fail the CI job's report step
+                // where the run passed: skipped, as pytest reports an expected failure
+                // (xfail), with its reason and output kept.
+                xml += ">\n      <skipped message=\"\(Self.escape(c.message ?? c.state.rawValue))\"/>\n"
+                if !text.isEmpty { xml += "      <system-out>\(Self.escape(text, attribute: false))</system-out>\n" }
+                xml += "    </testcase>\n"
             case .failed, .timedOut, .undoFailed:
                 let message = c.state == .undoFailed ? c.undoMessage ?? "undo failed" : c.message ?? c.state.rawValue
                 xml += ">\n      <failure message=\"\(Self.escape(message))\" type=\"\(c.state.rawValue)\"/>\n"

@@ -16,8 +16,14 @@ struct ReporterStyle: Sendable {
         }
     }
 
-    /// `exit 2`, `signal 9`, `timed out`… for the end line of a step.
-    static func detail(_ t: StepTransition) -> String {
+    /// What an allowed failure's end says after its reason (`exit 3 (allowed to fail)`):
+    /// the `✗` stays, the state being `failed` all the same.
+    static let allowedMark = "allowed to fail"
+
+    /// `exit 2`, `signal 9`, `timed out`… for the end line of a step; `(allowed to fail)`
+    /// after it for a failure `continue_on_error` allowed, unless `markAllowed` is false
+    /// (a reporter that says it its own way).
+    static func detail(_ t: StepTransition, markAllowed: Bool = true) -> String {
         // Built directly (no array joined): one per finished step.
         var text: String
         switch t.to {
@@ -33,6 +39,7 @@ struct ReporterStyle: Sendable {
         case .undone: text = "undone"
         default: text = ""
         }
+        if markAllowed, t.isAllowedFailure { text += text.isEmpty ? "(\(allowedMark))" : " (\(allowedMark))" }
         if let elapsed = t.elapsed {
             if !text.isEmpty { text += " " }
             text += formatElapsed(elapsed)
@@ -40,14 +47,19 @@ struct ReporterStyle: Sendable {
         return text
     }
 
-    /// The summary line: counts per final state and the wall time.
+    /// The summary line: counts per final state and the wall time. A count some of which
+    /// are allowed failures says how many (`2 failed (1 allowed)`; `1 failed (allowed)`
+    /// when all are): the state is the same, whether it failed the run is not.
     func summary(_ outcome: RunOutcome) -> String {
         // `pending`: steps a second signal (or SIGQUIT) left unreached, as the journal has them.
         let order: [StepState] = [.succeeded, .failed, .timedOut, .cancelled, .skipped, .pending, .undone, .undoFailed]
         var parts: [String] = []
         for state in order {
             let count = outcome.counts[state] ?? 0
-            if count > 0 || state == .succeeded { parts.append("\(count) \(state.rawValue)") }
+            guard count > 0 || state == .succeeded else { continue }
+            let allowed = outcome.allowedFailures[state] ?? 0
+            let note = allowed == 0 ? "" : allowed == count ? " (allowed)" : " (\(allowed) allowed)"
+            parts.append("\(count) \(state.rawValue)\(note)")
         }
         let head: String
         switch outcome.status {

@@ -128,6 +128,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 setState(i, t.to)
                 rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
                 rows[i].reason = (t.to == .failed && rows[i].isLeaf) || t.to == .timedOut ? Self.reason(of: t) : nil
+                // A group whose failure `continue_on_error` allowed says so on its row: its
+                // `✗` would otherwise read as the run's failure.
+                if t.to == .failed, !rows[i].isLeaf, t.isAllowedFailure { rows[i].reason = ReporterStyle.allowedMark }
                 if t.to == .running, rows[i].started == nil { rows[i].started = Timestamp.monotonic() }
                 // An attempt's unfinished line was delivered whole when it ended.
                 if t.to == .running { rows[i].unfinished = [UnfinishedLine(), UnfinishedLine()] }

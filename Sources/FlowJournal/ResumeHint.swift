@@ -1,0 +1,39 @@
+import FlowKit
+import Synchronization
+
+/// The line after a recorded run that did not succeed (failed, or cancelled by a signal)
+/// that says how to resume it: `to resume from where it stopped: flow resume ID`, as
+/// Ansible names its retry file at the end of a failed play.
+///
+/// Said only when the journal holds the run to its end (`JournalRecorder.isRecording`):
+/// a run it never recorded, or stopped recording, cannot be resumed, or not from where it
+/// stopped. `flow undo` and `--output json` make none (the caller does not ask: an undo
+/// is not resumed, and the events carry the run's id).
+public final class ResumeHint: Sendable {
+    /// The command, ready to paste: `flow resume ID`, with `--state-dir DIR` when the
+    /// journal is not where the same command would look without it.
+    public let command: String
+    private let recorder = Mutex<JournalRecorder?>(nil)
+
+    /// `stateDir` is the `--state-dir` the run was given, if any: `$FLOW_STATE_DIR` is
+    /// still set in the shell that pastes the command, a `--state-dir` is not. The id is
+    /// the whole id, as `flow runs` shows it (a prefix may stop being unique).
+    public init(runID: String, stateDir: String?) {
+        var words = ["flow", "resume", runID]
+        if let stateDir, !stateDir.isEmpty { words += ["--state-dir", stateDir] }
+        // Quoted as a shell reads it back: a state dir with a space or a quote in it.
+        command = words.map(RunArguments.shellQuoted).joined(separator: " ")
+    }
+
+    /// The recorder whose journal holds the run.
+    public func watch(_ recorder: JournalRecorder) {
+        self.recorder.withLock { $0 = recorder }
+    }
+
+    /// The line to write on stderr once the run has ended (`succeeded` false: it failed or
+    /// was cancelled), or nil when there is nothing to resume or the journal cannot resume it.
+    public func line(succeeded: Bool) -> String? {
+        guard !succeeded, let recorder = recorder.withLock({ $0 }), recorder.isRecording else { return nil }
+        return "to resume from where it stopped: \(command)\n"
+    }
+}
