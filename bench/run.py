@@ -151,7 +151,8 @@ class Prober:
                 return "n/a (exit %s)" % rc
             return "n/a (--dry-run ran a step)" if ran else None
         extra = {"run": [], "no-journal": ["--no-journal"],
-                 "output-raw": ["--output", "raw"], "output-prefixed": ["--output", "prefixed"]}
+                 "output-raw": ["--output", "raw"], "output-prefixed": ["--output", "prefixed"],
+                 "output-grouped": ["--output", "grouped"]}
         if feature in extra:
             rc, out, ran = self._run(["run", "good.yml"] + extra[feature])
             if rc != 0:

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <linux/close_range.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -530,4 +532,14 @@ size_t cflow_ensure_thread_stack(size_t minimum) {
     }
     pthread_attr_destroy(&attr);
     return size;
+}
+
+int cflow_anonymous_temp_file(char *template_path) {
+    int fd = mkostemp(template_path, O_CLOEXEC);
+    if (fd >= 0) unlink(template_path);
+    return fd;
+}
+
+int cflow_punch_hole(int fd, int64_t offset, int64_t length) {
+    return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
 }

@@ -175,4 +175,12 @@ const void *cflow_memrchr(const void *bytes, int c, size_t count);
 /// and steps do not inherit it (unlike RLIMIT_STACK, which flow leaves as it found it).
 size_t cflow_ensure_thread_stack(size_t minimum);
 
+/// A new temporary file made from `template` (mkostemp, O_CLOEXEC) and unlinked at once:
+/// the descriptor, or -1 with errno set. Nothing is left behind however the process ends.
+int cflow_anonymous_temp_file(char *template_path);
+
+/// fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE): gives back the disk space of a
+/// stretch of a file. -1 with errno set where the file system cannot (EOPNOTSUPP).
+int cflow_punch_hole(int fd, int64_t offset, int64_t length);
+
 #endif

@@ -9,25 +9,41 @@
 ///
 /// With `--quiet`, only the blocks of steps that failed in the end, written when the run
 /// ends (a failed attempt may yet be made good by a retry), and the summary.
+///
+/// A step's output is held in memory up to `HeldOutput.memoryLimit`, the rest in a
+/// temporary file (`OutputSpill`): a step that prints a gigabyte must not make flow hold
+/// a gigabyte. If that file cannot be written, flow says so once and holds the rest in
+/// memory: the blocks stay whole.
 public final class GroupedReporter: RunObserver, @unchecked Sendable {
-    let out = OutputWriter(fd: 1)
-    let err = OutputWriter(fd: 2)
+    let out: OutputWriter
+    let err: OutputWriter
     let style: ReporterStyle
     let github: Bool
     let quiet: Bool
-    /// Each running step's lines so far, as runs of one stream.
-    var buffers: [String: [(OutputChannel, [UInt8])]] = [:]
+    /// Each running step's output so far.
+    var buffers: [String: HeldOutput] = [:]
+    let spill: OutputSpill
+    /// Whether flow has said that spilling failed (it says so once).
+    var spillFailureSaid = false
     /// GitHub `::error::` annotations of failed steps, written when the run ends: a failed
     /// attempt that is retried (and may succeed) gets none.
     var annotations: [(path: String, text: String)] = []
     /// `--quiet`: the blocks of the failures so far, in order, written when the run ends
     /// (a retry drops those it runs again).
-    var quietBlocks: [(path: String, title: String, body: [(OutputChannel, [UInt8])])] = []
+    var quietBlocks: [(path: String, title: String, body: HeldOutput)] = []
     /// What an interactive step wrote to the terminal itself, unseen (its block is empty):
     /// flow's next line on each stream starts a line of its own.
     var unseen = UnseenWrites()
 
-    public init(color: Bool, github: Bool, quiet: Bool = false) {
+    public convenience init(color: Bool, github: Bool, quiet: Bool = false) {
+        self.init(color: color, github: github, quiet: quiet, stdout: 1, stderr: 2, spill: OutputSpill())
+    }
+
+    /// Writes to `stdout` and `stderr` (descriptors) and spills to `spill`: a test's.
+    init(color: Bool, github: Bool, quiet: Bool, stdout: Int32, stderr: Int32, spill: OutputSpill) {
+        out = OutputWriter(fd: stdout)
+        err = OutputWriter(fd: stderr)
+        self.spill = spill
         style = ReporterStyle(color: color)
         self.github = github
         self.quiet = quiet
@@ -43,6 +59,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 let inside = t.step.path + "."
                 let retried = { (path: String) in path == t.step.path || path.hasPrefix(inside) }
                 annotations.removeAll { retried($0.path) }
+                for block in quietBlocks where retried(block.path) { spill.release(block.body.extents) }
                 quietBlocks.removeAll { retried($0.path) }
             }
             // A group's own time-out or failure (a `use` given a value not `allowed`) gets a
@@ -57,14 +74,20 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             // In the parentheses of the title, not a second pair inside them.
             if t.isAllowedFailure { detail += (detail.isEmpty ? "" : "; ") + ReporterStyle.allowedMark }
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
-            let body = buffers.removeValue(forKey: t.step.path) ?? []
+            var body = buffers.removeValue(forKey: t.step.path) ?? HeldOutput()
             let failed = [.failed, .timedOut].contains(t.to)
             if github, failed { annotations.append((t.step.path, Self.annotation(t))) }
             if quiet {
-                if failed { quietBlocks.append((t.step.path, title, body)) }
+                if failed {
+                    // Held until the run ends, maybe with many more: not in memory, if large.
+                    if body.heldInMemory >= Self.quietMemoryLimit { spillTail(of: &body) }
+                    quietBlocks.append((t.step.path, title, body))
+                } else {
+                    spill.release(body.extents)
+                }
                 return
             }
-            writeBlock(title: title, failed: failed, body: body)
+            writeBlock(title: title, failed: failed, body: body, of: t.step.label)
         case .note(let step, let message):
             // `--quiet` keeps what flow says about the whole run (that it heard a signal and
             // how to hurry it, that it rolls back): notes about a step (retries) go.
@@ -74,7 +97,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             err.append((step.map { "\($0.label): " } ?? "") + message + "\n")
             err.flush()
         case .runFinished(let outcome):
-            for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body) }
+            for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body, of: block.path) }
             quietBlocks.removeAll()
             if !annotations.isEmpty { unseen.startLine(out, after: err) }
             for annotation in annotations { out.append(annotation.text) }
@@ -98,47 +121,73 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         return "::\(command) title=\(title)::\(GitHubCommandEscaping.data("\(t.step.label): \(ReporterStyle.detail(t))"))\n"
     }
 
+    /// A kept `--quiet` block spills what it holds in memory from this much on: a run of
+    /// many failures holds them all until it ends.
+    static let quietMemoryLimit = 64 << 10
+
     /// One step's block: its header, then its lines on their streams (under GitHub
-    /// Actions, a `::group::` on stdout).
-    private func writeBlock(title: String, failed: Bool, body: [(OutputChannel, [UInt8])]) {
+    /// Actions, a `::group::` on stdout). `step` names it if some of it cannot be read back.
+    private func writeBlock(title: String, failed: Bool, body: HeldOutput, of step: String) {
+        var lost: (lost: Int, errno: Int32)?
         if github {
             // `::group::` is a command only at the start of a line.
             unseen.startLine(out, after: err)
             out.append("::group::\(GitHubCommandEscaping.data(title))\n")
-            for (_, bytes) in body { bytes.withUnsafeBytes { out.append($0) } }
+            lost = body.replay(from: spill) { _, bytes in out.append(bytes) }
             out.append("::endgroup::\n")
             out.flush()
         } else {
             unseen.startLine(err, after: out)
             err.append(style.paint("── \(title) ──", failed ? "1;31" : "1") + "\n")
             err.flush()
-            for (channel, bytes) in body {
+            lost = body.replay(from: spill) { channel, bytes in
                 let writer = channel == .stdout ? out : err
                 unseen.startLine(writer)
-                bytes.withUnsafeBytes { writer.append($0) }
+                writer.append(bytes)
                 writer.flush()
             }
         }
+        spill.release(body.extents)
+        if let lost { sayLost(lost, of: step) }
+    }
+
+    /// Some of a block could not be read back from the spill file (an I/O error): the rest
+    /// was written, and this says what is missing, in place of it.
+    private func sayLost(_ lost: (lost: Int, errno: Int32), of step: String) {
+        out.flush()
+        unseen.startLine(err)
+        err.append("warning: \(lost.lost) bytes of \(step)'s output could not be read back from its temporary file "
+                   + "(\(SpawnError.message(lost.errno))); the journal has them unless --no-journal\n")
+        err.flush()
+    }
+
+    /// Spills what `held` holds in memory, and says once if the spill file cannot take it.
+    private func spillTail(of held: inout HeldOutput) {
+        held.spillTail(to: spill)
+        sayIfSpillFailed()
+    }
+
+    private func sayIfSpillFailed() {
+        guard !spillFailureSaid, let failure = spill.failure else { return }
+        spillFailureSaid = true
+        out.flush()
+        unseen.startLine(err)
+        err.append("warning: --output grouped: \(failure); the steps' output is held in memory until their blocks are written\n")
+        err.flush()
     }
 
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
         // A `print` step's line (or flow's own about a step), without its line break.
         // Mutated in place (no copy of the step's buffer per line).
-        Self.append(line, stream, to: &buffers[step.path, default: []], endingLine: true)
+        buffers[step.path, default: HeldOutput()].append(line, stream, endingLine: true, spill: spill)
+        sayIfSpillFailed()
     }
 
     public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
         // A shell step's lines, kept as they came, each with its own `\n` or `\r\n` (cut
         // into lines, a `\r\n` would lose its `\r`, as prefixed output does not).
-        Self.append(lines, stream, to: &buffers[step.path, default: []], endingLine: false)
-    }
-
-    /// Adds `bytes` to a step's runs, and a `\n` after them if `endingLine`.
-    private static func append(_ bytes: UnsafeRawBufferPointer, _ stream: OutputChannel, to runs: inout [(OutputChannel, [UInt8])],
-                               endingLine: Bool) {
-        if runs.last?.0 != stream { runs.append((stream, [])) }
-        runs[runs.count - 1].1.append(contentsOf: bytes)
-        if endingLine { runs[runs.count - 1].1.append(0x0A) }
+        buffers[step.path, default: HeldOutput()].append(lines, stream, endingLine: false, spill: spill)
+        sayIfSpillFailed()
     }
 
     public func finish() {
@@ -149,14 +198,15 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// The steps still running were just killed: their blocks are written as they stand
     /// (with `--quiet`, not: a killed step ends `cancelled`, not failed).
     public func abandon(exitStatus: Int32) {
-        for (_, runs) in buffers.sorted(by: { $0.key < $1.key }) where !quiet {
+        for (path, held) in buffers.sorted(by: { $0.key < $1.key }) where !quiet {
             if github { out.append("::group::killed\n") }
-            for (channel, bytes) in runs {
+            let lost = held.replay(from: spill) { channel, bytes in
                 let writer = github || channel == .stdout ? out : err
-                bytes.withUnsafeBytes { writer.append($0) }
+                writer.append(bytes)
                 writer.flush()
             }
             if github { out.append("::endgroup::\n") }
+            if let lost { sayLost(lost, of: path) }
         }
         buffers.removeAll()
         finish()

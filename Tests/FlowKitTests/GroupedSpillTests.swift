@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import FlowKit
+import Testing
+
+/// How `--output grouped` holds a step's output: in memory up to a limit, the rest in a
+/// temporary file, replayed in order and byte for byte.
+struct GroupedSpillTests {
+    /// A known pattern of runs on both streams, lines and unfinished pieces, some `\r\n`.
+    static func pattern() -> [(OutputChannel, [UInt8])] {
+        var runs: [(OutputChannel, [UInt8])] = []
+        for i in 0..<400 {
+            let stream: OutputChannel = i % 3 == 0 ? .stderr : .stdout
+            runs.append((stream, Array("run \(i) \(String(repeating: "x", count: i % 97))\(i % 5 == 0 ? "\r\n" : "\n")".utf8)))
+        }
+        return runs
+    }
+
+    /// Consecutive runs on one stream joined, as a block writes them.
+    static func joined(_ runs: [(OutputChannel, [UInt8])]) -> [(OutputChannel, [UInt8])] {
+        var out: [(OutputChannel, [UInt8])] = []
+        for (stream, bytes) in runs {
+            if out.last?.0 == stream { out[out.count - 1].1 += bytes } else { out.append((stream, bytes)) }
+        }
+        return out
+    }
+
+    static func replayed(_ held: HeldOutput, _ spill: OutputSpill) -> [(OutputChannel, [UInt8])] {
+        var runs: [(OutputChannel, [UInt8])] = []
+        let lost = held.replay(from: spill) { stream, bytes in runs.append((stream, Array(bytes))) }
+        #expect(lost == nil)
+        return joined(runs)
+    }
+
+    static func same(_ a: [(OutputChannel, [UInt8])], _ b: [(OutputChannel, [UInt8])]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+
+    @Test func outputPastTheLimitIsSpilledAndReplayedInOrder() throws {
+        let spill = OutputSpill(directory: "/tmp")
+        var held = HeldOutput()
+        let runs = Self.pattern()
+        for (stream, bytes) in runs {
+            bytes.withUnsafeBytes { held.append($0, stream, endingLine: false, spill: spill, memoryLimit: 1000) }
+        }
+        #expect(held.extents.count > 10, "spilled")
+        #expect(held.heldInMemory < 1200)
+        #expect(Self.same(Self.replayed(held, spill), Self.joined(runs)))
+    }
+
+    @Test func aLineFromPrintGetsItsLineBreak() throws {
+        let spill = OutputSpill(directory: "/tmp")
+        var held = HeldOutput()
+        Array("one".utf8).withUnsafeBytes { held.append($0, .stdout, endingLine: true, spill: spill, memoryLimit: 2) }
+        Array("two".utf8).withUnsafeBytes { held.append($0, .stdout, endingLine: true, spill: spill, memoryLimit: 2) }
+        #expect(Self.same(Self.replayed(held, spill), [(.stdout, Array("one\ntwo\n".utf8))]))
+    }
+
+    /// A full disk: spilling stops, says why, and the output stays in memory, whole.
+    @Test func aFullDiskKeepsTheOutputInMemory() throws {
+        let full = open("/dev/full", O_RDWR | O_CLOEXEC)
+        try #require(full >= 0)
+        let spill = OutputSpill(fd: full)
+        var held = HeldOutput()
+        let runs = Self.pattern()
+        for (stream, bytes) in runs {
+            bytes.withUnsafeBytes { held.append($0, stream, endingLine: false, spill: spill, memoryLimit: 1000) }
+        }
+        #expect(spill.failure?.contains("no space left on device") == true, "\(spill.failure ?? "nil")")
+        #expect(held.extents.isEmpty)
+        #expect(Self.same(Self.replayed(held, spill), Self.joined(runs)))
+    }
+
+    @Test func anUnwritableDirectoryIsSaidOnce() throws {
+        let spill = OutputSpill(directory: "/nonexistent-flow-spill-dir")
+        var held = HeldOutput()
+        Array(repeating: UInt8(ascii: "a"), count: 3000).withUnsafeBytes {
+            held.append($0, .stdout, endingLine: false, spill: spill, memoryLimit: 1000)
+        }
+        #expect(spill.failure?.contains("/nonexistent-flow-spill-dir") == true)
+        #expect(held.heldInMemory > 3000)
+    }
+
+    /// The reporter, spilling to a full disk: one warning, and the block is written whole.
+    @Test func theReporterWarnsOnceAndWritesTheBlockWhole() throws {
+        let full = open("/dev/full", O_RDWR | O_CLOEXEC)
+        try #require(full >= 0)
+        var outName = Array("/tmp/flow-spill-test-out-XXXXXX".utf8CString)
+        var errName = Array("/tmp/flow-spill-test-err-XXXXXX".utf8CString)
+        let outFD = outName.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let errFD = errName.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        defer {
+            outName.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            errName.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            close(outFD)
+            close(errFD)
+        }
+        let reporter = GroupedReporter(color: false, github: false, quiet: false, stdout: outFD, stderr: errFD,
+                                       spill: OutputSpill(fd: full))
+        let step = try FailureLogTests.step()
+        let line = Array(String(repeating: "y", count: 1023).utf8) + [0x0A]
+        var expected: [UInt8] = []
+        for _ in 0..<3000 {  // ~3 MiB: past the limit three times
+            line.withUnsafeBytes { reporter.outputLines(step, .stdout, lines: $0) }
+            expected += line
+        }
+        reporter.abandon(exitStatus: 130)
+        func contents(_ fd: Int32) -> [UInt8] {
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var at: off_t = 0
+            while true {
+                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, at) }
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+                at += off_t(n)
+            }
+            return bytes
+        }
+        #expect(contents(outFD) == expected)
+        let err = String(decoding: contents(errFD), as: UTF8.self)
+        #expect(err.components(separatedBy: "warning: --output grouped: cannot write to a temporary file").count == 2, "\(err)")
+        #expect(err.contains("held in memory"), "\(err)")
+    }
+}
