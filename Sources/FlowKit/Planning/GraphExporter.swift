@@ -93,11 +93,11 @@ public struct GraphExporter {
         var inner = context
         inner.env = node.env
         if !node.isGroup {
-            let label = Self.label(node, context: inner)
+            let label = text(Self.label(node, context: inner), options: node)
             switch format {
-            case .mermaid: lines.append("\(pad)\(id)[\"\(Self.mermaidEscape(label))\"]")
+            case .mermaid: lines.append("\(pad)\(id)[\"\(label)\"]")
             case .dot:
-                lines.append("\(pad)\(id) [label=\"\(Self.dotEscape(label))\"\(node.selected ? "" : ", style=\"rounded,dashed\"")];")
+                lines.append("\(pad)\(id) [label=\"\(label)\"\(node.selected ? "" : ", style=\"rounded,dashed\"")];")
             }
             if !node.selected { skipped.append(id) }
             return ([id], [id])
@@ -110,11 +110,12 @@ public struct GraphExporter {
         // A group the selection leaves out is dashed as its steps are (Mermaid's `class`
         // applies to a subgraph too), so the graph and the plan agree on what is selected.
         if !node.selected { skipped.append(id) }
+        let label = text(title, options: node)
         switch format {
-        case .mermaid: lines.append("\(pad)subgraph \(id) [\"\(Self.mermaidEscape(title))\"]")
+        case .mermaid: lines.append("\(pad)subgraph \(id) [\"\(label)\"]")
         case .dot:
             lines.append("\(pad)subgraph cluster_\(id) {")
-            lines.append("\(pad)  label=\"\(Self.dotEscape(title))\";")
+            lines.append("\(pad)  label=\"\(label)\";")
             if !node.selected { lines.append("\(pad)  style=dashed;") }
         }
         var isConcurrent = false
@@ -131,6 +132,19 @@ public struct GraphExporter {
         case .dot: lines.append("\(pad)}")
         }
         return (entries, exits)
+    }
+
+    /// A node's or subgraph's label, escaped for the format: `title`, then on a line of
+    /// its own how the step runs (`if`, `timeout`, `retry`, `continue_on_error`, as `plan`
+    /// writes them), so the graph shows which steps may not run or may run again.
+    func text(_ title: String, options node: PlanNode) -> String {
+        let options = PlanPrinter.runOptions(node)
+        var second = options.joined(separator: " · ")
+        if second.unicodeScalars.count > 60 { second = String(String.UnicodeScalarView(second.unicodeScalars.prefix(57))) + "…" }
+        switch format {
+        case .mermaid: return Self.mermaidEscape(title) + (options.isEmpty ? "" : "<br/>" + Self.mermaidEscape(second))
+        case .dot: return Self.dotEscape(title) + (options.isEmpty ? "" : "\\n" + Self.dotEscape(second))
+        }
     }
 
     static func label(_ node: PlanNode, context: StaticContext) -> String {

@@ -94,6 +94,16 @@ public struct PlanPrinter {
             if task.interactive { options.append("interactive") }
             if task.stdin != nil { options.append("stdin") }
         }
+        options += Self.runOptions(node)
+        if !node.tags.isEmpty { options.append("tags " + node.tags.joined(separator: ",")) }
+        if let outputs = node.outputs, !outputs.isEmpty { options.append("outputs " + outputs.joined(separator: ",")) }
+        return options
+    }
+
+    /// How the step runs, beyond what it runs: `if`, `timeout`, `retry` and
+    /// `continue_on_error`, as the plan writes them (`flow graph` shows these too).
+    static func runOptions(_ node: PlanNode) -> [String] {
+        var options: [String] = []
         if let condition = node.condition { options.append("if \(condition.text)") }
         if let timeout = node.timeout { options.append("timeout \(timeout.compact)") }
         if let retry = node.retry, retry.limit > 0 {
@@ -105,8 +115,6 @@ public struct PlanPrinter {
             options.append(text)
         }
         if node.continueOnError { options.append("continue_on_error") }
-        if !node.tags.isEmpty { options.append("tags " + node.tags.joined(separator: ",")) }
-        if let outputs = node.outputs, !outputs.isEmpty { options.append("outputs " + outputs.joined(separator: ",")) }
         return options
     }
 
