@@ -79,8 +79,12 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             if github, failed { annotations.append((t.step.path, Self.annotation(t))) }
             if quiet {
                 if failed {
-                    // Held until the run ends, maybe with many more: not in memory, if large.
-                    if body.heldInMemory >= Self.quietMemoryLimit { spillTail(of: &body) }
+                    // Held until the run ends, maybe with many more: not in memory, if large
+                    // (its buffer's capacity included).
+                    if body.heldInMemory >= Self.quietMemoryLimit {
+                        body.spillTail(to: spill, keepingCapacity: false)
+                        sayIfSpillFailed()
+                    }
                     quietBlocks.append((t.step.path, title, body))
                 } else {
                     spill.release(body.extents)
@@ -159,12 +163,6 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         err.append("warning: \(lost.lost) bytes of \(step)'s output could not be read back from its temporary file "
                    + "(\(SpawnError.message(lost.errno))); the journal has them unless --no-journal\n")
         err.flush()
-    }
-
-    /// Spills what `held` holds in memory, and says once if the spill file cannot take it.
-    private func spillTail(of held: inout HeldOutput) {
-        held.spillTail(to: spill)
-        sayIfSpillFailed()
     }
 
     private func sayIfSpillFailed() {

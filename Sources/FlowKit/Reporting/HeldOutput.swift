@@ -44,11 +44,13 @@ struct HeldOutput {
         if tail.count >= memoryLimit { spillTail(to: spill) }
     }
 
-    /// Moves what is held in memory to `spill`, if it can take it.
-    mutating func spillTail(to spill: OutputSpill) {
+    /// Moves what is held in memory to `spill`, if it can take it. `keepingCapacity`: the
+    /// step still runs and will fill its buffer again; a block kept until the run ends
+    /// (`--quiet`) passes false, or its memory would stay allocated all the same.
+    mutating func spillTail(to spill: OutputSpill, keepingCapacity: Bool = true) {
         guard !tail.isEmpty, let extent = tail.withUnsafeBytes({ spill.store($0) }) else { return }
         extents.append(extent)
-        tail.removeAll(keepingCapacity: true)
+        tail.removeAll(keepingCapacity: keepingCapacity)
         lastRecord = nil
     }
 
