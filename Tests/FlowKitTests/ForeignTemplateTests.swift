@@ -65,6 +65,28 @@ import Testing
         #expect(Self.names("{{version}}}").isEmpty)
     }
 
+    /// The parser's byte scan (`templateMarkers`) decides whether a string is looked at
+    /// at all: it must say yes wherever `find` finds a placeholder, and no for the
+    /// templates of other programs (`{{.State.Running}}`), for which locating the scalar
+    /// made `flow validate` of 100k such steps take twice as long.
+    @Test func theByteScanMissesNoPlaceholderAndSkipsOtherTemplates() {
+        let texts = [
+            "{{.VERSION}}", "{{ .VERSION }}", "{{version}}", "{{ version }}", "{{\tversion\t}}", "{{- .VERSION -}}",
+            "{{ build_dir }} {{ my-var }}", "echo v{{.VERSION}} and {{ name }}!", "{{ range .Items }}{{ end }}",
+            "${{ vars.a }}{{ b }}${{ vars.c }}", "$${{ x }} {{y}}", "{{{{version}}", "{{{version}}}", "{{version}}}",
+            "日本{{ .version }}", "x{{{y}}", "{{x -}}", "{{- x}}", "${{ '{{ version }}' }}",
+        ]
+        for text in texts where !Self.names(text).isEmpty {
+            #expect(text.templateMarkers.placeholders, "\(text)")
+        }
+        #expect(!"docker inspect --format '{{.State.Running}}' api".templateMarkers.placeholders)
+        #expect(!"{{ version | default('1') }} {{ printf \"%s\" .X }} {{.}} {{}}".templateMarkers.placeholders)
+        #expect("echo ${{ vars.version }}".templateMarkers == (true, false))
+        #expect("{{.A.B}} ${{ vars.version }}".templateMarkers == (true, false))
+        #expect("{{.A.B}} {{ c }}".templateMarkers == (false, true))
+        #expect("no braces".templateMarkers == (false, false))
+    }
+
     // MARK: Validator
 
     @Test func aPlaceholderNamingAVarIsAWarningInEveryTemplatedPlace() throws {

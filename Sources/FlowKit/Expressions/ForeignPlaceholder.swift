@@ -98,6 +98,56 @@ public struct ForeignPlaceholder: Sendable, Equatable {
 }
 
 extension String {
+    /// What a templated string may hold, from one byte scan (most strings have neither):
+    /// `expressions`, a `${{`; `placeholders`, whether `ForeignPlaceholder.find` may find
+    /// something: a `{{` not part of a `${{`, then one name (with the trim markers, blanks
+    /// and leading dot `find` allows) and `}}`. That may be yes where `find` finds nothing
+    /// (`{{{x}}}`, a `{{` in an expression's string literal), never the other way round:
+    /// `find` scans scalars and needs the scalar's source located, which most `{{…}}`
+    /// (other programs' templates, `{{.State.Running}}`) must not cost.
+    var templateMarkers: (expressions: Bool, placeholders: Bool) {
+        utf8.withContiguousStorageIfAvailable(Self.templateMarkers) ?? Array(utf8).withUnsafeBufferPointer(Self.templateMarkers)
+    }
+
+    private static func templateMarkers(_ text: UnsafeBufferPointer<UInt8>) -> (expressions: Bool, placeholders: Bool) {
+        let n = text.count
+        func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        func isNameStart(_ b: UInt8) -> Bool {
+            (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+                || b == UInt8(ascii: "_")
+        }
+        let open = UInt8(ascii: "{"), close = UInt8(ascii: "}"), dash = UInt8(ascii: "-")
+        var expressions = false, placeholders = false
+        var i = 0
+        while i + 1 < n, !(expressions && placeholders) {
+            guard text[i] == open, text[i + 1] == open else {
+                i += 1
+                continue
+            }
+            if i > 0, text[i - 1] == UInt8(ascii: "$") {
+                expressions = true
+                i += 2
+                continue
+            }
+            if !placeholders {
+                var j = i + 2
+                if j + 1 < n, text[j] == dash, isBlank(text[j + 1]) { j += 1 }
+                while j < n, isBlank(text[j]) { j += 1 }
+                if j < n, text[j] == UInt8(ascii: ".") { j += 1 }
+                if j < n, isNameStart(text[j]) {
+                    while j < n, isNameStart(text[j]) || (text[j] >= UInt8(ascii: "0") && text[j] <= UInt8(ascii: "9")) || text[j] == dash {
+                        j += 1
+                    }
+                    while j < n, isBlank(text[j]) { j += 1 }
+                    if j < n, text[j] == dash { j += 1 }
+                    placeholders = j + 1 < n && text[j] == close && text[j + 1] == close
+                }
+            }
+            i += 1
+        }
+        return (expressions, placeholders)
+    }
+
     /// Whether the text has `{{` anywhere: a byte scan, as almost no string has.
     var containsDoubleBrace: Bool {
         var previous: UInt8 = 0
