@@ -40,7 +40,7 @@ import Testing
     @Test func pathsFiltersAndOtherTemplatesAreNotPlaceholders() {
         #expect(Self.names("docker inspect --format '{{.State.Running}}'").isEmpty)
         #expect(Self.names("{{ version | default('1') }}").isEmpty)
-        #expect(Self.names("{{ range .Items }}{{ end }}") == ["end"], "a single name is a candidate; the validator judges it")
+        #expect(Self.names("{{ version }}{{ end }}") == ["version", "end"], "a single name is a candidate; the validator judges it")
         #expect(Self.names("{{ printf \"%s\" .X }}").isEmpty)
         #expect(Self.names("{{ 1 }} {{}} {{ }} {{.}}").isEmpty)
         #expect(Self.names("{{ version").isEmpty)
@@ -85,6 +85,18 @@ import Testing
         #expect("{{.A.B}} ${{ vars.version }}".templateMarkers == (true, false))
         #expect("{{.A.B}} {{ c }}".templateMarkers == (false, true))
         #expect("no braces".templateMarkers == (false, false))
+    }
+
+    /// In a string that opens a Go template block (`{{range …}}`, `{{if …}}`…), a bare
+    /// `{{end}}`, `{{else}}`, `{{break}}` or `{{continue}}` is Go's keyword: not a
+    /// candidate, whatever vars the workflow has. Alone, `{{ end }}` is still one (Jinja).
+    @Test func goKeywordsClosingAGoBlockAreNotPlaceholders() {
+        #expect(Self.names("{{range .Mounts}}{{.Source}}{{end}}") == ["Source"])
+        #expect(Self.names("{{- if .Running }}up{{ else }}down{{ end -}}").isEmpty)
+        #expect(Self.names("{{range $i, $e := .X}}{{if $e}}{{break}}{{end}}{{continue}}{{end}}").isEmpty)
+        #expect(Self.names("{{with .Config}}{{ version }}{{end}}") == ["version"])
+        #expect(Self.names("{{.End}} {{ end }} {{ else }}") == ["End", "end", "else"])
+        #expect(Self.names("{{ if }}{{ end }}") == ["if", "end"], "`{{ if }}` alone opens nothing")
     }
 
     // MARK: Validator

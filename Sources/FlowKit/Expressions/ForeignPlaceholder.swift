@@ -37,6 +37,8 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         let scalars = Array(text.unicodeScalars)
         let n = scalars.count
         var found: [ForeignPlaceholder] = []
+        // Only worked out once a bare keyword is met (rare): see `isGoKeyword`.
+        var opensGoBlock: Bool?
         var i = 0
         while i < n {
             if scalars[i] == "$", i + 2 < n, scalars[i + 1] == "{", scalars[i + 2] == "{" {
@@ -53,6 +55,13 @@ public struct ForeignPlaceholder: Sendable, Equatable {
             var run = 0
             while i + run < n, scalars[i + run] == "{" { run += 1 }
             if run == 2, let (end, name, dotted) = placeholder(in: scalars, from: i + 2) {
+                if !dotted, goKeywords.contains(name) {
+                    if opensGoBlock == nil { opensGoBlock = Self.opensGoBlock(scalars) }
+                    if opensGoBlock! {
+                        i = end
+                        continue
+                    }
+                }
                 found.append(ForeignPlaceholder(name: name, written: String(scalars: scalars[i..<end]), dotted: dotted,
                                                 span: SourceSpan(start: locate(i), end: locate(end))))
                 i = end
@@ -85,6 +94,40 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         // `{{ name }}}`: a Mustache triple or something else; not a plain placeholder.
         if j + 2 < n, scalars[j + 2] == "}" { return nil }
         return (j + 2, name, dotted)
+    }
+
+    /// Go template keywords that are a whole action by themselves: `{{end}}` closes the
+    /// `{{range .Items}}` of a `docker --format` template, whatever vars the workflow has.
+    static let goKeywords: Set<String> = ["end", "else", "break", "continue"]
+
+    /// Whether the text has a Go template action that opens a block (`{{if …}}`,
+    /// `{{- range …}}`, `{{with …}}`, `{{block …}}`, `{{define …}}`): then its bare
+    /// `{{end}}`, `{{else}}`, `{{break}}` and `{{continue}}` are Go's keywords, not a var
+    /// written the Jinja way (Jinja's blocks are `{% … %}`, never `{{ if … }}`).
+    static func opensGoBlock(_ scalars: [Unicode.Scalar]) -> Bool {
+        let n = scalars.count
+        var i = 0
+        while i + 1 < n {
+            guard scalars[i] == "{", scalars[i + 1] == "{" else {
+                i += 1
+                continue
+            }
+            var j = i + 2
+            if j < n, scalars[j] == "-" { j += 1 }
+            while j < n, scalars[j] == " " || scalars[j] == "\t" { j += 1 }
+            var word = ""
+            while j < n, ("a"..."z").contains(scalars[j]) {
+                word.unicodeScalars.append(scalars[j])
+                j += 1
+            }
+            // The keyword and something after it: `{{ if }}` alone opens nothing.
+            if ["if", "range", "with", "block", "define"].contains(word), j < n, scalars[j] == " " || scalars[j] == "\t" {
+                while j < n, scalars[j] == " " || scalars[j] == "\t" { j += 1 }
+                if j < n, scalars[j] != "}", scalars[j] != "-" { return true }
+            }
+            i += 2
+        }
+        return false
     }
 
     static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
