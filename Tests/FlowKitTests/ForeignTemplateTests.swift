@@ -99,6 +99,17 @@ import Testing
         #expect(Self.names("{{ if }}{{ end }}") == ["if", "end"], "`{{ if }}` alone opens nothing")
     }
 
+    /// The index a scope's vars or params are matched with (built once, not searched and
+    /// lower-cased per placeholder): exact first, else the first declared in any case.
+    @Test func declaredNamesMatchExactlyElseTheFirstInAnyCase() {
+        let names = DeclaredNames(["Version", "version", "VERSION", "Region", "REGION"])
+        #expect(names.match("VERSION") == "VERSION")
+        #expect(names.match("vErSiOn") == "Version")
+        #expect(names.match("region") == "Region")
+        #expect(names.match("item") == nil)
+        #expect(DeclaredNames([]).match("x") == nil)
+    }
+
     // MARK: Validator
 
     @Test func aPlaceholderNamingAVarIsAWarningInEveryTemplatedPlace() throws {
