@@ -112,4 +112,32 @@ struct GroupedOutputTests {
         let peak = try #require(Int((box.read("peak-kb") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)), "\(r.stderr)")
         #expect(peak < 100 * 1024, "flow peaked at \(peak / 1024) MiB")
     }
+
+    /// `--quiet` keeps the blocks of failed steps until the run ends: 80 steps that each
+    /// fail after printing 1,000,000 bytes (under the 1 MiB a running step holds) must not
+    /// make flow hold 80 MB. A kept block's bytes went to the temporary file, but its
+    /// memory stayed allocated (the buffer was emptied keeping its capacity): flow peaked
+    /// above 100 MiB. Peak read as in `aStepPrinting300MBDoesNotMakeFlowHoldIt`.
+    @Test func quietKeptFailuresDoNotStayInMemory() throws {
+        let box = try RunSandbox()
+        let steps = (0..<80).map { i in
+            "      - name: f\(i)\n        shell: yes 0123456789012345678901234567890123456789 | head -c 1000000; exit 1"
+        }.joined(separator: "\n")
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+            \(steps)
+                fail_fast: false
+                max_parallel: 2
+            finally:
+              - name: peak
+                shell: sed -n 's/^VmHWM:[^0-9]*\\([0-9]*\\) kB$/\\1/p' /proc/$PPID/status > peak-kb
+            """)
+        let r = try FlowBinary.run(["run", "wf.yaml", "--output", "grouped", "--quiet", "--no-journal"], in: box.root,
+                                   timeout: 120, shellScript: "TMPDIR=\"$PWD\" exec \"$0\" \"$@\" >/dev/null")
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("80 failed"), "\(r.stderr.suffix(300))")
+        let peak = try #require(Int((box.read("peak-kb") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)), "\(r.stderr)")
+        #expect(peak < 60 * 1024, "flow peaked at \(peak / 1024) MiB")
+    }
 }

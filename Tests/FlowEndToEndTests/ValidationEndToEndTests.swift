@@ -1076,4 +1076,29 @@ import Testing
             #expect(validate.stderr.contains("did you mean `*a`?"), "\(validate)")
         }
     }
+
+    /// A var named `end` (or `else`) does not make the `{{end}}` of a `docker --format`
+    /// template a `foreign-template` warning, whose help (`${{ vars.end }}`) would break
+    /// the command: there it closes `{{range …}}`. A Jinja-style `{{ end }}` alone still is.
+    @Test func aGoTemplatesEndIsNotAForeignPlaceholder() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              end: 2026-12-31
+              Else: fallback
+            steps:
+              - shell: docker inspect --format '{{range .Mounts}}{{.Source}}{{end}}' api
+              - shell: docker ps --format '{{if .Names}}{{.Names}}{{else}}none{{end}}'
+            """)
+        let r = try box.run(["validate", "wf.yaml", "--strict", "--format", "json"])
+        #expect(!r.stdout.contains("foreign-template"), "\(r.stdout)")
+        try box.write("jinja.yaml", """
+            vars:
+              end: 2026-12-31
+            steps:
+              - shell: echo until {{ end }}
+            """)
+        let jinja = try box.run(["validate", "jinja.yaml"])
+        #expect(jinja.stderr.contains("jinja.yaml:4:23: warning: `{{ end }}` is just's and Jinja's (Ansible) syntax"), "\(jinja.stderr)")
+    }
 }

@@ -40,7 +40,7 @@ import Testing
     @Test func pathsFiltersAndOtherTemplatesAreNotPlaceholders() {
         #expect(Self.names("docker inspect --format '{{.State.Running}}'").isEmpty)
         #expect(Self.names("{{ version | default('1') }}").isEmpty)
-        #expect(Self.names("{{ range .Items }}{{ end }}") == ["end"], "a single name is a candidate; the validator judges it")
+        #expect(Self.names("{{ version }}{{ end }}") == ["version", "end"], "a single name is a candidate; the validator judges it")
         #expect(Self.names("{{ printf \"%s\" .X }}").isEmpty)
         #expect(Self.names("{{ 1 }} {{}} {{ }} {{.}}").isEmpty)
         #expect(Self.names("{{ version").isEmpty)
@@ -63,6 +63,51 @@ import Testing
         #expect(Self.names("{{{{version}}").isEmpty)
         #expect(Self.names("{{{version}}}").isEmpty)
         #expect(Self.names("{{version}}}").isEmpty)
+    }
+
+    /// The parser's byte scan (`templateMarkers`) decides whether a string is looked at
+    /// at all: it must say yes wherever `find` finds a placeholder, and no for the
+    /// templates of other programs (`{{.State.Running}}`), for which locating the scalar
+    /// made `flow validate` of 100k such steps take twice as long.
+    @Test func theByteScanMissesNoPlaceholderAndSkipsOtherTemplates() {
+        let texts = [
+            "{{.VERSION}}", "{{ .VERSION }}", "{{version}}", "{{ version }}", "{{\tversion\t}}", "{{- .VERSION -}}",
+            "{{ build_dir }} {{ my-var }}", "echo v{{.VERSION}} and {{ name }}!", "{{ range .Items }}{{ end }}",
+            "${{ vars.a }}{{ b }}${{ vars.c }}", "$${{ x }} {{y}}", "{{{{version}}", "{{{version}}}", "{{version}}}",
+            "日本{{ .version }}", "x{{{y}}", "{{x -}}", "{{- x}}", "${{ '{{ version }}' }}",
+        ]
+        for text in texts where !Self.names(text).isEmpty {
+            #expect(text.templateMarkers.placeholders, "\(text)")
+        }
+        #expect(!"docker inspect --format '{{.State.Running}}' api".templateMarkers.placeholders)
+        #expect(!"{{ version | default('1') }} {{ printf \"%s\" .X }} {{.}} {{}}".templateMarkers.placeholders)
+        #expect("echo ${{ vars.version }}".templateMarkers == (true, false))
+        #expect("{{.A.B}} ${{ vars.version }}".templateMarkers == (true, false))
+        #expect("{{.A.B}} {{ c }}".templateMarkers == (false, true))
+        #expect("no braces".templateMarkers == (false, false))
+    }
+
+    /// In a string that opens a Go template block (`{{range …}}`, `{{if …}}`…), a bare
+    /// `{{end}}`, `{{else}}`, `{{break}}` or `{{continue}}` is Go's keyword: not a
+    /// candidate, whatever vars the workflow has. Alone, `{{ end }}` is still one (Jinja).
+    @Test func goKeywordsClosingAGoBlockAreNotPlaceholders() {
+        #expect(Self.names("{{range .Mounts}}{{.Source}}{{end}}") == ["Source"])
+        #expect(Self.names("{{- if .Running }}up{{ else }}down{{ end -}}").isEmpty)
+        #expect(Self.names("{{range $i, $e := .X}}{{if $e}}{{break}}{{end}}{{continue}}{{end}}").isEmpty)
+        #expect(Self.names("{{with .Config}}{{ version }}{{end}}") == ["version"])
+        #expect(Self.names("{{.End}} {{ end }} {{ else }}") == ["End", "end", "else"])
+        #expect(Self.names("{{ if }}{{ end }}") == ["if", "end"], "`{{ if }}` alone opens nothing")
+    }
+
+    /// The index a scope's vars or params are matched with (built once, not searched and
+    /// lower-cased per placeholder): exact first, else the first declared in any case.
+    @Test func declaredNamesMatchExactlyElseTheFirstInAnyCase() {
+        let names = DeclaredNames(["Version", "version", "VERSION", "Region", "REGION"])
+        #expect(names.match("VERSION") == "VERSION")
+        #expect(names.match("vErSiOn") == "Version")
+        #expect(names.match("region") == "Region")
+        #expect(names.match("item") == nil)
+        #expect(DeclaredNames([]).match("x") == nil)
     }
 
     // MARK: Validator

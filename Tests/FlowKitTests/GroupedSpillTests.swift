@@ -123,4 +123,38 @@ struct GroupedSpillTests {
         #expect(err.components(separatedBy: "warning: --output grouped: cannot write to a temporary file").count == 2, "\(err)")
         #expect(err.contains("held in memory"), "\(err)")
     }
+
+    /// Part of a `--quiet` block that cannot be read back from the spill file (here a
+    /// write-only descriptor: every read fails) is named by the step's label, as a block
+    /// written at once is, not by its path (`1`).
+    @Test func aBlockThatCannotBeReadBackIsNamedByItsLabel() throws {
+        var spillName = Array("/tmp/flow-spill-test-wo-XXXXXX".utf8CString)
+        var errName = Array("/tmp/flow-spill-test-err-XXXXXX".utf8CString)
+        let made = spillName.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let errFD = errName.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let writeOnly = spillName.withUnsafeBufferPointer { open($0.baseAddress!, O_WRONLY | O_CLOEXEC) }
+        let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer {
+            spillName.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            errName.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            close(made)
+            close(errFD)
+            close(devNull)
+        }
+        try #require(made >= 0 && errFD >= 0 && writeOnly >= 0 && devNull >= 0)
+        let plan = try PlannerTests.plan("version: 1\nname: t\nsteps:\n  - name: build\n    shell: exit 1\n")
+        let step = StepRef(node: plan.root.children[0])
+        let reporter = GroupedReporter(color: false, github: false, quiet: true, stdout: devNull, stderr: errFD,
+                                       spill: OutputSpill(fd: writeOnly))
+        let line = Array(String(repeating: "y", count: 1023).utf8) + [0x0A]
+        for _ in 0..<100 {  // 100 KiB: a kept block spills from 64 KiB
+            line.withUnsafeBytes { reporter.outputLines(step, .stdout, lines: $0) }
+        }
+        reporter.handle(.stepState(StepTransition(step: step, from: .running, to: .failed, attempt: 1, time: .now())))
+        reporter.handle(.runFinished(RunOutcome(status: .failed, exitCode: 1, counts: [.failed: 1], elapsed: 0, time: .now())))
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = buffer.withUnsafeMutableBytes { pread(errFD, $0.baseAddress, $0.count, 0) }
+        let err = String(decoding: buffer[0..<max(n, 0)], as: UTF8.self)
+        #expect(err.contains("warning: 102400 bytes of build's output could not be read back"), "\(err)")
+    }
 }

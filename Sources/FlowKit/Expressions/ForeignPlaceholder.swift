@@ -37,6 +37,8 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         let scalars = Array(text.unicodeScalars)
         let n = scalars.count
         var found: [ForeignPlaceholder] = []
+        // Only worked out once a bare keyword is met (rare): see `isGoKeyword`.
+        var opensGoBlock: Bool?
         var i = 0
         while i < n {
             if scalars[i] == "$", i + 2 < n, scalars[i + 1] == "{", scalars[i + 2] == "{" {
@@ -53,6 +55,13 @@ public struct ForeignPlaceholder: Sendable, Equatable {
             var run = 0
             while i + run < n, scalars[i + run] == "{" { run += 1 }
             if run == 2, let (end, name, dotted) = placeholder(in: scalars, from: i + 2) {
+                if !dotted, goKeywords.contains(name) {
+                    if opensGoBlock == nil { opensGoBlock = Self.opensGoBlock(scalars) }
+                    if opensGoBlock! {
+                        i = end
+                        continue
+                    }
+                }
                 found.append(ForeignPlaceholder(name: name, written: String(scalars: scalars[i..<end]), dotted: dotted,
                                                 span: SourceSpan(start: locate(i), end: locate(end))))
                 i = end
@@ -87,6 +96,40 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         return (j + 2, name, dotted)
     }
 
+    /// Go template keywords that are a whole action by themselves: `{{end}}` closes the
+    /// `{{range .Items}}` of a `docker --format` template, whatever vars the workflow has.
+    static let goKeywords: Set<String> = ["end", "else", "break", "continue"]
+
+    /// Whether the text has a Go template action that opens a block (`{{if …}}`,
+    /// `{{- range …}}`, `{{with …}}`, `{{block …}}`, `{{define …}}`): then its bare
+    /// `{{end}}`, `{{else}}`, `{{break}}` and `{{continue}}` are Go's keywords, not a var
+    /// written the Jinja way (Jinja's blocks are `{% … %}`, never `{{ if … }}`).
+    static func opensGoBlock(_ scalars: [Unicode.Scalar]) -> Bool {
+        let n = scalars.count
+        var i = 0
+        while i + 1 < n {
+            guard scalars[i] == "{", scalars[i + 1] == "{" else {
+                i += 1
+                continue
+            }
+            var j = i + 2
+            if j < n, scalars[j] == "-" { j += 1 }
+            while j < n, scalars[j] == " " || scalars[j] == "\t" { j += 1 }
+            var word = ""
+            while j < n, ("a"..."z").contains(scalars[j]) {
+                word.unicodeScalars.append(scalars[j])
+                j += 1
+            }
+            // The keyword and something after it: `{{ if }}` alone opens nothing.
+            if ["if", "range", "with", "block", "define"].contains(word), j < n, scalars[j] == " " || scalars[j] == "\t" {
+                while j < n, scalars[j] == " " || scalars[j] == "\t" { j += 1 }
+                if j < n, scalars[j] != "}", scalars[j] != "-" { return true }
+            }
+            i += 2
+        }
+        return false
+    }
+
     static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_"
     }
@@ -98,6 +141,56 @@ public struct ForeignPlaceholder: Sendable, Equatable {
 }
 
 extension String {
+    /// What a templated string may hold, from one byte scan (most strings have neither):
+    /// `expressions`, a `${{`; `placeholders`, whether `ForeignPlaceholder.find` may find
+    /// something: a `{{` not part of a `${{`, then one name (with the trim markers, blanks
+    /// and leading dot `find` allows) and `}}`. That may be yes where `find` finds nothing
+    /// (`{{{x}}}`, a `{{` in an expression's string literal), never the other way round:
+    /// `find` scans scalars and needs the scalar's source located, which most `{{…}}`
+    /// (other programs' templates, `{{.State.Running}}`) must not cost.
+    var templateMarkers: (expressions: Bool, placeholders: Bool) {
+        utf8.withContiguousStorageIfAvailable(Self.templateMarkers) ?? Array(utf8).withUnsafeBufferPointer(Self.templateMarkers)
+    }
+
+    private static func templateMarkers(_ text: UnsafeBufferPointer<UInt8>) -> (expressions: Bool, placeholders: Bool) {
+        let n = text.count
+        func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        func isNameStart(_ b: UInt8) -> Bool {
+            (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+                || b == UInt8(ascii: "_")
+        }
+        let open = UInt8(ascii: "{"), close = UInt8(ascii: "}"), dash = UInt8(ascii: "-")
+        var expressions = false, placeholders = false
+        var i = 0
+        while i + 1 < n, !(expressions && placeholders) {
+            guard text[i] == open, text[i + 1] == open else {
+                i += 1
+                continue
+            }
+            if i > 0, text[i - 1] == UInt8(ascii: "$") {
+                expressions = true
+                i += 2
+                continue
+            }
+            if !placeholders {
+                var j = i + 2
+                if j + 1 < n, text[j] == dash, isBlank(text[j + 1]) { j += 1 }
+                while j < n, isBlank(text[j]) { j += 1 }
+                if j < n, text[j] == UInt8(ascii: ".") { j += 1 }
+                if j < n, isNameStart(text[j]) {
+                    while j < n, isNameStart(text[j]) || (text[j] >= UInt8(ascii: "0") && text[j] <= UInt8(ascii: "9")) || text[j] == dash {
+                        j += 1
+                    }
+                    while j < n, isBlank(text[j]) { j += 1 }
+                    if j < n, text[j] == dash { j += 1 }
+                    placeholders = j + 1 < n && text[j] == close && text[j + 1] == close
+                }
+            }
+            i += 1
+        }
+        return (expressions, placeholders)
+    }
+
     /// Whether the text has `{{` anywhere: a byte scan, as almost no string has.
     var containsDoubleBrace: Bool {
         var previous: UInt8 = 0

@@ -79,15 +79,19 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             if github, failed { annotations.append((t.step.path, Self.annotation(t))) }
             if quiet {
                 if failed {
-                    // Held until the run ends, maybe with many more: not in memory, if large.
-                    if body.heldInMemory >= Self.quietMemoryLimit { spillTail(of: &body) }
+                    // Held until the run ends, maybe with many more: not in memory, if large
+                    // (its buffer's capacity included).
+                    if body.heldInMemory >= Self.quietMemoryLimit {
+                        body.spillTail(to: spill, keepingCapacity: false)
+                        sayIfSpillFailed()
+                    }
                     quietBlocks.append((t.step.path, title, body))
                 } else {
                     spill.release(body.extents)
                 }
                 return
             }
-            writeBlock(title: title, failed: failed, body: body, of: t.step.label)
+            writeBlock(title: title, failed: failed, body: body)
         case .note(let step, let message):
             // `--quiet` keeps what flow says about the whole run (that it heard a signal and
             // how to hurry it, that it rolls back): notes about a step (retries) go.
@@ -97,7 +101,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             err.append((step.map { "\($0.label): " } ?? "") + message + "\n")
             err.flush()
         case .runFinished(let outcome):
-            for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body, of: block.path) }
+            for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body) }
             quietBlocks.removeAll()
             if !annotations.isEmpty { unseen.startLine(out, after: err) }
             for annotation in annotations { out.append(annotation.text) }
@@ -126,8 +130,8 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     static let quietMemoryLimit = 64 << 10
 
     /// One step's block: its header, then its lines on their streams (under GitHub
-    /// Actions, a `::group::` on stdout). `step` names it if some of it cannot be read back.
-    private func writeBlock(title: String, failed: Bool, body: HeldOutput, of step: String) {
+    /// Actions, a `::group::` on stdout).
+    private func writeBlock(title: String, failed: Bool, body: HeldOutput) {
         var lost: (lost: Int, errno: Int32)?
         if github {
             // `::group::` is a command only at the start of a line.
@@ -148,7 +152,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             }
         }
         spill.release(body.extents)
-        if let lost { sayLost(lost, of: step) }
+        if let lost { sayLost(lost, of: body.label) }
     }
 
     /// Some of a block could not be read back from the spill file (an I/O error): the rest
@@ -159,12 +163,6 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         err.append("warning: \(lost.lost) bytes of \(step)'s output could not be read back from its temporary file "
                    + "(\(SpawnError.message(lost.errno))); the journal has them unless --no-journal\n")
         err.flush()
-    }
-
-    /// Spills what `held` holds in memory, and says once if the spill file cannot take it.
-    private func spillTail(of held: inout HeldOutput) {
-        held.spillTail(to: spill)
-        sayIfSpillFailed()
     }
 
     private func sayIfSpillFailed() {
@@ -179,14 +177,14 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
         // A `print` step's line (or flow's own about a step), without its line break.
         // Mutated in place (no copy of the step's buffer per line).
-        buffers[step.path, default: HeldOutput()].append(line, stream, endingLine: true, spill: spill)
+        buffers[step.path, default: HeldOutput(label: step.label)].append(line, stream, endingLine: true, spill: spill)
         sayIfSpillFailed()
     }
 
     public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
         // A shell step's lines, kept as they came, each with its own `\n` or `\r\n` (cut
         // into lines, a `\r\n` would lose its `\r`, as prefixed output does not).
-        buffers[step.path, default: HeldOutput()].append(lines, stream, endingLine: false, spill: spill)
+        buffers[step.path, default: HeldOutput(label: step.label)].append(lines, stream, endingLine: false, spill: spill)
         sayIfSpillFailed()
     }
 
@@ -198,7 +196,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// The steps still running were just killed: their blocks are written as they stand
     /// (with `--quiet`, not: a killed step ends `cancelled`, not failed).
     public func abandon(exitStatus: Int32) {
-        for (path, held) in buffers.sorted(by: { $0.key < $1.key }) where !quiet {
+        for (_, held) in buffers.sorted(by: { $0.key < $1.key }) where !quiet {
             if github { out.append("::group::killed\n") }
             let lost = held.replay(from: spill) { channel, bytes in
                 let writer = github || channel == .stdout ? out : err
@@ -206,7 +204,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 writer.flush()
             }
             if github { out.append("::endgroup::\n") }
-            if let lost { sayLost(lost, of: path) }
+            if let lost { sayLost(lost, of: held.label) }
         }
         buffers.removeAll()
         finish()

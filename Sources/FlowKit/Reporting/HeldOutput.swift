@@ -13,12 +13,23 @@ struct HeldOutput {
     /// The stream tag and an 8-byte little-endian length.
     private static let headerSize = 9
 
+    /// The step's label: a warning about its output names it.
+    let label: String
     /// What was spilled, in order.
     private(set) var extents: [OutputSpill.Extent] = []
+    /// For each extent, how many of its bytes are output (not record headers): what is
+    /// missing if it cannot be read back.
+    private var spilledOutput: [Int] = []
     /// Records not spilled yet.
     private var tail: [UInt8] = []
+    /// How many records `tail` holds.
+    private var tailRecords = 0
     /// Where the last record in `tail` starts: more bytes on its stream extend it.
     private var lastRecord: Int?
+
+    init(label: String = "") {
+        self.label = label
+    }
 
     var isEmpty: Bool { extents.isEmpty && tail.isEmpty }
     /// Bytes held in memory (records included).
@@ -31,6 +42,7 @@ struct HeldOutput {
         let tag = Self.tag(stream)
         if let start = lastRecord, tail[start] == tag {} else {
             lastRecord = tail.count
+            tailRecords += 1
             tail.append(tag)
             tail.append(contentsOf: repeatElement(0, count: Self.headerSize - 1))
         }
@@ -44,22 +56,26 @@ struct HeldOutput {
         if tail.count >= memoryLimit { spillTail(to: spill) }
     }
 
-    /// Moves what is held in memory to `spill`, if it can take it.
-    mutating func spillTail(to spill: OutputSpill) {
+    /// Moves what is held in memory to `spill`, if it can take it. `keepingCapacity`: the
+    /// step still runs and will fill its buffer again; a block kept until the run ends
+    /// (`--quiet`) passes false, or its memory would stay allocated all the same.
+    mutating func spillTail(to spill: OutputSpill, keepingCapacity: Bool = true) {
         guard !tail.isEmpty, let extent = tail.withUnsafeBytes({ spill.store($0) }) else { return }
         extents.append(extent)
-        tail.removeAll(keepingCapacity: true)
+        spilledOutput.append(tail.count - tailRecords * Self.headerSize)
+        tail.removeAll(keepingCapacity: keepingCapacity)
+        tailRecords = 0
         lastRecord = nil
     }
 
     /// Calls `body` with each run of bytes on one stream, in order (a run may come in more
     /// than one piece), reading the spilled part back a stretch at a time. Returns how many
-    /// spilled bytes could not be read back, with why (errno), if any could not.
+    /// bytes of output could not be read back, with why (errno), if any could not.
     func replay(from spill: OutputSpill, _ body: (OutputChannel, UnsafeRawBufferPointer) -> Void) -> (lost: Int, errno: Int32)? {
         var lost: (lost: Int, errno: Int32)?
-        for extent in extents {
+        for (extent, output) in zip(extents, spilledOutput) {
             if let code = spill.load(extent, { Self.forEachRecord(in: $0, body) }) {
-                lost = ((lost?.lost ?? 0) + extent.count, lost?.errno ?? code)
+                lost = ((lost?.lost ?? 0) + output, lost?.errno ?? code)
             }
         }
         tail.withUnsafeBytes { Self.forEachRecord(in: $0, body) }

@@ -7,10 +7,10 @@ extension Validator {
     /// program the command runs (`docker inspect --format '{{.State.Running}}'`).
     mutating func checkForeignPlaceholder(_ placeholder: ForeignPlaceholder) {
         let reference: String
-        if let action = scope.action, let param = Self.match(placeholder.name, in: action.params.map(\.name.value)) {
+        if let action = scope.action, let param = foreignParamIndex(of: action).match(placeholder.name) {
             reference = "params." + param
             if scope.foreignParamUses[param] == nil { scope.foreignParamUses[param] = placeholder }
-        } else if let variable = Self.match(placeholder.name, in: workflow.vars.map(\.name.value)) {
+        } else if let variable = foreignVarIndex().match(placeholder.name) {
             reference = "vars." + variable
             if foreignVarUses[variable] == nil { foreignVarUses[variable] = placeholder }
         } else {
@@ -20,12 +20,20 @@ extension Validator {
                     at: placeholder.span, help: "flow writes it `${{ \(reference) }}`")
     }
 
-    /// The declared name `name` is: itself, else the first that differs only in case
-    /// (go-task's vars are often upper case where the ported flow file's are not).
-    static func match(_ name: String, in declared: [String]) -> String? {
-        if declared.contains(name) { return name }
-        let folded = name.lowercased()
-        return declared.first { $0.lowercased() == folded }
+    /// The workflow's vars, indexed at the first placeholder.
+    mutating func foreignVarIndex() -> DeclaredNames {
+        if let names = foreignVarNames { return names }
+        let names = DeclaredNames(workflow.vars.map(\.name.value))
+        foreignVarNames = names
+        return names
+    }
+
+    /// The enclosing action's params, indexed at the first placeholder in its scope.
+    mutating func foreignParamIndex(of action: Action) -> DeclaredNames {
+        if let names = scope.foreignParamNames { return names }
+        let names = DeclaredNames(action.params.map(\.name.value))
+        scope.foreignParamNames = names
+        return names
     }
 
     /// The help (and note) of an unused var or param: when a `{{…}}` was written for it,

@@ -26,6 +26,8 @@ public struct Validator {
         /// The first `{{…}}` written for each param (see `ForeignPlaceholder`): when the
         /// param is otherwise unused, this is why, and its warning says so.
         var foreignParamUses: [String: ForeignPlaceholder] = [:]
+        /// `action`'s params as placeholders match them, built at the first one.
+        var foreignParamNames: DeclaredNames?
         /// "Did you mean" over `steps`, built at the first unknown step name: a file may
         /// have thousands of them, and each used to search (and sort) every name again.
         var stepSuggestions: SuggestionIndex?
@@ -35,6 +37,8 @@ public struct Validator {
     var usedVars: Set<String> = []
     /// The first `{{…}}` written for each var, as `Scope.foreignParamUses`.
     var foreignVarUses: [String: ForeignPlaceholder] = [:]
+    /// The vars as placeholders match them, built at the first one.
+    var foreignVarNames: DeclaredNames?
     /// For each step name, the scopes that have it (`""` the workflow, else an action's
     /// name), built at the first reference to a step the current scope does not have.
     var stepOwners: [String: [String]]?
