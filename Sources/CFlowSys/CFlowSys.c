@@ -534,6 +534,12 @@ size_t cflow_ensure_thread_stack(size_t minimum) {
     return size;
 }
 
+void cflow_park_main_thread(void) {
+    sigset_t none;
+    sigemptyset(&none);
+    for (;;) sigsuspend(&none);
+}
+
 int cflow_anonymous_temp_file(char *template_path) {
     int fd = mkostemp(template_path, O_CLOEXEC);
     if (fd >= 0) unlink(template_path);

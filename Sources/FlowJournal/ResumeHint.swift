@@ -21,8 +21,16 @@ public final class ResumeHint: Sendable {
     public init(runID: String, stateDir: String?) {
         var words = ["flow", "resume", runID]
         if let stateDir, !stateDir.isEmpty { words += ["--state-dir", stateDir] }
-        // Quoted as a shell reads it back: a state dir with a space or a quote in it.
-        command = words.map(RunArguments.shellQuoted).joined(separator: " ")
+        // Quoted as a shell reads it back: a state dir with a space or a quote in it. Joined
+        // by hand: the generic `joined(separator:)` looked up a conformance of `[String]` on
+        // its first call, scanning the binary's (about 100,000 instructions, a sixth of what
+        // `flow run` does between reading its command line and starting the first step).
+        var command = ""
+        for word in words {
+            if !command.isEmpty { command += " " }
+            command += RunArguments.shellQuoted(word)
+        }
+        self.command = command
     }
 
     /// The recorder whose journal holds the run.

@@ -38,22 +38,43 @@ do {
                            + "raise the limit (e.g. `ulimit -u 4096`) or end some of them\n")
             exitNow(2)
         }
-        try await FlowCommand.command(arguments).run()
+        // The command runs on a task of the pool (as the rest of an `async` main did) and
+        // exits flow itself; the main thread parks as `dispatch_main` would have left it,
+        // without its `pthread_exit` (see `cflow_park_main_thread`).
+        // Handed to the task, which alone uses it from then on (commands are not Sendable).
+        nonisolated(unsafe) let command = try FlowCommand.command(arguments)
+        Task.detached {
+            do {
+                try await command.run()
+            } catch {
+                exitOnError(error)
+            }
+            exitNow(0)
+        }
+        cflow_park_main_thread()
     }
     exitNow(0)
-} catch var error as UsageError {
-    // No FILE given (`flow run`, as `task` or `just` alone would run the default file):
-    // which files there are to give.
-    if error.message.hasPrefix("Missing expected argument"), ["<file>", "<files>"].contains(error.subject?.label),
-       let listing = WorkflowDirectory.listing(in: []) {
-        error.note = "The workflow files here are \(listing)."
-    }
-    // A usage error quotes what was typed: control characters escaped, line breaks kept.
-    Console.stderr(ControlEscaping.escaped(HelpFormatter.error(error), except: ["\n"]))
-    Glibc.exit(2)
-} catch let exit as ExitCode {
-    Glibc.exit(exit.rawValue)
 } catch {
-    Console.stderr("error: \(error)\n")
-    Glibc.exit(1)
+    exitOnError(error)
+}
+
+/// Exits with the status `error` calls for, after saying why on stderr.
+func exitOnError(_ error: any Error) -> Never {
+    switch error {
+    case var error as UsageError:
+        // No FILE given (`flow run`, as `task` or `just` alone would run the default file):
+        // which files there are to give.
+        if error.message.hasPrefix("Missing expected argument"), ["<file>", "<files>"].contains(error.subject?.label),
+           let listing = WorkflowDirectory.listing(in: []) {
+            error.note = "The workflow files here are \(listing)."
+        }
+        // A usage error quotes what was typed: control characters escaped, line breaks kept.
+        Console.stderr(ControlEscaping.escaped(HelpFormatter.error(error), except: ["\n"]))
+        Glibc.exit(2)
+    case let exit as ExitCode:
+        Glibc.exit(exit.rawValue)
+    default:
+        Console.stderr("error: \(error)\n")
+        Glibc.exit(1)
+    }
 }

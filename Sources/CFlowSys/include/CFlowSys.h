@@ -175,6 +175,18 @@ const void *cflow_memrchr(const void *bytes, int c, size_t count);
 /// and steps do not inherit it (unlike RLIMIT_STACK, which flow leaves as it found it).
 size_t cflow_ensure_thread_stack(size_t minimum);
 
+/// Parks the calling thread (flow's main thread, once the command runs on a task) for
+/// good, in `sigsuspend` with no signal blocked, as libdispatch's `dispatch_main` leaves it:
+/// the main thread stays the one that takes process-directed signals. Never returns.
+///
+/// Why not `dispatch_main` (what an `async` main ends in): it parks the thread through
+/// `pthread_exit`, which first loads libgcc_s with `dlopen` and force-unwinds the main
+/// thread's stack (about 80,000 instructions, a dozen system calls and 20 page faults, at
+/// every start of every command, beside the command's first steps). Without it a one-step
+/// `flow run` took 3–11% less time, `--no-journal` 13–16% and `flow validate` 14–21%
+/// (paired medians; bench/results-2026-11-27.md).
+_Noreturn void cflow_park_main_thread(void);
+
 /// A new temporary file made from `template` (mkostemp, O_CLOEXEC) and unlinked at once:
 /// the descriptor, or -1 with errno set. Nothing is left behind however the process ends.
 int cflow_anonymous_temp_file(char *template_path);

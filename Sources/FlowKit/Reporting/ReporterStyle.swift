@@ -53,13 +53,17 @@ struct ReporterStyle: Sendable {
     func summary(_ outcome: RunOutcome) -> String {
         // `pending`: steps a second signal (or SIGQUIT) left unreached, as the journal has them.
         let order: [StepState] = [.succeeded, .failed, .timedOut, .cancelled, .skipped, .pending, .undone, .undoFailed]
-        var parts: [String] = []
+        // Joined by hand, as `ResumeHint` builds its command: the generic `joined(separator:)`
+        // looked up a conformance of `[String]` on its first call (about 100,000 instructions,
+        // between a run's last step and flow's exit).
+        var parts = ""
         for state in order {
             let count = outcome.counts[state] ?? 0
             guard count > 0 || state == .succeeded else { continue }
             let allowed = outcome.allowedFailures[state] ?? 0
             let note = allowed == 0 ? "" : allowed == count ? " (allowed)" : " (\(allowed) allowed)"
-            parts.append("\(count) \(state.rawValue)\(note)")
+            if !parts.isEmpty { parts += ", " }
+            parts += "\(count) \(state.rawValue)\(note)"
         }
         let head: String
         switch outcome.status {
@@ -68,6 +72,6 @@ struct ReporterStyle: Sendable {
         case .cancelled: head = paint("⊘ cancelled", "1;33")
         case .running: head = "running"
         }
-        return "\(head): " + parts.joined(separator: ", ") + " in \(formatElapsed(outcome.elapsed))"
+        return "\(head): " + parts + " in \(formatElapsed(outcome.elapsed))"
     }
 }
