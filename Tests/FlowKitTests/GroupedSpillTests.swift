@@ -83,6 +83,36 @@ struct GroupedSpillTests {
     }
 
     /// The reporter, spilling to a full disk: one warning, and the block is written whole.
+    /// Each step's own limit (1 MiB) did not bound the run: 1,000 concurrent steps each
+    /// printing just under it held about a gigabyte. Past the overall limit the block being
+    /// added to is spilled, whatever its size; every block still replays whole.
+    @Test func allBlocksTogetherStayUnderTheOverallLimit() throws {
+        let spill = OutputSpill(directory: "/tmp")
+        let reporter = GroupedReporter(color: false, github: false, quiet: false, stdout: -1, stderr: -1, spill: spill)
+        let plan = try PlannerTests.plan("version: 1\nname: t\nsteps:\n  - concurrent:\n"
+            + (0..<40).map { "      - shell: echo \($0)\n" }.joined())
+        let steps = plan.root.children[0].children.map { StepRef(node: $0) }
+        let limit = 256 << 10
+        let line = Array(String(repeating: "z", count: 511).utf8) + [0x0A]
+        var peak = 0
+        for round in 0..<64 {  // 32 KiB a step, 1.25 MiB in all: five times the limit
+            for (i, step) in steps.enumerated() {
+                let text = line.map { $0 == UInt8(ascii: "z") ? UInt8(ascii: "a") + UInt8((i + round) % 26) : $0 }
+                text.withUnsafeBytes { reporter.hold(step, $0, i % 3 == 0 ? .stderr : .stdout, endingLine: false, limit: limit) }
+                peak = max(peak, reporter.heldTotal)
+            }
+        }
+        #expect(peak <= limit + line.count)
+        #expect(reporter.heldTotal == reporter.buffers.values.reduce(0) { $0 + $1.heldInMemory })
+        for (i, step) in steps.enumerated() {
+            let held = try #require(reporter.buffers[step.path])
+            var expected: [UInt8] = []
+            for round in 0..<64 { expected += line.map { $0 == UInt8(ascii: "z") ? UInt8(ascii: "a") + UInt8((i + round) % 26) : $0 } }
+            let replayed = Self.replayed(held, spill)
+            #expect(replayed.count == 1 && replayed[0].0 == (i % 3 == 0 ? .stderr : .stdout) && replayed[0].1 == expected)
+        }
+    }
+
     @Test func theReporterWarnsOnceAndWritesTheBlockWhole() throws {
         let full = open("/dev/full", O_RDWR | O_CLOEXEC)
         try #require(full >= 0)

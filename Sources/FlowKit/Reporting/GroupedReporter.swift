@@ -22,6 +22,8 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     let quiet: Bool
     /// Each running step's output so far.
     var buffers: [String: HeldOutput] = [:]
+    /// Bytes the held blocks (`buffers` and `quietBlocks`) keep in memory, together.
+    var heldTotal = 0
     let spill: OutputSpill
     /// Whether flow has said that spilling failed (it says so once).
     var spillFailureSaid = false
@@ -59,7 +61,10 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 let inside = t.step.path + "."
                 let retried = { (path: String) in path == t.step.path || path.hasPrefix(inside) }
                 annotations.removeAll { retried($0.path) }
-                for block in quietBlocks where retried(block.path) { spill.release(block.body.extents) }
+                for block in quietBlocks where retried(block.path) {
+                    spill.release(block.body.extents)
+                    heldTotal -= block.body.heldInMemory
+                }
                 quietBlocks.removeAll { retried($0.path) }
             }
             // A group's own time-out or failure (a `use` given a value not `allowed`) gets a
@@ -75,16 +80,18 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             if t.isAllowedFailure { detail += (detail.isEmpty ? "" : "; ") + ReporterStyle.allowedMark }
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             var body = buffers.removeValue(forKey: t.step.path) ?? HeldOutput()
+            heldTotal -= body.heldInMemory
             let failed = [.failed, .timedOut].contains(t.to)
             if github, failed { annotations.append((t.step.path, Self.annotation(t))) }
             if quiet {
                 if failed {
                     // Held until the run ends, maybe with many more: not in memory, if large
                     // (its buffer's capacity included).
-                    if body.heldInMemory >= Self.quietMemoryLimit {
+                    if body.heldInMemory >= Self.quietMemoryLimit || heldTotal + body.heldInMemory > Self.totalMemoryLimit {
                         body.spillTail(to: spill, keepingCapacity: false)
                         sayIfSpillFailed()
                     }
+                    heldTotal += body.heldInMemory
                     quietBlocks.append((t.step.path, title, body))
                 } else {
                     spill.release(body.extents)
@@ -103,6 +110,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         case .runFinished(let outcome):
             for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body) }
             quietBlocks.removeAll()
+            heldTotal = 0
             if !annotations.isEmpty { unseen.startLine(out, after: err) }
             for annotation in annotations { out.append(annotation.text) }
             out.flush()
@@ -128,6 +136,33 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// A kept `--quiet` block spills what it holds in memory from this much on: a run of
     /// many failures holds them all until it ends.
     static let quietMemoryLimit = 64 << 10
+
+    /// What all blocks together may hold in memory (`heldTotal`): past it, the block being
+    /// added to is spilled whatever its size. Each step's own limit (1 MiB) does not bound
+    /// the run: 1,000 concurrent steps each printing just under it held about a gigabyte.
+    static let totalMemoryLimit = 64 << 20
+
+    /// Adds output of `step` to its block, keeping `heldTotal` and spilling the block when
+    /// all blocks together hold more than `limit` in memory. In place: no copy of the
+    /// step's buffer per line.
+    func hold(_ step: StepRef, _ bytes: UnsafeRawBufferPointer, _ stream: OutputChannel, endingLine: Bool,
+              limit: Int = GroupedReporter.totalMemoryLimit) {
+        Self.update(&buffers[step.path, default: HeldOutput(label: step.label)]) { held in
+            let before = held.heldInMemory
+            held.append(bytes, stream, endingLine: endingLine, spill: spill)
+            heldTotal += held.heldInMemory - before
+            if heldTotal > limit {
+                let kept = held.heldInMemory
+                held.spillTail(to: spill)
+                heldTotal -= kept - held.heldInMemory
+            }
+        }
+        sayIfSpillFailed()
+    }
+
+    private static func update(_ held: inout HeldOutput, _ body: (inout HeldOutput) -> Void) {
+        body(&held)
+    }
 
     /// One step's block: its header, then its lines on their streams (under GitHub
     /// Actions, a `::group::` on stdout).
@@ -177,15 +212,13 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
         // A `print` step's line (or flow's own about a step), without its line break.
         // Mutated in place (no copy of the step's buffer per line).
-        buffers[step.path, default: HeldOutput(label: step.label)].append(line, stream, endingLine: true, spill: spill)
-        sayIfSpillFailed()
+        hold(step, line, stream, endingLine: true)
     }
 
     public func outputLines(_ step: StepRef, _ stream: OutputChannel, lines: UnsafeRawBufferPointer) {
         // A shell step's lines, kept as they came, each with its own `\n` or `\r\n` (cut
         // into lines, a `\r\n` would lose its `\r`, as prefixed output does not).
-        buffers[step.path, default: HeldOutput(label: step.label)].append(lines, stream, endingLine: false, spill: spill)
-        sayIfSpillFailed()
+        hold(step, lines, stream, endingLine: false)
     }
 
     public func finish() {
@@ -207,6 +240,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             if let lost { sayLost(lost, of: held.label) }
         }
         buffers.removeAll()
+        heldTotal = quietBlocks.reduce(0) { $0 + $1.body.heldInMemory }
         finish()
     }
 }
