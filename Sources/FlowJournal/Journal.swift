@@ -123,7 +123,9 @@ public final class Journal: @unchecked Sendable {
                     // commands cope with the columns it lacks (see `runColumns`).
                 }
             }
-            let columns = try laterColumns(connection)
+            // A journal that had every migration has every column: asked only of one that
+            // could not be migrated (this saves each `flow run` a query).
+            let columns = current ? (nameBytes: true, allowedFailures: true) : try laterColumns(connection)
             let journal = Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: columns.nameBytes,
                                   hasAllowedFailures: columns.allowedFailures)
             journal.recover()
@@ -203,8 +205,7 @@ public final class Journal: @unchecked Sendable {
     }
 
     /// Which columns of later migrations the journal on `connection` has: one it could not
-    /// migrate (this user may only read it) is read without them. One query: every `flow`
-    /// asks, `flow run` too.
+    /// migrate (this user may only read it) is read without them.
     static func laterColumns(_ connection: SQLiteConnection) throws(SQLiteError) -> (nameBytes: Bool, allowedFailures: Bool) {
         let names: [String] = try connection.values("""
             SELECT name FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'
