@@ -118,7 +118,7 @@ extension Journal {
         // are the paths between `PATH.` and `PATH/` ('/' follows '.'), an index range.
         // Undo steps aside. `isCountedAlone` is the same rule for a run still recorded live.
         var sql = """
-            SELECT run_id, state, COUNT(*) AS n FROM steps s WHERE (kind IN ('print', 'delay', 'shell') OR state IN ('timed_out', 'undo_failed')
+            SELECT run_id, state, COUNT(*) AS n, \(hasAllowedFailures ? "COUNT(allowed_failure)" : "0") AS allowed FROM steps s WHERE (kind IN ('print', 'delay', 'shell') OR state IN ('timed_out', 'undo_failed')
                 OR (state = 'failed' AND NOT EXISTS (SELECT 1 FROM steps c WHERE c.run_id = s.run_id
                     AND c.path > s.path || '.' AND c.path < s.path || '/' AND c.state NOT IN ('skipped', 'pending'))))
             AND path NOT LIKE '%u%'
@@ -132,21 +132,26 @@ extension Journal {
         sql += " GROUP BY run_id, state"
         let query = sql, arguments = ids
         let counts: [SQLiteRow] = onlyThese && arguments.isEmpty ? [] : try read { db in try db.rows(query, arguments) }
-        var byRun: [String: [String: Int]] = [:]
+        var byRun: [String: [String: Int]] = [:], allowedByRun: [String: [String: Int]] = [:]
         for row in counts {
             byRun[row["run_id"] ?? "", default: [:]][row["state"] ?? ""] = row["n"]
+            if let allowed: Int = row["allowed"], allowed > 0 { allowedByRun[row["run_id"] ?? "", default: [:]][row["state"] ?? ""] = allowed }
         }
         for i in records.indices {
             if records[i].isUnfinished {
                 // Its `steps` rows were never brought up to date: count from its transitions.
-                var counts: [String: Int] = [:]
+                var counts: [String: Int] = [:], allowed: [String: Int] = [:]
                 let steps = try steps(records[i].id)
                 for step in steps where Self.isCountedAlone(step, among: steps) {
-                    counts[step.shown(inRun: records[i].state).state, default: 0] += 1
+                    let state = step.shown(inRun: records[i].state).state
+                    counts[state, default: 0] += 1
+                    if step.allowedFailure { allowed[state, default: 0] += 1 }
                 }
                 records[i].counts = counts
+                records[i].allowedFailures = allowed
             } else {
                 records[i].counts = byRun[records[i].id] ?? [:]
+                records[i].allowedFailures = allowedByRun[records[i].id] ?? [:]
             }
         }
     }
@@ -180,12 +185,15 @@ extension Journal {
         // database: the recorder commits before it empties the file, so whatever this read
         // misses, the database read that follows has.
         let uncommitted = RunLock.records(stateDir: stateDir, runID: runID)
+        // A journal this user could not migrate has no `allowed_failure` (see `hasAllowedFailures`).
+        let allowedColumn = hasAllowedFailures ? "allowed_failure" : "NULL"
         return try read { db in
             // The signal that ended the step's latest attempt is that attempt's (`steps` has none).
             let rows = try db.rows("""
                 SELECT s.path AS path, s.position AS position, s.depth AS depth, s.name AS name, s.kind AS kind,
                        s.label AS label, s.state AS state, s.attempts AS attempts, s.exit_code AS exit_code,
-                       s.started_at AS started_at, s.ended_at AS ended_at, s.completed_seq AS completed_seq, a.signal AS signal
+                       s.started_at AS started_at, s.ended_at AS ended_at, s.completed_seq AS completed_seq, a.signal AS signal,
+                       \(hasAllowedFailures ? "s.allowed_failure" : "NULL") AS allowed_failure
                 FROM steps s LEFT JOIN attempts a ON a.run_id = s.run_id AND a.path = s.path AND a.number = s.attempts
                 WHERE s.run_id = ? ORDER BY s.position
                 """, [runID])
@@ -199,24 +207,25 @@ extension Journal {
                                   kind: row["kind"] ?? "", summary: row["label"] ?? "", state: row["state"] ?? "",
                                   attempts: row["attempts"] ?? 0, exitCode: row["exit_code"], startedAt: row["started_at"],
                                   endedAt: row["ended_at"], completedSeq: row["completed_seq"], signal: row["signal"],
-                                  outputs: outputs[path] ?? [:])
+                                  allowedFailure: (row["allowed_failure"] as Int?) == 1, outputs: outputs[path] ?? [:])
             })
             let state: String? = try db.value("SELECT state FROM runs WHERE id = ?", [runID])
             guard state == "running" else { return Self.withoutEarlierInstancesOutputs(records) }
             var ledger = StepLedger()
             let transitions = try db.rows("""
-                SELECT path, to_state, attempt, time, exit_code, signal, seq FROM transitions WHERE run_id = ? ORDER BY seq
+                SELECT path, to_state, attempt, time, exit_code, signal, seq, \(allowedColumn) FROM transitions
+                WHERE run_id = ? ORDER BY seq
                 """, [runID])
             var next = 1
             for row in transitions {
                 ledger.apply(path: row[0] ?? "", to: row[1] ?? "", attempt: row[2] ?? 0, time: row[3] ?? 0, exitCode: row[4],
-                             signal: row[5])
+                             signal: row[5], allowedFailure: (row[7] as Int?) == 1)
                 next = (row[6] ?? 0) + 1
             }
             for record in uncommitted where record.seq >= next {
                 guard record.seq == next else { break }
                 ledger.apply(path: record.path, to: record.to, attempt: record.attempt, time: record.time, exitCode: record.exitCode,
-                             signal: record.signal)
+                             signal: record.signal, allowedFailure: record.allowedFailure)
                 if !record.outputs.isEmpty, let i = records.firstIndex(where: { $0.path == record.path }) {
                     for output in record.outputs { records[i].outputs[output.key] = output.value }
                 }
@@ -231,6 +240,7 @@ extension Journal {
                 records[i].startedAt = entry.startedAt
                 records[i].endedAt = entry.endedAt
                 records[i].completedSeq = entry.completedSeq
+                records[i].allowedFailure = entry.allowedFailure == true
             }
             return Self.withoutEarlierInstancesOutputs(records)
         }

@@ -18,6 +18,8 @@ public final class Journal: @unchecked Sendable {
     private let serial = Mutex(())
     /// Whether `runs` has v4's name bytes (a journal that could not be migrated has not).
     let hasNameBytes: Bool
+    /// Whether `steps` and `transitions` have v5's `allowed_failure` (likewise).
+    let hasAllowedFailures: Bool
 
     /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
     /// Trailing slashes are dropped (`state/` is `state`), so that paths made from it read
@@ -121,9 +123,11 @@ public final class Journal: @unchecked Sendable {
                     // commands cope with the columns it lacks (see `runColumns`).
                 }
             }
-            let hasNameBytes: Int = try connection.value(
-                "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") ?? 0
-            let journal = Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: hasNameBytes > 0)
+            // A journal that had every migration has every column: asked only of one that
+            // could not be migrated (this saves each `flow run` a query).
+            let columns = current ? (nameBytes: true, allowedFailures: true) : try laterColumns(connection)
+            let journal = Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: columns.nameBytes,
+                                  hasAllowedFailures: columns.allowedFailures)
             journal.recover()
             return journal
         } catch let error as SQLiteError {
@@ -159,10 +163,9 @@ public final class Journal: @unchecked Sendable {
             return try? openReadOnly(stateDir: stateDir, path: path, error: error)
         }
         // Another program's database lists nothing, rather than whatever its own tables hold.
-        guard (try? JournalSchema.isJournal(connection)) == true,
-              let hasNameBytes: Int = try? connection.value(
-                  "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") else { return nil }
-        return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: hasNameBytes > 0)
+        guard (try? JournalSchema.isJournal(connection)) == true, let columns = try? laterColumns(connection) else { return nil }
+        return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: columns.nameBytes,
+                       hasAllowedFailures: columns.allowedFailures)
     }
 
     /// A journal in a directory this user cannot write (another user's state dir, a
@@ -179,26 +182,36 @@ public final class Journal: @unchecked Sendable {
                 + "to read the runs still in \(path)-wal; run `flow runs` once as a user who can write \(stateDir), "
                 + "or copy the state dir somewhere writable")
         }
-        let opened: (connection: SQLiteConnection, isJournal: Bool, hasNameBytes: Int)
+        let opened: (connection: SQLiteConnection, isJournal: Bool, columns: (nameBytes: Bool, allowedFailures: Bool))
         do {
             let connection = try SQLiteConnection(immutablePath: path)
-            let hasNameBytes: Int = try connection.value(
-                "SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'") ?? 0
-            opened = (connection, try JournalSchema.isJournal(connection), hasNameBytes)
+            opened = (connection, try JournalSchema.isJournal(connection), try laterColumns(connection))
         } catch {
             throw JournalError(describe(error, path: path))
         }
         // As `open` checks before it migrates: another program's database gave SQLite's
         // errors about it (`no such column: kind`) to `runs`, `show` and `logs`.
         guard opened.isJournal else { throw JournalError.notAJournal(path) }
-        return Journal(stateDir: stateDir, path: path, connection: opened.connection, hasNameBytes: opened.hasNameBytes > 0)
+        return Journal(stateDir: stateDir, path: path, connection: opened.connection, hasNameBytes: opened.columns.nameBytes,
+                       hasAllowedFailures: opened.columns.allowedFailures)
     }
 
-    init(stateDir: String, path: String, connection: SQLiteConnection, hasNameBytes: Bool = true) {
+    init(stateDir: String, path: String, connection: SQLiteConnection, hasNameBytes: Bool = true, hasAllowedFailures: Bool = true) {
         self.stateDir = stateDir
         self.path = path
         self.connection = connection
         self.hasNameBytes = hasNameBytes
+        self.hasAllowedFailures = hasAllowedFailures
+    }
+
+    /// Which columns of later migrations the journal on `connection` has: one it could not
+    /// migrate (this user may only read it) is read without them.
+    static func laterColumns(_ connection: SQLiteConnection) throws(SQLiteError) -> (nameBytes: Bool, allowedFailures: Bool) {
+        let names: [String] = try connection.values("""
+            SELECT name FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'
+            UNION ALL SELECT name FROM pragma_table_info('steps') WHERE name = 'allowed_failure'
+            """)
+        return (names.contains("workflow_path_bytes"), names.contains("allowed_failure"))
     }
 
     static func describe(_ error: SQLiteError, path: String) -> String {

@@ -521,7 +521,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// ledger.
     func write(_ r: TransitionRecord, _ s: JournalStatements) throws {
         try s.insert(r, runID: metadata.id)
-        ledger.apply(path: r.path, to: r.to, attempt: r.attempt, time: r.time, exitCode: r.exitCode, signal: r.signal)
+        ledger.apply(path: r.path, to: r.to, attempt: r.attempt, time: r.time, exitCode: r.exitCode, signal: r.signal,
+                     allowedFailure: r.allowedFailure)
     }
 
     /// Brings `steps` and `attempts` up to date with the transitions of the same
@@ -533,6 +534,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         func optional(_ value: Double?) -> JournalStatements.Value { value.map { .double($0) } ?? .null }
         let changes = ledger.takeChanges()
         for (path, entry) in changes.entries {
+            if let allowed = entry.allowedFailure {
+                // 1 or NULL (see `JournalSchema`'s v5): a step allowed to fail at some point.
+                try s.run(s.updateAllowedStep(), .text(entry.state), .int(Int64(entry.attempts)), optional(entry.exitCode),
+                          optional(entry.startedAt), optional(entry.endedAt), optional(entry.completedSeq),
+                          allowed ? .int(1) : .null, .text(id), .text(path))
+                continue
+            }
             try s.run(s.updateStep, .text(entry.state), .int(Int64(entry.attempts)), optional(entry.exitCode), optional(entry.startedAt),
                       optional(entry.endedAt), optional(entry.completedSeq), .text(id), .text(path))
         }

@@ -32,7 +32,10 @@ enum JournalSchema {
     """
     }
 
-    static let steps = """
+    /// `steps`: as v1 made it, or with v5's column.
+    static func steps(v5: Bool = true) -> String {
+        let allowed = v5 ? "\n    allowed_failure INTEGER,          -- 1: its `failed`/`timed_out` did not fail the run" : ""
+        return """
     CREATE TABLE steps (
         run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
         path TEXT NOT NULL,
@@ -46,10 +49,11 @@ enum JournalSchema {
         exit_code INTEGER,
         started_at REAL,
         ended_at REAL,
-        completed_seq INTEGER,            -- order of reaching `succeeded`
+        completed_seq INTEGER,            -- order of reaching `succeeded`\(allowed)
         PRIMARY KEY (run_id, path)
     ) WITHOUT ROWID;
     """
+    }
 
     static let attempts = """
     CREATE TABLE attempts (
@@ -75,9 +79,10 @@ enum JournalSchema {
     ) WITHOUT ROWID;
     """
 
-    /// `transitions` since v2, named `name`.
-    static func transitions(_ name: String) -> String {
-        """
+    /// `transitions` since v2, named `name`: as v2 made it, or with v5's column.
+    static func transitions(_ name: String, v5: Bool = true) -> String {
+        let allowed = v5 ? "\n        allowed_failure INTEGER,      -- 1 on a `failed`/`timed_out` that did not fail the run" : ""
+        return """
         CREATE TABLE \(name) (
             run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
             seq INTEGER NOT NULL,             -- 1, 2, … in the order they happened
@@ -88,7 +93,7 @@ enum JournalSchema {
             time REAL NOT NULL,
             reason TEXT,
             exit_code INTEGER,
-            signal INTEGER,
+            signal INTEGER,\(allowed)
             PRIMARY KEY (run_id, seq)
         ) WITHOUT ROWID;
         """
@@ -114,7 +119,7 @@ enum JournalSchema {
 
     /// The migrations, in order: each identifier and its SQL.
     static let migrations: [(identifier: String, sql: String)] = [
-        ("v1", runs(v4: false) + steps + attempts + outputs + """
+        ("v1", runs(v4: false) + steps(v5: false) + attempts + outputs + """
             CREATE TABLE transitions (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -143,7 +148,7 @@ enum JournalSchema {
         // AUTOINCREMENT, which made every insert also update `sqlite_sequence`; its row ids
         // stay increasing without it (rows are only ever deleted a whole old run at a time,
         // never the newest).
-        ("v2", transitions("transitions_v2") + outputLines("output_lines_v2", v3: false) + """
+        ("v2", transitions("transitions_v2", v5: false) + outputLines("output_lines_v2", v3: false) + """
             INSERT INTO transitions_v2 (run_id, seq, path, from_state, to_state, attempt, time, reason)
                 SELECT run_id, id, path, from_state, to_state, attempt, time, reason FROM transitions;
             DROP TABLE transitions;
@@ -169,6 +174,15 @@ enum JournalSchema {
         ("v4", """
             ALTER TABLE runs ADD COLUMN workflow_path_bytes BLOB;
             ALTER TABLE runs ADD COLUMN cwd_bytes BLOB;
+            """),
+        // Whether a step's failure was allowed (`continue_on_error`): `flow runs` and `flow
+        // show` counted it as any failure while the live summary said `1 failed (allowed)`.
+        // On the transition (what a killed run is replayed from) and on the step (what a
+        // finished run is counted from); 1 or NULL, so that a run without such steps writes
+        // nothing more, and rows from before it read as not allowed, as they were shown.
+        ("v5", """
+            ALTER TABLE transitions ADD COLUMN allowed_failure INTEGER;
+            ALTER TABLE steps ADD COLUMN allowed_failure INTEGER;
             """),
     ]
 
@@ -232,7 +246,7 @@ enum JournalSchema {
     static func createLatestIfEmpty(_ db: SQLiteConnection) throws(SQLiteError) -> Bool {
         let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
         guard tables == 0 else { return false }
-        try db.execute(runs() + steps + attempts + outputs + transitions("transitions") + outputLines("output_lines") + """
+        try db.execute(runs() + steps() + attempts + outputs + transitions("transitions") + outputLines("output_lines") + """
             CREATE INDEX output_lines_run ON output_lines(run_id, id);
             """ + migrationsTable)
         for identifier in identifiers {

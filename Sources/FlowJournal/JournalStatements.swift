@@ -9,6 +9,10 @@ final class JournalStatements {
 
     private let connection: OpaquePointer
     private let prepared: [OpaquePointer]
+    /// Prepared on first use: most runs have no allowed failure, and preparing costs more
+    /// than a transition.
+    private var allowedTransition: OpaquePointer?
+    private var allowedStep: OpaquePointer?
 
     let begin: OpaquePointer
     let commit: OpaquePointer
@@ -59,6 +63,29 @@ final class JournalStatements {
 
     deinit {
         for statement in prepared { sqlite3_finalize(statement) }
+        sqlite3_finalize(allowedTransition)
+        sqlite3_finalize(allowedStep)
+    }
+
+    /// `sql` prepared for repeated use.
+    private func prepare(_ sql: String) throws(SQLiteError) -> OpaquePointer {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else { throw SQLiteError(code: code, connection: connection) }
+        return statement
+    }
+
+    /// `updateStep` that also sets `allowed_failure` (its last value), for a step whose
+    /// failure was allowed at some point of the run (`StepLedger.Entry.allowedFailure`).
+    func updateAllowedStep() throws(SQLiteError) -> OpaquePointer {
+        if let allowedStep { return allowedStep }
+        let statement = try prepare("""
+            UPDATE steps SET state = ?, attempts = ?, exit_code = ?, started_at = ?, ended_at = ?, completed_seq = ?,
+                             allowed_failure = ?
+            WHERE run_id = ? AND path = ?
+            """)
+        allowedStep = statement
+        return statement
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (the write lock taken at once, so a
@@ -78,7 +105,19 @@ final class JournalStatements {
     /// caller's transaction).
     func insert(_ r: TransitionRecord, runID: String) throws(SQLiteError) {
         func optional(_ value: Int?) -> Value { value.map { .int(Int64($0)) } ?? .null }
-        try run(insertTransition, .text(runID), .int(Int64(r.seq)), .text(r.path), .text(r.from), .text(r.to),
+        // Its own statement, the column set to 1: the common one binds nothing more.
+        var statement = insertTransition
+        if r.allowedFailure {
+            if allowedTransition == nil {
+                allowedTransition = try prepare("""
+                    INSERT INTO transitions (run_id, seq, path, from_state, to_state, attempt, time, reason, exit_code, signal,
+                                             allowed_failure)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                    """)
+            }
+            statement = allowedTransition!
+        }
+        try run(statement, .text(runID), .int(Int64(r.seq)), .text(r.path), .text(r.from), .text(r.to),
                 .int(Int64(r.attempt)), .double(r.time), r.reason.map { .text($0) } ?? .null, optional(r.exitCode),
                 optional(r.signal))
         for output in r.outputs {

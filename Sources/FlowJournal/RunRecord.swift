@@ -28,6 +28,9 @@ public struct RunRecord: Sendable {
     public var totalSteps: Int
     /// Leaf steps per final state.
     public var counts: [String: Int] = [:]
+    /// Of `counts`, the steps whose failure `continue_on_error` allowed, by state (`failed`,
+    /// `timed_out`); none in runs recorded before the journal kept it.
+    public var allowedFailures: [String: Int] = [:]
 
     /// The file name the run was given, as bytes: what opens it.
     public var workflowPathName: [UInt8] { workflowPathBytes ?? Array(workflowPath.utf8) }
@@ -42,12 +45,17 @@ public struct RunRecord: Sendable {
 
     /// The counts as the history shows them: `5 succeeded, 1 failed`, `-` when there are none.
     /// Every state is shown, in the order of a step's life; one this flow does not know (a
-    /// newer flow's) comes last rather than not at all.
+    /// newer flow's) comes last rather than not at all. Allowed failures are said as the
+    /// live summary says them (`ReporterStyle.summary`): `2 failed (1 allowed)`, `1 failed
+    /// (allowed)` when all were.
     public var countsSummary: String {
         let order = ["succeeded", "failed", "timed_out", "cancelled", "skipped", "pending", "running", "retrying",
                      RunRecord.interrupted, "undoing", "undo_interrupted", "undone", "undo_failed"]
         let rest = counts.keys.filter { !order.contains($0) }.sorted()
-        let parts = (order + rest).compactMap { state in counts[state].flatMap { $0 > 0 ? "\($0) \(state)" : nil } }
+        let parts = (order + rest).compactMap { state -> String? in
+            guard let count = counts[state], count > 0 else { return nil }
+            return "\(count) \(state)" + RunOutcome.allowedNote(count: count, allowed: allowedFailures[state] ?? 0)
+        }
         return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }
 
@@ -76,6 +84,9 @@ public struct StepRecord: Sendable {
     public var completedSeq: Int?
     /// The signal that ended its latest attempt (its `exitCode` is then the shell's 128 + it).
     public var signal: Int?
+    /// Its `failed` or `timed_out` did not fail the run (`continue_on_error`): false in runs
+    /// recorded before the journal kept it.
+    public var allowedFailure = false
     public var outputs: [String: String] = [:]
     /// Which run `completedSeq` counts in: 0 this one; 1 the run it resumed, for a step it
     /// did not reach or reused from there; 2 the run before that… (see `Journal.carriedSteps`).

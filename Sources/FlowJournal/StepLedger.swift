@@ -20,6 +20,11 @@ struct StepLedger {
         var endedAt: Double?
         /// Order of reaching `succeeded` in the run (what `undo` reverses).
         var completedSeq: Int?
+        /// Whether its latest transition was a failure `continue_on_error` allowed: nil
+        /// while it never was (then its `steps` row is written without the column: a run
+        /// without allowed failures writes nothing more), false once a later transition
+        /// (a retried group's next instance) left it behind.
+        var allowedFailure: Bool?
     }
 
     /// One attempt of a step, from its start to the state it ended in.
@@ -54,8 +59,10 @@ struct StepLedger {
         return (entries, ended)
     }
 
-    /// Applies one transition (`to` is a `StepState` raw value).
-    mutating func apply(path: String, to: String, attempt: Int, time: Double, exitCode: Int?, signal: Int?) {
+    /// Applies one transition (`to` is a `StepState` raw value; `allowedFailure`, see
+    /// `TransitionRecord`).
+    mutating func apply(path: String, to: String, attempt: Int, time: Double, exitCode: Int?, signal: Int?,
+                        allowedFailure: Bool = false) {
         var entry = entries[path] ?? Entry(state: "pending")
         // The rollback reverses every instance of a retried group's step that succeeded,
         // latest first. An entry is the step's latest instance: the undo of an earlier one
@@ -69,11 +76,12 @@ struct StepLedger {
         case .skipped:
             // A new instance (a retried group's next attempt) that is skipped keeps nothing
             // of the one before: `show` gave it that attempt's exit code and time.
-            entry = Entry(state: to, completedSeq: entry.completedSeq)
+            entry = Entry(state: to, completedSeq: entry.completedSeq, allowedFailure: entry.allowedFailure.map { _ in false })
         default:
             break
         }
         entry.state = to
+        if allowedFailure || entry.allowedFailure != nil { entry.allowedFailure = allowedFailure }
         switch StepState(rawValue: to) {
         case .running:
             entry.attempts = attempt

@@ -17,11 +17,13 @@ struct TransitionRecord: Equatable {
     var reason: String?
     var exitCode: Int?
     var signal: Int?
+    /// A `failed` or `timed_out` that did not fail the run (`StepTransition.isAllowedFailure`).
+    var allowedFailure = false
     /// Sorted by key.
     var outputs: [(key: String, value: String)] = []
 
     init(seq: Int, path: String, from: String, to: String, attempt: Int, time: Double, reason: String? = nil,
-         exitCode: Int? = nil, signal: Int? = nil, outputs: [(key: String, value: String)] = []) {
+         exitCode: Int? = nil, signal: Int? = nil, allowedFailure: Bool = false, outputs: [(key: String, value: String)] = []) {
         self.seq = seq
         self.path = path
         self.from = from
@@ -31,19 +33,20 @@ struct TransitionRecord: Equatable {
         self.reason = reason
         self.exitCode = exitCode
         self.signal = signal
+        self.allowedFailure = allowedFailure
         self.outputs = outputs
     }
 
     init(seq: Int, _ t: StepTransition) {
         self.init(seq: seq, path: t.step.path, from: t.from.rawValue, to: t.to.rawValue, attempt: t.attempt,
                   time: t.time.unix, reason: t.reason, exitCode: t.exitCode.map(Int.init), signal: t.signal.map(Int.init),
-                  outputs: (t.outputs ?? [:]).sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
+                  allowedFailure: t.isAllowedFailure, outputs: (t.outputs ?? [:]).sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
     }
 
     static func == (a: TransitionRecord, b: TransitionRecord) -> Bool {
         a.seq == b.seq && a.path == b.path && a.from == b.from && a.to == b.to && a.attempt == b.attempt
             && a.time == b.time && a.reason == b.reason && a.exitCode == b.exitCode && a.signal == b.signal
-            && a.outputs.map(\.key) == b.outputs.map(\.key) && a.outputs.map(\.value) == b.outputs.map(\.value)
+            && a.allowedFailure == b.allowedFailure && a.outputs.map(\.key) == b.outputs.map(\.key) && a.outputs.map(\.value) == b.outputs.map(\.value)
     }
 
     /// Appends the record as one line of JSON, ending in `\n`.
@@ -85,6 +88,8 @@ struct TransitionRecord: Equatable {
             put(#","signal":"#)
             put(signal)
         }
+        // Only when set, as in the events: a run without `continue_on_error` writes nothing more.
+        if allowedFailure { put(#","allowed_failure":true"#) }
         if !outputs.isEmpty {
             put(#","outputs":{"#)
             for (index, output) in outputs.enumerated() {
@@ -125,6 +130,7 @@ struct TransitionRecord: Equatable {
         }
         return TransitionRecord(seq: seq, path: path, from: from, to: to, attempt: attempt, time: time,
                                 reason: object["reason"]?.stringValue, exitCode: object["exit_code"]?.intValue,
-                                signal: object["signal"]?.intValue, outputs: outputs)
+                                signal: object["signal"]?.intValue,
+                                allowedFailure: object["allowed_failure"] == .bool(true), outputs: outputs)
     }
 }

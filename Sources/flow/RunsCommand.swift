@@ -111,6 +111,10 @@ struct RunsCommand: Command {
         members.append(("parent_id", run.parentID.map(JSONValue.string) ?? .null))
         let counts: [(String, JSONValue)] = run.counts.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
         members.append(("counts", .object(counts)))
+        // As `run_finished` has it (events.md): `{}` when none was, and in runs recorded
+        // before the journal kept it.
+        let allowed: [(String, JSONValue)] = run.allowedFailures.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.int($0.value)) }
+        members.append(("allowed_failures", .object(allowed)))
         return members
     }
 

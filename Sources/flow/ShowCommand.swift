@@ -36,8 +36,8 @@ struct ShowCommand: Command {
             // counts were missing), then where it ran and its steps.
             let value = JSONValue.object(RunsCommand.members(record) + [
                 ("host", .string(record.host)), ("pid", .int(record.pid)),
-                ("steps", .array(steps.map { step in
-                    .object([
+                ("steps", .array(steps.map { step -> JSONValue in
+                    var members: [(String, JSONValue)] = [
                         ("path", .string(step.path)), ("name", step.name.map(JSONValue.string) ?? .null),
                         ("label", .string(step.label)),
                         ("kind", .string(step.kind)), ("state", .string(step.state)), ("attempts", .int(step.attempts)),
@@ -46,7 +46,10 @@ struct ShowCommand: Command {
                         ("duration_seconds", Self.duration(step).map(JSONValue.double) ?? .null),
                         ("reused_from", reused[step.path].map(JSONValue.string) ?? .null),
                         ("outputs", .object(step.outputs.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                    ])
+                    ]
+                    // As the step's event has it (events.md), after its state: only when true.
+                    if step.allowedFailure { members.insert(("allowed_failure", .bool(true)), at: 5) }
+                    return .object(members)
                 })),
             ])
             Console.stdout(value.rendered(pretty: true) + "\n")
@@ -77,7 +80,8 @@ struct ShowCommand: Command {
                 Console.stdout(line + "\n")
                 continue
             }
-            var facts = [step.state]
+            // As the live output marks it (`✗ soft exit 3 (allowed to fail)`), on the state it qualifies.
+            var facts = [step.allowedFailure ? "\(step.state) (\(StepTransition.allowedFailureMark))" : step.state]
             // As the live output says it; its exit code is the earlier run's, and it took no time now.
             let source = reused[step.path]
             if let source { facts.append("reused from run \(source)") }

@@ -1528,13 +1528,15 @@ import Glibc
     /// one migrates it, the others find it migrated. Each read which migrations it lacked
     /// before taking the write lock, and the later ones ran v4 again: `duplicate column
     /// name: workflow_path_bytes`, exit 2 (about one round in ten; found by reading
-    /// `JournalSchema.migrate`). Rounds of four `flow runs` at once.
-    @Test func flowsOpeningAnOlderJournalAtOnceMigrateItOnce() throws {
+    /// `JournalSchema.migrate`). Rounds of four `flow runs` at once, from before v4 (v4 and
+    /// v5 to apply) and from before v5 (its `allowed_failure` columns).
+    @Test(arguments: ["v3", "v4"])
+    func flowsOpeningAnOlderJournalAtOnceMigrateItOnce(_ schema: String) throws {
         let box = try RunSandbox()
         for round in 0..<40 {
             let dir = box.root.appendingPathComponent("state\(round)").path
             try FileManager.default.createDirectory(atPath: dir + "/locks", withIntermediateDirectories: true)
-            try Self.makeV3Journal(in: dir)
+            try Self.makeOldJournal(in: dir, upTo: schema)
             let flows = try (0..<4).map { _ in try box.start(["runs", "--state-dir", dir]) }
             for flow in flows {
                 let runs = try flow.finish(timeout: 60)
@@ -1543,12 +1545,12 @@ import Glibc
         }
     }
 
-    /// A journal of schema v3 (before the byte columns of v4) in `dir`, holding one failed
-    /// run, `oldrun-1`.
-    static func makeV3Journal(in dir: String) throws {
+    /// A journal of schema `schema` (v3: before the byte columns of v4; v4: before v5's
+    /// `allowed_failure`) in `dir`, holding one failed run, `oldrun-1`.
+    static func makeOldJournal(in dir: String, upTo schema: String) throws {
         let db = try SQLiteConnection(path: dir + "/journal.sqlite")
         try db.execute("PRAGMA journal_mode = WAL")
-        try JournalSchema.migrate(db, upTo: "v3")
+        try JournalSchema.migrate(db, upTo: schema)
         try db.execute("""
             INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
             VALUES ('oldrun-1', 'run', 'w.yaml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
@@ -1557,15 +1559,17 @@ import Glibc
 
     /// A journal from before v4 that this user may read but not write (another user's) is
     /// still listed and shown: the migration, which would write, is left for a flow that
-    /// may. (Root is not stopped by permissions: it reads as `nobody` here.)
-    @Test func aJournalThatCannotBeMigratedIsStillRead() throws {
+    /// may. Likewise one from before v5, read without its `allowed_failure` columns. (Root
+    /// is not stopped by permissions: it reads as `nobody` here.)
+    @Test(arguments: ["v3", "v4"])
+    func aJournalThatCannotBeMigratedIsStillRead(_ schema: String) throws {
         let root = getuid() == 0
         let setpriv = "/usr/bin/setpriv"
         guard !root || FileManager.default.isExecutableFile(atPath: setpriv) else { return }
         let box = try RunSandbox()
         let dir = box.state.path
         try FileManager.default.createDirectory(at: box.state.appendingPathComponent("locks"), withIntermediateDirectories: true)
-        try Self.makeV3Journal(in: dir)
+        try Self.makeOldJournal(in: dir, upTo: schema)
         // Anyone may make files in the state dir (as in a shared one); the database is not theirs.
         chmod(dir, 0o777)
         chmod(dir + "/journal.sqlite", 0o444)

@@ -176,6 +176,46 @@ import Testing
         #expect(new.cwdName == Array("/tmp/".utf8) + [0xFF])
     }
 
+    /// A v4 journal gets v5's `allowed_failure` on `steps` and `transitions`; its runs read
+    /// as they were (no failure allowed: the journal did not know), finished or not, and the
+    /// runs recorded since say which failures were allowed. Read as it is (a journal this
+    /// user cannot migrate), the same runs read alike, without the columns.
+    @Test func aVersionFourJournalGetsAllowedFailuresAndItsRunsReadAsBefore() throws {
+        let dir = try Self.oldJournal(upTo: "v4", """
+            INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+            VALUES ('done', 'run', 'w.yml', 'w', 'h', x'', '{}', '/', 1, 'succeeded', 1, 'host');
+            INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code) VALUES ('done', '1', 0, 0, 'shell', 's', 'failed', 3);
+            INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code) VALUES ('done', '2', 1, 0, 'shell', 't', 'succeeded', 0);
+            """)
+        do {
+            let old = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try old.transaction {
+                try Self.insertUnfinishedRun(old, id: "live", transitions: [("1", "pending", "running", 1, nil), ("1", "running", "failed", 1, 3)])
+            }
+            let asItIs = Journal(stateDir: dir, path: dir + "/journal.sqlite", connection: old, hasAllowedFailures: false)
+            let runs = try asItIs.runs(limit: nil)
+            #expect(runs.map(\.countsSummary) == ["1 failed, 2 pending", "1 succeeded, 1 failed"])
+            #expect(try asItIs.steps("live").map(\.allowedFailure) == [false, false, false])
+        }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        #expect(journal.hasAllowedFailures)
+        #expect(try journal.read { try JournalSchema.appliedMigrations($0) }.contains("v5"))
+        #expect(try journal.runs(limit: nil).map(\.countsSummary) == ["1 failed, 2 pending", "1 succeeded, 1 failed"])
+        #expect(try journal.runs(limit: nil).allSatisfy(\.allowedFailures.isEmpty))
+        #expect(try journal.steps("done").map(\.allowedFailure) == [false, false])
+        // A run recorded since: its allowed failure is on the transition and on the step.
+        try journal.write { db in
+            try Self.insertUnfinishedRun(db, id: "new", transitions: [])
+            let s = try JournalStatements(db)
+            try s.insert(TransitionRecord(seq: 1, path: "1", from: "running", to: "failed", attempt: 1, time: 5, exitCode: 3,
+                                          allowedFailure: true), runID: "new")
+            try s.insert(TransitionRecord(seq: 2, path: "2", from: "running", to: "failed", attempt: 1, time: 6, exitCode: 1), runID: "new")
+        }
+        let new = try journal.steps("new")
+        #expect(new.map(\.allowedFailure) == [true, false, false])
+        #expect(try journal.run("new").countsSummary == "2 failed (1 allowed), 1 pending")
+    }
+
     /// Every table's columns, primary key and rowid-ness, and every index, by name.
     static func shape(_ db: SQLiteConnection) throws -> [String] {
         var shape: [String] = []

@@ -26,6 +26,19 @@ import FlowKit
         }
     }
 
+    /// A failure `continue_on_error` allowed says so on its line, and only then: the line of
+    /// any other transition is as it was before the journal kept it (a flow killed after
+    /// an allowed failure showed it as any failure).
+    @Test func anAllowedFailureIsMarkedOnItsLineAlone() {
+        let allowed = TransitionRecord(seq: 1, path: "2", from: "running", to: "failed", attempt: 1, time: 1, exitCode: 3,
+                                       allowedFailure: true)
+        var plain = allowed
+        plain.allowedFailure = false
+        #expect(Self.text([allowed]) == #"{"seq":1,"path":"2","from":"running","to":"failed","attempt":1,"time":1.0,"exit_code":3,"allowed_failure":true}"# + "\n")
+        #expect(Self.text([plain]) == #"{"seq":1,"path":"2","from":"running","to":"failed","attempt":1,"time":1.0,"exit_code":3}"# + "\n")
+        #expect(TransitionRecord.parseLines(Array(Self.text([allowed, plain]).utf8)).map(\.allowedFailure) == [true, false])
+    }
+
     @Test func recordsRoundTripThroughLinesAndATornLineEndsThem() {
         let records = [
             TransitionRecord(seq: 1, path: "1.2", from: "pending", to: "running", attempt: 1, time: 1_763_780_000.123456),

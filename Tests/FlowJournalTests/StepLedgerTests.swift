@@ -14,6 +14,28 @@ import Testing
         #expect(ledger.attempts[0].startedAt == 10 && ledger.attempts[0].endedAt == 12 && ledger.attempts[0].state == "succeeded")
     }
 
+    /// Whether a step's failure was allowed is its latest transition's: nil while none of
+    /// its transitions was one (its `steps` row is written as before), true after one, false
+    /// once a later one (a retried group's next instance, here a skip, then a success) left it.
+    @Test func anAllowedFailureLastsUntilTheStepsNextTransition() {
+        var ledger = StepLedger()
+        ledger.apply(path: "1", to: "running", attempt: 1, time: 1, exitCode: nil, signal: nil)
+        ledger.apply(path: "1", to: "failed", attempt: 1, time: 2, exitCode: 3, signal: nil)
+        #expect(ledger.entries["1"]?.allowedFailure == nil, "a failure that failed the run")
+        ledger.apply(path: "2", to: "running", attempt: 1, time: 1, exitCode: nil, signal: nil)
+        ledger.apply(path: "2", to: "timed_out", attempt: 1, time: 2, exitCode: nil, signal: 15, allowedFailure: true)
+        #expect(ledger.entries["2"]?.allowedFailure == true && ledger.entries["2"]?.state == "timed_out")
+        ledger.apply(path: "2", to: "skipped", attempt: 1, time: 3, exitCode: nil, signal: nil)
+        #expect(ledger.entries["2"]?.allowedFailure == false, "the next instance of a retried group's step")
+        ledger.apply(path: "2", to: "running", attempt: 1, time: 4, exitCode: nil, signal: nil)
+        ledger.apply(path: "2", to: "failed", attempt: 1, time: 5, exitCode: 1, signal: nil, allowedFailure: true)
+        ledger.apply(path: "2", to: "retrying", attempt: 1, time: 6, exitCode: nil, signal: nil)
+        #expect(ledger.entries["2"]?.allowedFailure == false, "an allowed attempt's end, then a retry")
+        ledger.apply(path: "2", to: "running", attempt: 2, time: 7, exitCode: nil, signal: nil)
+        ledger.apply(path: "2", to: "succeeded", attempt: 2, time: 8, exitCode: 0, signal: nil)
+        #expect(ledger.entries["2"]?.allowedFailure == false && ledger.entries["2"]?.state == "succeeded")
+    }
+
     @Test func retriesMakeOneAttemptEachAndKeepTheFirstStart() {
         var ledger = StepLedger()
         ledger.apply(path: "2", to: "running", attempt: 1, time: 1, exitCode: nil, signal: nil)

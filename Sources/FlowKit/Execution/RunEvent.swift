@@ -72,6 +72,10 @@ public struct StepTransition: Sendable {
         step.failureAllowed && (to == .failed || to == .timedOut)
     }
 
+    /// How the output marks an allowed failure: `✗ soft exit 3 (allowed to fail)`; `flow
+    /// show` marks the step's row alike.
+    public static let allowedFailureMark = "allowed to fail"
+
     /// A step taken from an earlier run (resume) or recorded as it was there (undo): it
     /// did not run now, and its reason says where it comes from.
     public var isFromEarlierRun: Bool {
@@ -90,4 +94,11 @@ public struct RunOutcome: Sendable {
     /// Of `counts`, the `failed` and `timed_out` steps whose failure was allowed
     /// (`StepTransition.isAllowedFailure`); a state with none is left out.
     public var allowedFailures: [StepState: Int] = [:]
+
+    /// What a summary says after a count of `count` steps, `allowed` of them allowed
+    /// failures: ` (allowed)` when all were, ` (1 allowed)` when some were, nothing when none
+    /// was. The live summary and `flow runs`/`flow show` say it alike.
+    public static func allowedNote(count: Int, allowed: Int) -> String {
+        allowed == 0 ? "" : allowed == count ? " (allowed)" : " (\(allowed) allowed)"
+    }
 }

@@ -18,7 +18,7 @@ struct ReporterStyle: Sendable {
 
     /// What an allowed failure's end says after its reason (`exit 3 (allowed to fail)`):
     /// the `✗` stays, the state being `failed` all the same.
-    static let allowedMark = "allowed to fail"
+    static let allowedMark = StepTransition.allowedFailureMark
 
     /// `exit 2`, `signal 9`, `timed out`… for the end line of a step; `(allowed to fail)`
     /// after it for a failure `continue_on_error` allowed, unless `markAllowed` is false
@@ -60,8 +60,7 @@ struct ReporterStyle: Sendable {
         for state in order {
             let count = outcome.counts[state] ?? 0
             guard count > 0 || state == .succeeded else { continue }
-            let allowed = outcome.allowedFailures[state] ?? 0
-            let note = allowed == 0 ? "" : allowed == count ? " (allowed)" : " (\(allowed) allowed)"
+            let note = RunOutcome.allowedNote(count: count, allowed: outcome.allowedFailures[state] ?? 0)
             if !parts.isEmpty { parts += ", " }
             parts += "\(count) \(state.rawValue)\(note)"
         }

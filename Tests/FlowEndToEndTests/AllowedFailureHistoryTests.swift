@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The history says which failures `continue_on_error` allowed, as the live run did: `flow
+/// runs`, `flow show` (text and `--json`) and `runs --json`, for a finished run, a killed
+/// one, a resume and an undo (docs/journal.md, docs/cli.md "Allowed failures").
+@Suite struct AllowedFailureHistoryTests {
+    /// The `flow show` row of the step labelled `name` (its line in the tree).
+    static func row(_ show: FlowOutcome, _ name: String) -> String? {
+        show.stdout.split(separator: "\n").map(String.init).first { $0.hasPrefix("✗ \(name)  [") || $0.hasPrefix("✓ \(name)  [") }
+    }
+
+    /// `show --json`'s step named `name`.
+    static func step(_ show: [String: Any], _ name: String) -> [String: Any]? {
+        (show["steps"] as? [[String: Any]])?.first { $0["name"] as? String == name }
+    }
+
+    /// The STEPS column of `flow runs`' newest run.
+    static func stepsColumn(_ box: RunSandbox) throws -> String {
+        let runs = try box.run(["runs", "--limit", "1"])
+        #expect(runs.status == 0, "\(runs)")
+        let row = runs.stdoutLines.count > 1 ? runs.stdoutLines[1] : ""
+        return row.components(separatedBy: "  ").last ?? ""
+    }
+
+    /// A run that failed with an allowed failure beside one that failed it, and one that
+    /// succeeded with allowed failures only: the history counts and marks them as the live
+    /// summary and end lines did.
+    @Test(arguments: [(RunEndingTests.mixed, "1 succeeded, 2 failed (1 allowed), 1 skipped"),
+                      (RunEndingTests.allowedOnly, "2 succeeded, 2 failed (allowed)")])
+    func theHistoryCountsAndMarksAllowedFailuresAsTheRunDid(_ workflow: String, _ counts: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", workflow)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        let summary = TTYOutputTests.timeless(run.stderrLines).last { $0.contains(" in T") } ?? ""
+        #expect(summary.hasSuffix(": \(counts) in T"), "\(run)")
+        #expect(try Self.stepsColumn(box) == counts)
+        let show = try box.run(["show", "last"])
+        #expect(show.stdout.hasSuffix("steps: \(counts)\n"), "\(show)")
+        #expect(Self.row(show, "soft")?.contains("[failed (allowed to fail) · exit ") == true, "\(show)")
+        let json = try JournalEndToEndTests.show(box)
+        #expect(Self.step(json, "soft")?["allowed_failure"] as? Bool == true, "\(json)")
+        #expect(Self.step(json, "ok")?["allowed_failure"] == nil, "only when true, as in the events: \(json)")
+        let listed = try #require(try JournalEndToEndTests.runs(box).first)
+        let allowedCount = workflow == RunEndingTests.mixed ? 1 : 2
+        #expect(listed["allowed_failures"] as? [String: Int] == ["failed": allowedCount], "\(listed)")
+        #expect(json["allowed_failures"] as? [String: Int] == ["failed": allowedCount], "\(json)")
+        if workflow == RunEndingTests.mixed {
+            #expect(Self.row(show, "bad")?.contains("[failed · exit 2") == true, "a failure that failed the run: \(show)")
+            #expect(Self.step(json, "bad")?["allowed_failure"] == nil, "\(json)")
+        } else {
+            // A group's own failure, allowed by its `continue_on_error`: its row says so, and
+            // the step inside, whose failure is the group's, is counted allowed.
+            #expect(show.stdout.contains("✗ grp  [failed (allowed to fail) · "), "\(show)")
+            #expect(show.stdout.contains("  ✗ inner  [failed (allowed to fail) · exit 4"), "\(show)")
+        }
+    }
+
+    /// A run with no allowed failure: nothing is marked, and `allowed_failures` is `{}`.
+    @Test func aRunWithoutAllowedFailuresMarksNothing() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: bad, shell: exit 2 }\n")
+        _ = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(try Self.stepsColumn(box) == "1 failed")
+        let show = try box.run(["show", "last"])
+        #expect(!show.stdout.contains("allowed"), "\(show)")
+        let listed = try #require(try JournalEndToEndTests.runs(box).first)
+        #expect(listed["allowed_failures"] as? [String: Int] == [:], "\(listed)")
+    }
+
+    /// flow killed (SIGKILL) after an allowed failure: the next `flow` folds the run's lock
+    /// file in, and the interrupted run still says the failure was allowed.
+    @Test func aKilledRunKeepsItsAllowedFailure() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: soft, shell: exit 3, continue_on_error: true }
+              - { name: crash, shell: kill -KILL $PPID }
+            """)
+        let killed = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(killed.status == 128 + SIGKILL, "\(killed)")
+        #expect(try Self.stepsColumn(box) == "1 failed (allowed), 1 interrupted")
+        let show = try box.run(["show", "last"])
+        #expect(Self.row(show, "soft")?.contains("[failed (allowed to fail) · exit 3") == true, "\(show)")
+        let json = try JournalEndToEndTests.show(box)
+        #expect(json["state"] as? String == "interrupted")
+        #expect(Self.step(json, "soft")?["allowed_failure"] as? Bool == true, "\(json)")
+        #expect(json["allowed_failures"] as? [String: Int] == ["failed": 1], "\(json)")
+    }
+
+    /// A live run, read while it runs (its latest transitions in its lock file or the
+    /// database): the allowed failure it already had is marked.
+    @Test func aLiveRunShowsItsAllowedFailure() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: soft, shell: exit 3, continue_on_error: true }
+              - { name: wait, shell: "echo ready; while [ ! -f go ]; do sleep 0.01; done" }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("wait | ready"), "\(flow.stderr)")
+        let json = try JournalEndToEndTests.show(box)
+        #expect(json["state"] as? String == "running")
+        #expect(Self.step(json, "soft")?["allowed_failure"] as? Bool == true, "\(json)")
+        #expect(try Self.stepsColumn(box) == "1 failed (allowed), 1 running")
+        _ = try box.write("go", "")
+        #expect(try flow.finish().status == 0)
+        #expect(try Self.stepsColumn(box) == "1 succeeded, 1 failed (allowed)")
+    }
+
+    /// A resume runs a step whose failure was allowed again (it did not succeed): allowed
+    /// again if it fails again, unmarked once it succeeds.
+    @Test func aResumeRunsAnAllowedFailureAgainAndMarksItAnew() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: soft, shell: "echo ran >> soft.log; test -f soft-ok || exit 3", continue_on_error: true }
+              - { name: hard, shell: test -f hard-ok }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 1)
+        #expect(try Self.stepsColumn(box) == "2 failed (1 allowed)")
+        let again = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(again.status == 1, "\(again)")
+        #expect(box.lines("soft.log") == ["ran", "ran"], "not reused: it did not succeed")
+        #expect(try Self.stepsColumn(box) == "2 failed (1 allowed)")
+        #expect(Self.row(try box.run(["show", "last"]), "soft")?.contains("(allowed to fail)") == true)
+        _ = try box.write("soft-ok", "")
+        _ = try box.write("hard-ok", "")
+        #expect(try box.run(["resume", "last", "--output", "prefixed"]).status == 0)
+        #expect(box.lines("soft.log").count == 3)
+        #expect(try Self.stepsColumn(box) == "2 succeeded")
+        let show = try box.run(["show", "last"])
+        #expect(!show.stdout.contains("allowed"), "\(show)")
+        // The runs before keep what they were.
+        let runs = try JournalEndToEndTests.runs(box)
+        #expect(runs.map { $0["allowed_failures"] as? [String: Int] } == [[:], ["failed": 1], ["failed": 1]], "\(runs)")
+    }
+
+    /// `flow undo` of a run with an allowed failure leaves that run's history as it was, and
+    /// an undo step whose failure its `continue_on_error` allows is marked in the undo run.
+    @Test func anUndoKeepsTheRunsMarksAndMarksItsOwn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - { name: back, shell: exit 5, continue_on_error: true }
+              - { name: soft, shell: exit 3, continue_on_error: true }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let runID = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        let undo = try box.run(["undo", "last", "--output", "prefixed"])
+        #expect(undo.stderr.contains("back exit 5 (allowed to fail)"), "\(undo)")
+        let undone = try box.run(["show", "last"])
+        #expect(undone.stdout.contains("✗ undo back  [failed (allowed to fail) · exit 5"), "\(undone)")
+        let original = try box.run(["show", runID])
+        #expect(Self.row(original, "soft")?.contains("(allowed to fail)") == true, "\(original)")
+        #expect(original.stdout.hasSuffix("steps: 1 succeeded, 1 failed (allowed)\n"), "\(original)")
+    }
+}
