@@ -3,23 +3,34 @@ import Synchronization
 
 /// The line after a recorded run that did not succeed (failed, or cancelled by a signal)
 /// that says how to resume it: `to resume from where it stopped: flow resume ID`, as
-/// Ansible names its retry file at the end of a failed play.
+/// Ansible names its retry file at the end of a failed play. `flow` is the path flow was
+/// started by when the shell would not find this flow by that name (`ProgramName`).
 ///
 /// Said only when the journal holds the run to its end (`JournalRecorder.isRecording`):
 /// a run it never recorded, or stopped recording, cannot be resumed, or not from where it
 /// stopped. `flow undo` and `--output json` make none (the caller does not ask: an undo
 /// is not resumed, and the events carry the run's id).
 public final class ResumeHint: Sendable {
-    /// The command, ready to paste: `flow resume ID`, with `--state-dir DIR` when the
-    /// journal is not where the same command would look without it.
-    public let command: String
+    private let runID: String
+    private let stateDir: String?
+    private let program: String?
     private let recorder = Mutex<JournalRecorder?>(nil)
 
     /// `stateDir` is the `--state-dir` the run was given, if any: `$FLOW_STATE_DIR` is
     /// still set in the shell that pastes the command, a `--state-dir` is not. The id is
-    /// the whole id, as `flow runs` shows it (a prefix may stop being unique).
-    public init(runID: String, stateDir: String?) {
-        var words = ["flow", "resume", runID]
+    /// the whole id, as `flow runs` shows it (a prefix may stop being unique). `program`
+    /// names flow in the command; nil for `ProgramName.current`, looked up only when the
+    /// line is made.
+    public init(runID: String, stateDir: String?, program: String? = nil) {
+        self.runID = runID
+        self.stateDir = stateDir
+        self.program = program
+    }
+
+    /// The command, ready to paste: `flow resume ID`, with `--state-dir DIR` when the
+    /// journal is not where the same command would look without it.
+    public var command: String {
+        var words = [program ?? ProgramName.current, "resume", runID]
         if let stateDir, !stateDir.isEmpty { words += ["--state-dir", stateDir] }
         // Quoted as a shell reads it back: a state dir with a space or a quote in it. Joined
         // by hand: the generic `joined(separator:)` looked up a conformance of `[String]` on
@@ -30,7 +41,7 @@ public final class ResumeHint: Sendable {
             if !command.isEmpty { command += " " }
             command += RunArguments.shellQuoted(word)
         }
-        self.command = command
+        return command
     }
 
     /// The recorder whose journal holds the run.

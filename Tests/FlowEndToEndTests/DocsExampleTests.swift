@@ -145,8 +145,10 @@ import Testing
                    let file = Self.workflowFile(of: command), !file.contains("*"), !box.exists(file) {
                     try box.write(file, input.text)
                 }
-                // bash, for printf's `\xE9`; `flow` is the built binary.
-                try box.write("example.sh", "flow() { \"$FLOW\" \"$@\"; }\n{ \(command.text)\n} 2>&1\n")
+                // bash, for printf's `\xE9`; `flow` is the built binary, found on PATH as a
+                // user's is (the resume hint names it `flow` only then).
+                try box.write("example.sh", "mkdir -p .bin && ln -sf \"$FLOW\" .bin/flow && PATH=\"$PWD/.bin:$PATH\"\n"
+                                  + "{ \(command.text)\n} 2>&1\n")
                 let result = try FlowBinary.run([], in: box.root,
                                                 shellScript: "FLOW=\"$0\" exec /bin/bash ./example.sh")
                 if Self.isSetup(command) { continue }

@@ -174,7 +174,7 @@ import Glibc
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(r.status == 1, "\(r)")
         let id = try #require(JournalEndToEndTests.runs(box).first?["id"] as? String)
-        #expect(r.resumeHint == "flow resume \(id)", "\(r)")
+        #expect(r.resumeHint == "\(FlowOutcome.flowInHint) resume \(id)", "\(r)")
         #expect(r.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: ") == true, "\(r)")
 
         // Still failing: the resume names its own run, not the one it resumed.
@@ -182,6 +182,7 @@ import Glibc
         #expect(again.status == 1, "\(again)")
         #expect(again.stderrLines.first == "resuming run \(id): 1 step already succeeded", "\(again)")
         let newID = try #require(JournalEndToEndTests.runs(box).first?["id"] as? String)
+        // Run through a shell that finds this flow on PATH: named `flow`.
         #expect(newID != id && again.resumeHint == "flow resume \(newID)", "\(again)")
 
         try box.write("fixed", "")
@@ -200,7 +201,7 @@ import Glibc
         #expect(quiet.status == 1 && quiet.resumeHint != nil, "\(quiet)")
         let ok = try box.run(["run", "ok.yaml", "--output", "prefixed"])
         #expect(ok.status == 0, "\(ok)")
-        #expect(ok.resumeHint == nil && !ok.stderr.contains("flow resume"), "\(ok)")
+        #expect(ok.resumeHint == nil && !ok.stderr.contains("to resume from where it stopped"), "\(ok)")
     }
 
     /// No hint where there is nothing to resume from: `--no-journal`, a journal that
@@ -212,7 +213,7 @@ import Glibc
         for arguments in [["--no-journal"], ["--state-dir", "not-a-dir"], ["--output", "json"]] {
             let r = try box.run(["run", "wf.yaml"] + arguments)
             #expect(r.status == 1, "\(arguments): \(r)")
-            #expect(!r.stderr.contains("flow resume"), "\(arguments): \(r)")
+            #expect(!r.stderr.contains("to resume from where it stopped"), "\(arguments): \(r)")
         }
     }
 
@@ -229,7 +230,7 @@ import Glibc
         #expect(r.status == 1 && r.resumeHint != nil, "\(r)")
         let undo = try box.run(["undo", "last", "--output", "prefixed"])
         #expect(undo.status == 1, "\(undo)")
-        #expect(!undo.stderr.contains("flow resume"), "\(undo)")
+        #expect(!undo.stderr.contains("to resume from where it stopped"), "\(undo)")
     }
 
     /// After Ctrl-C (exit 130) the run is resumable: the hint says so, and its command
@@ -247,7 +248,7 @@ import Glibc
         let r = try flow.finish(timeout: 15)
         #expect(r.status == 130, "\(r)")
         let id = try #require(JournalEndToEndTests.runs(box).first?["id"] as? String)
-        #expect(r.resumeHint == "flow resume \(id)", "\(r)")
+        #expect(r.resumeHint == "\(FlowOutcome.flowInHint) resume \(id)", "\(r)")
         #expect(r.stderrLinesBeforeHint.last?.hasPrefix("⊘ cancelled: ") == true, "\(r)")
         try box.write("go", "")
         let resumed = try Self.shell(box, try #require(r.resumeHint))
@@ -278,5 +279,26 @@ import Glibc
             #expect(resumed.status == 0, "\(run) then \(hint): \(resumed)")
             #expect(resumed.stderrLines.first?.hasPrefix("resuming run ") == true, "\(resumed)")
         }
+    }
+
+    /// A flow the shell would not find as `flow` (run by a relative path, with another
+    /// `flow` earlier on PATH) is named as it was started: the printed command runs this
+    /// flow, not the other one, nor fails with "command not found".
+    @Test func theHintNamesAFlowThatIsNotOnPathAsItWasStarted() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: gate, shell: test -f fixed }\n")
+        try FileManager.default.createDirectory(atPath: box.path("tools"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: box.path("tools/flow-dev"), withDestinationPath: RunSandbox.flowPath)
+        try box.write("other/flow", "#!/bin/sh\necho 'the other flow' >&2; exit 9\n")
+        chmod(box.path("other/flow"), 0o755)
+        let path = box.path("other") + ":/usr/local/bin:/usr/bin:/bin"
+        let r = try Self.shell(box, "tools/flow-dev run wf.yaml --output prefixed", env: ["PATH": path])
+        #expect(r.status == 1, "\(r)")
+        let id = try #require(JournalEndToEndTests.runs(box).first?["id"] as? String)
+        #expect(r.resumeHint == "tools/flow-dev resume \(id)", "\(r)")
+        try box.write("fixed", "")
+        let resumed = try Self.shell(box, try #require(r.resumeHint), env: ["PATH": path])
+        #expect(resumed.status == 0 && !resumed.stderr.contains("the other flow"), "\(resumed)")
+        #expect(resumed.stderrLines.first?.hasPrefix("resuming run \(id): ") == true, "\(resumed)")
     }
 }

@@ -174,13 +174,22 @@ struct FlowOutcome: Sendable, CustomStringConvertible {
     var all: String { stdout + stderr }
 
     /// The start of the line a recorded run that did not succeed ends with (docs/cli.md).
-    static let resumeHintPrefix = "to resume from where it stopped: flow resume "
+    static let resumeHintPrefix = "to resume from where it stopped: "
 
     /// The command of the resume hint, when stderr ends with one.
     var resumeHint: String? {
         guard let last = stderrLines.last, last.hasPrefix(Self.resumeHintPrefix) else { return nil }
-        return String(last.dropFirst("to resume from where it stopped: ".count))
+        return String(last.dropFirst(Self.resumeHintPrefix.count))
     }
+
+    /// How the resume hint names the flow the tests run by its path (`RunSandbox.run`,
+    /// whose `PATH` has no `flow`): that path.
+    static let flowInHint: String = {
+        let path = RunSandbox.flowPath
+        let plain = path.unicodeScalars.allSatisfy { "/._-+".unicodeScalars.contains($0)
+            || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+        return plain ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }()
 
     /// stderr's lines without the resume hint after the summary, if there is one.
     var stderrLinesBeforeHint: [String] { resumeHint == nil ? stderrLines : Array(stderrLines.dropLast()) }

@@ -400,7 +400,7 @@ extension TTYOutputTests {
             "2/3 steps finished",
             "⊘ cancelled: 1 succeeded, 1 cancelled, 1 pending in T",
             // Killed, the run is resumable all the same.
-            "to resume from where it stopped: flow resume \(runID)",
+            "to resume from where it stopped: \(FlowOutcome.flowInHint) resume \(runID)",
         ], "\(run.report)")
     }
 }
