@@ -142,6 +142,38 @@ import Testing
         #expect(param.stderr == "error: action `release` has no parameter `version`\nhelp: `version` is a variable of the workflow: set it with --var version=2\n", "\(param)")
     }
 
+    /// The same habit without an action: `flow run wf.yaml tag=v1` (as `task TAG=v1`) takes
+    /// the word for ACTION. No action's name has a `=`, so the help says which option sets
+    /// it, as for a word after ACTION; it said "this workflow declares no actions", or
+    /// listed the actions.
+    @Test func aKeyValueWordWhereTheActionGoesSaysWhichOptionToUse() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              version: dev
+            actions:
+              release:
+                params:
+                  tag: { required: true }
+                steps:
+                  - print: "${{ params.tag }} ${{ vars.version }}"
+            steps:
+              - print: main
+            """)
+        let variable = try box.run(["run", "wf.yaml", "version=2"])
+        #expect(variable.status == 2, "\(variable)")
+        #expect(variable.stderr == "error: unknown action `version=2`\nhelp: `version` is a variable of the workflow: set it with --var version=2\n",
+                "\(variable)")
+        let param = try box.run(["plan", "wf.yaml", "tag=v1"])
+        #expect(param.status == 2, "\(param)")
+        #expect(param.stderr == "error: unknown action `tag=v1`\nhelp: `tag` is a parameter of action `release`: run it alone with FILE release --with tag=v1\n",
+                "\(param)")
+        let neither = try box.run(["graph", "wf.yaml", "region=eu"])
+        #expect(neither.status == 2, "\(neither)")
+        #expect(neither.stderr == "error: unknown action `region=eu`\nhelp: flow takes no `key=value` words: --var region=eu sets a variable of the workflow, FILE ACTION --with region=eu a parameter of ACTION\n",
+                "\(neither)")
+    }
+
     /// A graph of one action says which, as the plan's header does (`wf · action deploy`):
     /// before, its start node named the workflow alone, as if the graph were the whole run.
     @Test(arguments: ["mermaid", "dot"]) func aGraphOfOneActionNamesIt(format: String) throws {

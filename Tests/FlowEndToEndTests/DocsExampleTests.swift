@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The examples in README.md and docs/ are what the built binary does: a user copies them
-/// first. Two checks:
+/// first. Three checks (and those of the CLI reference's options, below):
 ///
 /// - every ```` ```console ```` block whose commands are `flow validate`, `plan`, `graph`
 ///   or `schema` (with `printf … > FILE` or `python3 -c … > FILE` to set up) prints what the block shows, stdout and
@@ -13,7 +13,9 @@ import Testing
 ///   that command's exit status. Blocks with other commands (`ls`, a pipe) and commands
 ///   shown without output (a usage illustration) are left out;
 /// - every ```` ```yaml ```` block that is a whole workflow (it has `steps:` at the top)
-///   and is not the input of such an example validates without a problem.
+///   and is not the input of such an example validates without a problem;
+/// - every `flow SUBCOMMAND …` command line in them, and in the help's examples, gives only
+///   options that subcommand takes, with values they offer.
 @Suite struct DocsExampleTests {
     /// One fenced block: its language, its text (the fence's indentation removed) and the
     /// line of its opening fence.
@@ -226,6 +228,107 @@ import Testing
         for choice in choices {
             #expect(reference.contains(choice), "`flow \(subcommand) --help` offers `\(choice)`, which docs/cli.md does not mention")
         }
+    }
+
+    /// The options `flow SUBCOMMAND --help` lists (`-f`, `--follow`), each with the values
+    /// it offers when it has a fixed set (`--output`: `auto`, `tty`, …), else none.
+    static func options(inHelp help: String) -> [String: [String]] {
+        var options: [String: [String]] = ["-h": [], "--help": []]
+        guard let section = help.range(of: "OPTIONS:") else { return options }
+        // One entry per option: its line starts `  -f, --follow  Keep …`, and its help may go
+        // on over the lines that follow.
+        for entry in help[section.upperBound...].components(separatedBy: "\n  -").dropFirst() {
+            var names: [String] = []
+            for word in ("-" + entry).split(separator: " ") {
+                if word.hasPrefix("-") {
+                    names.append(word.trimmingCharacters(in: CharacterSet(charactersIn: ",")))
+                } else if !word.hasPrefix("<") {
+                    break
+                }
+            }
+            let flat = entry.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            var values: [String] = []
+            if let start = flat.range(of: "(values: ") {
+                values = flat[start.upperBound...].prefix { $0 != ";" && $0 != ")" }
+                    .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+            for name in names { options[name] = values }
+        }
+        return options
+    }
+
+    /// The `flow SUBCOMMAND …` command lines of `text`: code spans that start with one, and
+    /// lines of code blocks (`$ flow …`, `- run: flow …`, a help's `  flow …` example).
+    static func commandLines(in text: String) -> [String] {
+        let pattern = Self.subcommands.joined(separator: "|")
+        var lines: [String] = []
+        for line in text.components(separatedBy: "\n") {
+            var rest = Substring(line)
+            while let range = rest.range(of: "`flow (\(pattern))( [^`]*)?`", options: .regularExpression) {
+                lines.append(String(rest[range].dropFirst().dropLast()))
+                rest = rest[range.upperBound...]
+            }
+            if let range = line.range(of: "^ *(\\$ |- run: )?flow (\(pattern))( .*)?$", options: .regularExpression) {
+                lines.append(String(line[range].drop { $0 != "f" }))
+            }
+        }
+        return lines
+    }
+
+    /// Every `flow SUBCOMMAND …` command line in README.md, docs/ and the subcommands' own
+    /// `--help` examples gives only options that SUBCOMMAND's `--help` lists, and to an
+    /// option with a fixed set of values (`--output`, `--format`) one of them: an example
+    /// that gives `flow show` the `--follow` of `flow logs`, or `flow plan` the `--format
+    /// dot` of `flow graph`, fails here. Placeholders (`MODE`, `text|json`, `…`) are not
+    /// values; what follows a pipe, a redirection or a comment is another command.
+    @Test func everyCommandLineInTheDocsTakesItsSubcommandsOptions() throws {
+        let box = try RunSandbox()
+        var options: [String: [String: [String]]] = [:]
+        var sources: [(name: String, text: String)] = []
+        for subcommand in Self.subcommands {
+            let help = try box.run([subcommand, "--help"]).stdout
+            options[subcommand] = Self.options(inHelp: help)
+            sources.append(("`flow \(subcommand) --help`", help))
+        }
+        sources.append(("`flow --help`", try box.run(["--help"]).stdout))
+        for document in Self.documents + ["docs/events.md", "docs/architecture.md"] {
+            let url = FlowBinary.packageRoot.appendingPathComponent(document)
+            sources.append((document, try String(contentsOf: url, encoding: .utf8)))
+        }
+        var checked = 0
+        for source in sources {
+            for line in Self.commandLines(in: source.text) {
+                let words = line.split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+                let subcommand = words[1]
+                guard let known = options[subcommand] else { continue }
+                checked += 1
+                var index = 2
+                while index < words.count {
+                    let word = words[index]
+                    index += 1
+                    if ["|", "<", "&&", ";", "--"].contains(word) || word.hasPrefix("#") || word.hasPrefix(">")
+                        || word.hasPrefix("2>") { break }
+                    guard word.hasPrefix("-"), word != "-", word.dropFirst().first?.isNumber == false else { continue }
+                    let name = String(word.prefix { $0 != "=" })
+                    // `-fh`: short flags grouped.
+                    let names = name.hasPrefix("--") || name.count == 2 ? [name] : name.dropFirst().map { "-\($0)" }
+                    for name in names {
+                        guard let values = known[name] else {
+                            Issue.record("\(source.name): `\(line)` gives `flow \(subcommand)` \(name), which its --help does not list")
+                            continue
+                        }
+                        guard !values.isEmpty else { continue }
+                        var value = word.contains("=") ? String(word.drop { $0 != "=" }.dropFirst()) : nil
+                        if value == nil, index < words.count { value = words[index] }
+                        if let value, !value.contains(where: { $0.isUppercase || "|…<".contains($0) }) {
+                            #expect(values.contains(value),
+                                    "\(source.name): `\(line)`: `flow \(subcommand) \(name)` takes \(values), not `\(value)`")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked >= 100, "only \(checked) command lines found")
     }
 
     /// Every option docs/cli.md names is one that some command's `--help` lists (or one of

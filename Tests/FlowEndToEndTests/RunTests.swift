@@ -1647,6 +1647,35 @@ import FoundationXML
         #expect(!ok.stderr.contains("output of"))
     }
 
+    /// The output repeated at the end is a failed step's last 64 KiB; what it leaves out is
+    /// said, as in the JUnit report: a replay that began mid-way read as the step's whole
+    /// output, where the contract promises the full output of failed steps.
+    @Test func theRepeatedOutputOfAFailedStepSaysWhatItLeavesOut() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: small
+                shell: echo only line >&2; exit 1
+                continue_on_error: true
+              - name: big
+                shell: 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo "line $i of the output"; done; exit 1'
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        let printed = (1...3000).map { "line \($0) of the output\n" }.joined()
+        let lines = r.stderrLinesBeforeHint
+        let header = try #require(lines.firstIndex(of: "── output of big ──"), "\(r.stderr.suffix(500))")
+        let marker = try #require(lines[header + 1].wholeMatch(of: /… \(([0-9]+) bytes of earlier output left out\)/),
+                                  "after the header: \(lines[header + 1])")
+        let omitted = try #require(Int(marker.1))
+        let kept = lines[(header + 2)...].prefix { $0.hasPrefix("line ") }.map { $0 + "\n" }.joined()
+        #expect(kept.hasPrefix("line ") && printed.hasSuffix(kept), "the replay is not the output's end")
+        #expect(omitted + kept.utf8.count == printed.utf8.count, "\(omitted) + \(kept.utf8.count) bytes")
+        // A step whose output was kept whole gets no such line.
+        let small = try #require(lines.firstIndex(of: "── output of small ──"), "\(r.stderr.suffix(500))")
+        #expect(lines[small + 1] == "only line", "after the header: \(lines[small + 1])")
+    }
+
     @Test func junitReportIsValidXMLWithFailures() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", Self.mixedWorkflow)

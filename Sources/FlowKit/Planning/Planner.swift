@@ -69,6 +69,19 @@ public struct Planner {
         return "`\(name)` is a parameter of action `\(owner.name.value)`: run it alone with FILE \(owner.name.value) --with \(name)=\(value)"
     }
 
+    /// The help for ACTION `NAME=VALUE`, which names no action (an action's name has no
+    /// `=`): `task TAG=v1` (go-task), `make ENV=prod` and just take variables as such words,
+    /// flow only through `--var` and `--with`. Says which of the two sets NAME; nil when
+    /// the word has no `=` after a name.
+    static func keyValueHelp(for word: String, isVariable: (String) -> Bool, in workflow: Workflow) -> String? {
+        guard let equals = word.firstIndex(of: "="), equals != word.startIndex else { return nil }
+        let name = String(word[..<equals])
+        let value = String(word[word.index(after: equals)...])
+        if isVariable(name) { return "`\(name)` is a variable of the workflow: set it with --var \(word)" }
+        return paramHelp(for: name, value: value, action: nil, in: workflow)
+            ?? "flow takes no `key=value` words: --var \(word) sets a variable of the workflow, FILE ACTION --with \(word) a parameter of ACTION"
+    }
+
     mutating func build() throws(PlanError) -> Plan {
         if options.action == nil, let first = options.with.first {
             throw PlanError("--with \(first.name)=… sets a parameter of an action, but no ACTION was given",
@@ -115,7 +128,8 @@ public struct Planner {
         if let actionName = options.action {
             guard let action = actionTable.action(named: actionName) else {
                 throw PlanError("unknown action `\(actionName)`",
-                                help: Suggestion.help(for: actionName, in: workflow.actions.map(\.name.value))
+                                help: Self.keyValueHelp(for: actionName, isVariable: { positions[$0] != nil }, in: workflow)
+                                    ?? Suggestion.help(for: actionName, in: workflow.actions.map(\.name.value))
                                     ?? (workflow.actions.isEmpty ? "this workflow declares no actions" : "the actions are "
                                         + Suggestion.list(workflow.actions.map(\.name.value))))
             }

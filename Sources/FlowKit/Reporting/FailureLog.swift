@@ -13,6 +13,8 @@ struct FailureLog {
     private struct Tail {
         var chunks: [[UInt8]] = []
         var count = 0
+        /// Bytes of the oldest chunks dropped, for the replay's "left out" line.
+        var dropped = 0
     }
 
     private var tails: [String: Tail] = [:]
@@ -36,7 +38,9 @@ struct FailureLog {
         tail.chunks[tail.chunks.count - 1].append(contentsOf: bytes)
         tail.count += bytes.count
         while tail.chunks.count > 1, tail.count - tail.chunks[0].count >= maxBytes {
-            tail.count -= tail.chunks.removeFirst().count
+            let chunk = tail.chunks.removeFirst().count
+            tail.count -= chunk
+            tail.dropped += chunk
         }
     }
 
@@ -44,8 +48,15 @@ struct FailureLog {
     /// the last line alone is longer than that, its end after `…` (cut between characters),
     /// so a failed step that printed one long line still shows what it said last.
     func kept(_ path: String) -> [UInt8] {
-        guard let tail = tails[path] else { return [] }
+        keptAndOmitted(path).bytes
+    }
+
+    /// The kept output of `path` (see `kept`) and how many of the bytes the step printed
+    /// before it are not in it.
+    func keptAndOmitted(_ path: String) -> (bytes: [UInt8], omitted: Int) {
+        guard let tail = tails[path] else { return ([], 0) }
         var bytes = tail.chunks.flatMap { $0 }
+        var omitted = tail.dropped
         if bytes.count > Self.maxBytes {
             let window = bytes.count - Self.maxBytes
             var cut = window
@@ -53,14 +64,16 @@ struct FailureLog {
             while cut < bytes.count - 1, bytes[cut - 1] != 0x0A { cut += 1 }
             if cut < bytes.count - 1 {
                 bytes.removeFirst(cut)
+                omitted += cut
             } else {
                 cut = window
                 // Not inside a UTF-8 sequence: skip continuation bytes (10xxxxxx).
                 while cut < bytes.count, bytes[cut] & 0xC0 == 0x80 { cut += 1 }
                 bytes.replaceSubrange(0..<cut, with: Array("…".utf8))
+                omitted += cut
             }
         }
-        return bytes
+        return (bytes, omitted)
     }
 
     mutating func finished(_ t: StepTransition) {
@@ -78,9 +91,12 @@ struct FailureLog {
     /// Replays the failed steps' output.
     func replay(to writer: OutputWriter, style: ReporterStyle) {
         for step in failed {
-            let bytes = kept(step.path)
+            let (bytes, omitted) = keptAndOmitted(step.path)
             guard !bytes.isEmpty else { continue }
             writer.append(style.paint("── output of \(step.label) ──", "1;31") + "\n")
+            // Said, as the JUnit report says it: a replay that starts mid-way looked like the
+            // step's whole output (the contract promises the full output of failed steps).
+            if omitted > 0 { writer.append("… (\(omitted) bytes of earlier output left out)\n") }
             bytes.withUnsafeBytes { writer.append($0) }
         }
         writer.flush()

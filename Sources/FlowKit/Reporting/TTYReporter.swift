@@ -6,7 +6,7 @@ import Synchronization
 /// `--output tty`: a live tree of the run on the terminal — the state of every step, elapsed
 /// times (after a failed step's reason, `exit 3`), the last line of each running step and a
 /// finished/total count. The finished tree
-/// stays on screen, followed by the full output of failed steps and the summary.
+/// stays on screen, followed by the output of failed steps (see `FailureLog`) and the summary.
 ///
 /// Lines that `print` steps print go above the tree and stay. While the run goes on, a tree
 /// taller than the terminal lists only running and failed steps and says how many rows it
