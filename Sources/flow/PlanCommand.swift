@@ -52,7 +52,7 @@ struct PlanCommand: Command {
 
     static func printPlan(file: String, action: String?, selection: SelectionOptions, json: Bool, noColor: Bool) throws {
         let options = selection.planOptions(action: action)
-        let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor)
+        let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor, running: false)
         let plan = try WorkflowInput.plan(workflow, options: options)
         WorkflowInput.warnUnselectedReferences(plan, noColor: noColor)
         WorkflowInput.warnEmptySelection(plan, selection: selection)

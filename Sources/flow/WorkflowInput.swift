@@ -10,8 +10,10 @@ enum WorkflowInput {
     nonisolated(unsafe) static var refusal: (message: String, details: String)?
 
     /// `options` are those the workflow will be planned with: validation leaves the
-    /// variables they override to the planner.
-    static func loadValid(_ path: String, options: PlanOptions, noColor: Bool) throws -> Workflow {
+    /// variables they override to the planner. `running` is false for the commands that
+    /// never run anything (`plan`, `graph`, `run --dry-run`), whose refusal does not say
+    /// "nothing was run".
+    static func loadValid(_ path: String, options: PlanOptions, noColor: Bool, running: Bool = true) throws -> Workflow {
         var loaded = LoadedWorkflow.load(path: path, pathBytes: RawArguments.bytes(of: path),
                                          overriddenVars: Set(options.vars.map(\.name)))
         loaded.dropSyntaxTree()
@@ -25,8 +27,9 @@ enum WorkflowInput {
             let name = path.isEmpty ? "''" : ControlEscaping.escaped(loaded.file.path)
             // A file that could not be read is not "invalid": there was nothing to judge.
             let unread = loaded.diagnostics.contains { $0.code == .fileUnreadable }
-            let message = unread ? "\(name) cannot be read; nothing was run"
-                : "\(name) is invalid (\(count) error\(count == 1 ? "" : "s")); nothing was run"
+            let consequence = running ? "; nothing was run" : ""
+            let message = unread ? "\(name) cannot be read\(consequence)"
+                : "\(name) is invalid (\(count) error\(count == 1 ? "" : "s"))\(consequence)"
             Console.stderr("error: \(message)\n")
             refusal = (message, DiagnosticRenderer(useColor: false).text(loaded.diagnostics))
             throw ExitCode(2)
