@@ -469,6 +469,9 @@ import FoundationXML
         #expect(r.elapsed < 10, "the 30 s sleeper was cancelled: \(r.elapsed)")
         #expect(r.finalState(of: "sleeper") == "cancelled", "\(r)")
         #expect(r.finalState(of: "breaker") == "failed", "\(r)")
+        // Its event says why, as a sibling skipped for it does (docs/events.md).
+        let cancelled = r.jsonEvents.first { $0["name"] as? String == "sleeper" && $0["to"] as? String == "cancelled" }
+        #expect(cancelled?["reason"] as? String == "its group was stopped (a timeout or fail_fast)", "\(r)")
         #expect(box.lines("log").isEmpty)
         #expect(box.leftoverProcesses().isEmpty)
     }

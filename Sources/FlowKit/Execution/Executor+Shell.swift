@@ -277,7 +277,12 @@ extension Executor {
         // not cancel) was cancelled, not failed: its SIGKILL may be reaped before flow records
         // the run's end (see `JournalRecorder.abandon`), and must not say otherwise.
         if Task.isCancelled || cancellation.killsEverything {
-            return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal)
+            // Without a signal to flow, what stopped it is its group's `timeout` or a
+            // concurrent sibling's failure (fail_fast), said as a step skipped for it is;
+            // after a signal the run's cancellation says why.
+            let stopped = !cancellation.isCancelled && !cancellation.killsEverything
+            return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal,
+                                 reason: stopped ? "its group was stopped (a timeout or fail_fast)" : nil)
         }
         guard termination.isSuccess else {
             return AttemptResult(state: .failed, exitCode: exitCode, signal: signal,
