@@ -72,6 +72,18 @@ import Testing
         #expect(document.node("steps", 0, "print")?.value == "one")
     }
 
+    /// A file that ends where a value was expected (`- shell: [` last, trailing blank
+    /// lines or not) is reported just past what was written, where more was expected,
+    /// not at column 1 of the last line.
+    @Test(arguments: ["steps:\n  - shell: [\n", "steps:\n  - shell: [", "steps:\n  - shell: [\n\n   \n"])
+    func aFileEndingWhereAValueWasExpectedIsReportedWhereItEnds(_ text: String) throws {
+        let (_, diagnostics) = readYAML(text)
+        try #require(diagnostics.count == 1)
+        #expect(diagnostics[0].code == .yamlSyntax)
+        #expect(at(diagnostics[0].span) == "2:13", "\(diagnostics[0])")
+        #expect(diagnostics[0].help == "the file ends here: something before it is left unfinished")
+    }
+
     /// libyaml's reader reports a control character by byte offset: the diagnostic is at
     /// the character (after a BOM and multi-byte characters too), not at 1:1.
     @Test(arguments: [

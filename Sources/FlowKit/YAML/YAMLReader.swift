@@ -427,10 +427,17 @@ extension YAMLReader {
             }
             // At the end of the input libyaml points past the last line; the construct left
             // open (the `[`, the quote) is the useful place.
+            var endsEarly = false
             if location.line > max(file.lineCount, 1) {
                 location = self.location(parser.context_mark)
                 if location.line > max(file.lineCount, 1) {
-                    location = SourceLocation(line: max(file.lineCount, 1), column: 1)
+                    // Nothing left open to point at (`- shell: [` as the last line): the
+                    // place just past the last thing written is where more was expected,
+                    // not column 1 of the last line.
+                    var end = file.bytes.count
+                    while end > 0, [0x20, 0x09, 0x0A, 0x0D].contains(file.bytes[end - 1]) { end -= 1 }
+                    location = end > 0 ? file.location(ofByte: end) : SourceLocation(line: 1, column: 1)
+                    endsEarly = true
                 }
             }
             // Tabs are the most common cause; say so plainly at the tab itself.
@@ -444,7 +451,7 @@ extension YAMLReader {
             }
             var message = "invalid YAML: \(problem)"
             if let context { message += " \(context)" }
-            var help: String?
+            var help: String? = endsEarly ? "the file ends here: something before it is left unfinished" : nil
             var length = 1
             let indent = Self.indentation(lineBytes)
             let above = Self.indentationAbove(location.line, in: file)
