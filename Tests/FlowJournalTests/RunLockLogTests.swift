@@ -39,6 +39,58 @@ import FlowKit
         #expect(TransitionRecord.parseLines(Array(Self.text([allowed, plain]).utf8)).map(\.allowedFailure) == [true, false])
     }
 
+    /// The line encoder (`LineWriter`) copies runs that need no escape whole and writes
+    /// integers digit by digit (it is on the path to every sequential spawn): the bytes must be those of JSON's
+    /// escapes and of `String(Int)`, for every control byte, quote, backslash, DEL and
+    /// multi-byte character, wherever it falls in the string, and for every integer size.
+    @Test func linesSpellStringsAndIntegersExactly() {
+        /// JSON's escapes, one character at a time: the spelling the encoder must match.
+        func quoted(_ s: String) -> String {
+            var out = "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case "\u{0}"..."\u{1F}", "\u{7F}":
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        }
+        var strings = ["", "plain", "é", "✓ done", "🎉", "a\"b", "\\", "\u{7F}", "x\u{7F}y", "line\nnext\r\n", "\"\"\""]
+        for byte in 0..<0x20 {
+            let control = String(UnicodeScalar(UInt8(byte)))
+            strings += [control, "a" + control, control + "b", "é" + control + "🎉"]
+        }
+        let numbers = [0, 1, -1, 9, 10, -10, 99, 100, 12_345, -987_654_321, Int(Int32.max), Int(Int32.min), Int.max, Int.min]
+        for (index, text) in strings.enumerated() {
+            let number = numbers[index % numbers.count]
+            let record = TransitionRecord(seq: number, path: text, from: "running", to: "failed", attempt: index,
+                                          time: 0.5, reason: text, exitCode: ~number, signal: number,
+                                          outputs: [(key: text, value: text + text)])
+            let expected = "{\"seq\":\(number),\"path\":\(quoted(text)),\"from\":\"running\",\"to\":\"failed\","
+                + "\"attempt\":\(index),\"time\":0.5,\"reason\":\(quoted(text)),\"exit_code\":\(~number),"
+                + "\"signal\":\(number),\"outputs\":{\(quoted(text)):\(quoted(text + text))}}\n"
+            var bytes: [UInt8] = []
+            record.appendLine(to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == expected, "\(Array(text.utf8))")
+            #expect(TransitionRecord.parseLines(bytes) == [record])
+        }
+        for number in numbers + [Int.max - 1, Int.min + 1, 1_000_000, -1_000_000] {
+            let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LineWriter.decimalBound) { buffer in
+                var writer = LineWriter(buffer)
+                writer.decimal(number)
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<writer.count]), as: UTF8.self)
+            }
+            #expect(text == String(number))
+        }
+    }
+
     @Test func recordsRoundTripThroughLinesAndATornLineEndsThem() {
         let records = [
             TransitionRecord(seq: 1, path: "1.2", from: "pending", to: "running", attempt: 1, time: 1_763_780_000.123456),
