@@ -65,7 +65,8 @@ struct TransitionRecord: Equatable {
         var bound = 192 + 4 * LineWriter.decimalBound + time.utf8.count
             + LineWriter.quotedBound(path) + LineWriter.quotedBound(from) + LineWriter.quotedBound(to)
         if let reason { bound += LineWriter.quotedBound(reason) }
-        for output in outputs { bound += 1 + LineWriter.quotedBound(output.key) + LineWriter.quotedBound(output.value) }
+        // A comma before and a colon inside each output.
+        for output in outputs { bound += 2 + LineWriter.quotedBound(output.key) + LineWriter.quotedBound(output.value) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { buffer in
             var line = LineWriter(buffer)
             line.raw(#"{"seq":"#)

@@ -91,6 +91,19 @@ import FlowKit
         }
     }
 
+    /// The room sized for a line holds its worst case: many outputs, each with the comma
+    /// before it and the colon inside it, whose values are all escapes.
+    @Test func aLineOfManyFullyEscapedOutputsFitsItsRoom() {
+        let outputs = (0..<400).map { (key: "", value: String(repeating: "\u{1}", count: $0 % 3)) }
+        let record = TransitionRecord(seq: 1, path: "1", from: "running", to: "succeeded", attempt: 1, time: 1,
+                                      reason: nil, exitCode: 0, signal: nil, outputs: outputs)
+        var bytes: [UInt8] = []
+        record.appendLine(to: &bytes)
+        let members = outputs.map { "\"\":\"" + String(repeating: "\\u0001", count: $0.value.count) + "\"" }
+        #expect(String(decoding: bytes, as: UTF8.self) == "{\"seq\":1,\"path\":\"1\",\"from\":\"running\",\"to\":\"succeeded\","
+                    + "\"attempt\":1,\"time\":1.0,\"exit_code\":0,\"outputs\":{" + members.joined(separator: ",") + "}}\n")
+    }
+
     @Test func recordsRoundTripThroughLinesAndATornLineEndsThem() {
         let records = [
             TransitionRecord(seq: 1, path: "1.2", from: "pending", to: "running", attempt: 1, time: 1_763_780_000.123456),
