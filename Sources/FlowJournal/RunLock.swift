@@ -102,4 +102,13 @@ public final class RunLock: @unchecked Sendable {
         flock(fd, LOCK_UN)
         close(fd)
     }
+
+    /// Lets go of the lock but leaves the file, for a run whose end the database could not
+    /// take: the transitions the file holds are the only record of them (a step that
+    /// succeeded, say), and the next `flow` that opens the journal folds them in
+    /// (`Journal.recover`). Removed, they were lost, and `resume` ran the step again.
+    func releaseKeepingRecords() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import FlowJournal
+
+/// A journal another process gets in the way of, found by the hostile-input review: flow
+/// says so, goes on, and loses nothing it had recorded.
+@Suite struct HostileJournalTests {
+    /// Another process (here a SQLite connection of the test, as `sqlite3` holding a write
+    /// transaction) keeps the database locked from the middle of a run to its end. The run
+    /// ends as it would (exit 0), says the journal stopped recording, and what its lock file
+    /// held is not thrown away: the next `flow` folds it in, so step `a`, whose success was
+    /// only in the lock file, reads `succeeded` and a `resume` does not run it again. Its
+    /// file used to be removed when the last commit failed: `a` read `interrupted` and was
+    /// run again.
+    @Test func aRunWhoseLastCommitsTheDatabaseRefusedKeepsWhatItsLockFileHeld() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: touch a-started; while [ ! -f locked ]; do sleep 0.01; done; echo a >> ran
+              - name: b
+                shell: echo b
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        let deadline = Date().addingTimeInterval(30)
+        while !box.exists("a-started"), Date() < deadline { usleep(10_000) }
+        #expect(box.exists("a-started"))
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        // The run's row first (its opening may still be under way): locked before it, the
+        // run would not be recorded at all.
+        while true {
+            try db.execute("BEGIN IMMEDIATE")
+            if try db.value("SELECT count(*) FROM runs") as Int? == 1 { break }
+            try db.execute("ROLLBACK")
+            #expect(Date() < deadline, "the run was not recorded")
+            usleep(10_000)
+        }
+        _ = try box.write("locked", "")
+        // flow gives up on the database after its busy timeout (10 s per commit); held until then.
+        let r = try flow.finish(timeout: 60)
+        try db.execute("ROLLBACK")
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("error: the journal stopped recording this run: "), "\(r)")
+        let show = try JournalEndToEndTests.show(box)
+        #expect(show["state"] as? String == "interrupted", "\(show)")
+        #expect(JournalEndToEndTests.stepStates(show) == ["a": "succeeded", "b": "succeeded"], "\(show)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.state.path + "/locks").filter { $0.hasSuffix(".lock") } == [])
+        let resumed = try box.run(["resume", "last"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(box.lines("ran") == ["a"], "\(resumed)")
+    }
+}
