@@ -33,10 +33,10 @@ struct LogsCommand: Command {
     var journal: JournalOptions
     var follow: Bool
 
-    init(_ arguments: ParsedArguments) {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         runID = arguments.argument("run-id") ?? ""
         step = arguments.argument("step")
-        journal = JournalOptions(arguments)
+        journal = try JournalOptions(arguments)
         follow = arguments.flag("follow")
     }
 

@@ -16,9 +16,9 @@ struct ShowCommand: Command {
     var journal: JournalOptions
     var json: Bool
 
-    init(_ arguments: ParsedArguments) {
+    init(_ arguments: ParsedArguments) throws(UsageError) {
         runID = arguments.argument("run-id") ?? ""
-        journal = JournalOptions(arguments)
+        journal = try JournalOptions(arguments)
         json = arguments.flag("json")
     }
 
