@@ -70,4 +70,35 @@ import Glibc
         #expect(box.lines("ran") == ["ran"], "\(r)")
         #expect(try JournalEndToEndTests.runs(box).count == 1)
     }
+
+    /// The database, its `-wal` or its `-shm` is there but is a directory or a FIFO: every
+    /// command names that file and says to move it away; `flow run` goes on unrecorded.
+    /// SQLite says "disk I/O error" or "unable to open database file" then, and flow passed
+    /// that on with "check its permissions" (for a `-wal` directory, `runs` said SQLite
+    /// must write the `-shm` file): neither was what to fix.
+    @Test(arguments: [("journal.sqlite", "a directory"), ("journal.sqlite", "a FIFO"), ("journal.sqlite-wal", "a directory"),
+                      ("journal.sqlite-shm", "a directory")])
+    func aDatabaseFileThatIsNotAFileIsNamed(_ name: String, _ what: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shell: echo ran >> ran\n")
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let path = box.state.path + "/" + name
+        for file in ["journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm"] where file == name || name == "journal.sqlite" {
+            unlink(box.state.path + "/" + file)
+        }
+        #expect(what == "a FIFO" ? mkfifo(path, 0o644) == 0 : mkdir(path, 0o755) == 0)
+        let expected = "cannot open the journal \(box.state.path)/journal.sqlite: \(path) is \(what), not a file; move it away"
+        let run = try box.run(["run", "wf.yaml"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("error: " + expected), "\(run)")
+        #expect(run.stderr.contains("this run is not recorded"), "\(run)")
+        #expect(box.lines("ran") == ["ran", "ran"], "\(run)")
+        // The history commands read a journal whose `-shm` they cannot use as it is.
+        guard name != "journal.sqlite-shm" else { return }
+        for command in [["runs"], ["show", "last"], ["logs", "last"], ["resume", "last"], ["undo", "last"]] {
+            let r = try box.run(command)
+            #expect(r.status == 2, "\(command): \(r)")
+            #expect(r.stderr.hasPrefix("error: " + expected), "\(command): \(r)")
+        }
+    }
 }
