@@ -48,7 +48,7 @@ struct ExecutionOptions {
         if let junit, WorkflowDirectory.isDirectory(Array(junit.utf8)) {
             throw arguments.error("--junit \(junit) is a directory: name the report's file, e.g. \(junit.hasSuffix("/") ? junit : junit + "/")junit.xml")
         }
-        journal = try JournalOptions(arguments)
+        journal = JournalOptions(arguments)
         noJournal = arguments.flag("no-journal")
     }
 
@@ -77,13 +77,7 @@ struct JournalOptions {
     static let runArgument = ArgumentSpec("run-id", help: "The run: an id, a unique prefix, or `last`.",
                                           completion: CompletionValues.runs)
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedArguments) {
         stateDir = arguments.value("state-dir")
-        // An empty value (`--state-dir "$DIR"` with DIR unset) used to fall back to the
-        // default without a word, so the runs went to another journal than the one asked for.
-        if stateDir == "" {
-            throw arguments.error("--state-dir needs a directory: the journal lives there (leave the option out for "
-                                  + "$FLOW_STATE_DIR, else .flow)")
-        }
     }
 }

@@ -33,10 +33,10 @@ struct LogsCommand: Command {
     var journal: JournalOptions
     var follow: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedArguments) {
         runID = arguments.argument("run-id") ?? ""
         step = arguments.argument("step")
-        journal = try JournalOptions(arguments)
+        journal = JournalOptions(arguments)
         follow = arguments.flag("follow")
     }
 

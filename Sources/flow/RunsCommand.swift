@@ -30,7 +30,7 @@ struct RunsCommand: Command {
     var pruneOlderThan: String?
 
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        journal = try JournalOptions(arguments)
+        journal = JournalOptions(arguments)
         limit = try arguments.value("limit", as: Int.self)
         json = arguments.flag("json")
         prune = try arguments.value("prune", as: Int.self)

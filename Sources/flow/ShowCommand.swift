@@ -16,9 +16,9 @@ struct ShowCommand: Command {
     var journal: JournalOptions
     var json: Bool
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
+    init(_ arguments: ParsedArguments) {
         runID = arguments.argument("run-id") ?? ""
-        journal = try JournalOptions(arguments)
+        journal = JournalOptions(arguments)
         json = arguments.flag("json")
     }
 

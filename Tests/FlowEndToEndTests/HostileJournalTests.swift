@@ -53,24 +53,6 @@ import Glibc
         #expect(box.lines("ran") == ["a"], "\(resumed)")
     }
 
-    /// An empty `--state-dir` (`--state-dir "$DIR"` with `DIR` unset) is a usage error for
-    /// every command that takes it, as an empty `--junit` is: it used to mean the default,
-    /// so a run went to `$FLOW_STATE_DIR` (or `.flow/`) instead of where it was sent, and
-    /// `runs` listed another journal's history.
-    @Test(arguments: [["run", "wf.yaml"], ["run", "wf.yaml", "--dry-run"], ["runs"], ["show", "last"], ["logs", "last"],
-                      ["resume", "last"], ["undo", "last"]])
-    func anEmptyStateDirIsAUsageError(_ arguments: [String]) throws {
-        let box = try RunSandbox()
-        try box.write("wf.yaml", "steps:\n  - shell: echo ran >> ran\n")
-        #expect(try box.run(["run", "wf.yaml"]).status == 0)
-        let r = try box.run(arguments + ["--state-dir", ""])
-        #expect(r.status == 2, "\(r)")
-        #expect(r.stderr.hasPrefix("Error: --state-dir needs a directory: the journal lives there"), "\(r)")
-        #expect(r.stdout.isEmpty, "\(r)")
-        #expect(box.lines("ran") == ["ran"], "\(r)")
-        #expect(try JournalEndToEndTests.runs(box).count == 1)
-    }
-
     /// The database, its `-wal` or its `-shm` is there but is a directory or a FIFO: every
     /// command names that file and says to move it away; `flow run` goes on unrecorded.
     /// SQLite says "disk I/O error" or "unable to open database file" then, and flow passed
