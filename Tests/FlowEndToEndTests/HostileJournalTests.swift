@@ -83,4 +83,33 @@ import Glibc
             #expect(r.stderr.hasPrefix("error: " + expected), "\(command): \(r)")
         }
     }
+
+    /// What `flow logs` reads of a run's output, damaged: the run's `output/RUN.log` a FIFO,
+    /// a directory or a device, or its rows pointing at a negative offset or 2^63 bytes.
+    /// Each is an error naming the file (exit 2), within the time out. The FIFO hung `flow
+    /// logs` for good, the device gave its bytes as the run's output, and the rows trapped
+    /// (SIGILL) or aborted (out of memory) with a backtrace.
+    @Test(arguments: ["fifo", "directory", "device", "negative", "huge"])
+    func damagedOutputIsAnErrorNotAHangOrACrash(_ damage: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - name: a\n    shell: echo hello\n")
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let id = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        let log = box.state.path + "/output/\(id).log"
+        switch damage {
+        case "fifo": #expect(unlink(log) == 0 && mkfifo(log, 0o644) == 0)
+        case "directory": #expect(unlink(log) == 0 && mkdir(log, 0o755) == 0)
+        case "device": #expect(unlink(log) == 0 && symlink("/dev/zero", log) == 0)
+        default:
+            let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+            try db.execute(damage == "negative" ? "UPDATE output_lines SET file_offset = -5, file_length = -1"
+                                                : "UPDATE output_lines SET file_length = 9223372036854775807")
+        }
+        for arguments in [["logs", "last"], ["logs", "last", "a"], ["logs", "last", "--follow"]] {
+            let r = try box.run(arguments, timeout: 20)
+            #expect(r.status == 2, "\(arguments): \(r)")
+            #expect(r.stderr.hasPrefix("error: ") && r.stderr.contains("/output/\(id).log"), "\(arguments): \(r)")
+            #expect(!r.stderr.contains("Backtrace") && !r.stderr.contains("Fatal error"), "\(arguments): \(r)")
+        }
+    }
 }
