@@ -126,7 +126,10 @@ struct TransitionRecord: Equatable {
         guard let seq = object["seq"]?.intValue, seq >= 1, let path = object["path"]?.stringValue,
               let from = object["from"]?.stringValue, let to = object["to"]?.stringValue,
               let fromState = StepState(rawValue: from), let toState = StepState(rawValue: to), fromState.canMove(to: toState),
-              let attempt = object["attempt"]?.intValue, attempt >= 1, let time = object["time"]?.doubleValue, time.isFinite
+              let attempt = object["attempt"]?.intValue, attempt >= 1, let time = object["time"]?.doubleValue,
+              Journal.plausibleTime(time) != nil,
+              object["exit_code"]?.intValue == Journal.plausibleCode(object["exit_code"]?.intValue),
+              object["signal"]?.intValue == Journal.plausibleCode(object["signal"]?.intValue)
         else { return nil }
         var outputs: [(key: String, value: String)] = []
         if case .object(let members)? = object["outputs"] {

@@ -112,4 +112,40 @@ import Glibc
             #expect(!r.stderr.contains("Backtrace") && !r.stderr.contains("Fatal error"), "\(arguments): \(r)")
         }
     }
+
+    /// Rows no run could have written (a journal edited by hand, or by another tool): times
+    /// past any date, a negative or huge depth, an exit code past 32 bits. `runs`, `show`,
+    /// `resume` and `undo` read them as unknown (or the nearest depth a tree has) instead of
+    /// trapping with a backtrace (`Double value cannot be converted to Int`, `Negative count
+    /// not allowed`) or building an indentation until killed.
+    @Test(arguments: [
+        "UPDATE runs SET started_at = 9223372036854775807", "UPDATE runs SET ended_at = 9223372036854775807",
+        "UPDATE steps SET started_at = -9223372036854775808", "UPDATE steps SET ended_at = 1e308",
+        "UPDATE steps SET depth = -1", "UPDATE steps SET depth = 9223372036854775807",
+        "UPDATE steps SET exit_code = 9223372036854775807", "UPDATE runs SET exit_status = 9223372036854775807",
+    ])
+    func implausibleRowsAreReadWithoutACrash(_ damage: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo hi
+                undo:
+                  shell: echo undone
+              - name: b
+                shell: exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute(damage)
+        for arguments in [["runs"], ["runs", "--json"], ["show", "last"], ["show", "last", "--json"], ["resume", "last", "--no-rollback"]] {
+            let r = try box.run(arguments, timeout: 20)
+            #expect([0, 1].contains(r.status), "\(damage): \(arguments): \(r)")
+            #expect(!r.stderr.contains("Backtrace") && !r.stderr.contains("Fatal error"), "\(damage): \(arguments): \(r)")
+        }
+        // The resume's, by id: with the first damage `last` is still the run resumed.
+        let resume = try #require(try JournalEndToEndTests.runs(box).first { $0["kind"] as? String == "resume" }?["id"] as? String)
+        let undo = try box.run(["undo", resume], timeout: 20)
+        #expect(undo.status == 0, "\(damage): \(undo)")
+    }
 }
