@@ -148,4 +148,35 @@ import Glibc
         let undo = try box.run(["undo", resume], timeout: 20)
         #expect(undo.status == 0, "\(damage): \(undo)")
     }
+
+    /// A `flow resume` the journal cannot record (another process holds it locked past the
+    /// busy timeout) runs nothing, exit 2, as `flow undo` already did. It used to run
+    /// unrecorded: its rollback reversed `a`, which the journal still held as `succeeded`,
+    /// so the `flow undo` after it reversed `a` a second time.
+    @Test func aResumeTheJournalCannotRecordRunsNothing() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo a >> ran
+                undo:
+                  shell: echo a >> undone
+              - name: b
+                shell: echo b >> ran; exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        do {
+            let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+            try db.execute("BEGIN IMMEDIATE")
+            let r = try box.run(["resume", "last"])
+            try db.execute("ROLLBACK")
+            #expect(r.status == 2, "\(r)")
+            #expect(r.stderr.contains("error: the resume cannot be recorded in the journal, so nothing was run"), "\(r)")
+        }
+        #expect(box.lines("ran") == ["a", "b"])
+        #expect(box.lines("undone") == [])
+        let undo = try box.run(["undo", "last"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("undone") == ["a"], "\(undo)")
+    }
 }
