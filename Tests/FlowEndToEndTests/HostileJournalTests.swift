@@ -179,4 +179,38 @@ import Glibc
         #expect(undo.status == 0, "\(undo)")
         #expect(box.lines("undone") == ["a"], "\(undo)")
     }
+
+    /// A dead run's lock file with a line no step could have written (another tool's, or
+    /// damaged): here `pending → succeeded` of step `b`, which never ran. The next `flow`
+    /// folds in nothing from that line on, so `b` does not read `succeeded` and `flow
+    /// resume` runs it. The line was folded in as it was: `b` read `succeeded`, and the
+    /// resume skipped it.
+    @Test func aLockFileLineNoStepCouldWriteIsNotFoldedIn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo a >> ran
+              - name: b
+                shell: echo b >> ran
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let id = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        // As a run killed after `a` leaves it: `running`, no lock held, `b`'s lines not yet in.
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("""
+            UPDATE runs SET state = 'running', ended_at = NULL, exit_status = NULL;
+            DELETE FROM transitions WHERE path = '2';
+            UPDATE steps SET state = 'pending', attempts = 0, exit_code = NULL, started_at = NULL, ended_at = NULL,
+                completed_seq = NULL WHERE path = '2';
+            DELETE FROM attempts WHERE path = '2';
+            """)
+        let seq = try #require(try db.value("SELECT MAX(seq) FROM transitions") as Int?)
+        try box.write("state/locks/\(id).lock", #"{"seq":\#(seq + 1),"path":"2","from":"pending","to":"succeeded","attempt":1,"time":1}"# + "\n")
+        let show = try JournalEndToEndTests.show(box)
+        #expect(JournalEndToEndTests.stepStates(show) == ["a": "succeeded", "b": "pending"], "\(show)")
+        let resumed = try box.run(["resume", "last"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(box.lines("ran") == ["a", "b", "b"], "\(resumed)")
+    }
 }
