@@ -50,14 +50,17 @@ extension Journal {
 
     private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8]) -> RunRecord {
         let id: String = row["id"] ?? ""
-        return RunRecord(
+        let args = (row["args"] as String?).flatMap(RunArguments.decode)
+        var record = RunRecord(
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
-            args: (row["args"] as String?).flatMap(RunArguments.decode) ?? RunArguments(PlanOptions()), cwd: row["cwd"] ?? "",
+            args: args ?? RunArguments(PlanOptions()), cwd: row["cwd"] ?? "",
             workflowPathBytes: row["workflow_path_bytes"], cwdBytes: row["cwd_bytes"],
             startedAt: Self.plausibleTime(row["started_at"]) ?? 0, endedAt: Self.plausibleTime(row["ended_at"]), state: state,
             exitStatus: Self.plausibleCode(row["exit_status"]),
             pid: row["pid"] ?? 0, host: row["host"] ?? "", totalSteps: row["total_steps"] ?? 0)
+        record.argsDamaged = args == nil
+        return record
     }
 
     /// `last`, a full id, or a unique prefix of one.

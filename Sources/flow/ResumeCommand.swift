@@ -52,6 +52,7 @@ struct ResumeCommand: Command {
             Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)` again instead\n")
             throw ExitCode(2)
         }
+        try JournalInput.refuseIfArgumentsDamaged(record, command: "resume")
         try RecordedDirectory.check(record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "resume")

@@ -213,4 +213,35 @@ import Glibc
         #expect(resumed.status == 0, "\(resumed)")
         #expect(box.lines("ran") == ["a", "b", "b"], "\(resumed)")
     }
+
+    /// A run whose recorded `args` cannot be read back (a row edited by hand or by another
+    /// tool) is not resumed or undone (exit 2, nothing run): the arguments were taken as
+    /// none, and `flow resume` ran the steps with the defaults of `vars`, not with the
+    /// `--var` the run was given.
+    @Test(arguments: ["{not json", "[]", #"{"vars":"x"}"#])
+    func aRunWhoseRecordedArgumentsAreDamagedIsNotResumedOrUndone(_ damage: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              target: staging
+            steps:
+              - name: a
+                shell: echo "${{ vars.target }}" >> ran
+                undo:
+                  shell: echo "${{ vars.target }}" >> undone
+              - name: b
+                shell: exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--var", "target=prod", "--no-rollback"]).status == 1)
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("UPDATE runs SET args = ?", [damage])
+        for command in ["resume", "undo"] {
+            let r = try box.run([command, "last"])
+            #expect(r.status == 2, "\(command): \(r)")
+            #expect(r.stderr.contains("are damaged"), "\(command): \(r)")
+        }
+        #expect(box.lines("ran") == ["prod"])
+        #expect(box.lines("undone") == [])
+        #expect(try box.run(["show", "last"]).status == 0)
+    }
 }
