@@ -69,6 +69,11 @@ struct ResumeCommand: Command {
             guard force else {
                 let what: String
                 switch read {
+                // The content recorded with the run is not what its hash says (a row edited by
+                // hand or by another tool): "changed since the run (H → H)" named one hash twice.
+                case .success(let bytes) where Journal.hash(bytes) == record.contentHash:
+                    what = "is as the run read it (\(record.contentHash)), but the workflow recorded with the run is damaged "
+                        + "(it does not hash to that)"
                 case .success(let bytes): what = "changed since the run (\(record.contentHash) → \(Journal.hash(bytes)))"
                 // Only a missing file is gone: a directory or an unreadable file says what it is.
                 case .failure(let failure): what = failure.isMissing ? "is gone" : "cannot be read (\(failure.reason))"

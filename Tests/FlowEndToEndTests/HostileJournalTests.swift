@@ -244,4 +244,23 @@ import Glibc
         #expect(box.lines("undone") == [])
         #expect(try box.run(["show", "last"]).status == 0)
     }
+
+    /// The workflow recorded with a run, damaged in the journal while the file is as the run
+    /// read it: `flow resume` says so (exit 2) and `--force` resumes with the file. It said
+    /// `changed since the run (H → H)`, one hash twice.
+    @Test func aDamagedRecordedWorkflowIsSaidToBeDamaged() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - name: a\n    shell: echo a >> ran\n  - name: b\n    shell: test -f fixed\n")
+        #expect(try box.run(["run", "wf.yaml"]).status == 1)
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("UPDATE runs SET content = x'00ff3a3a'")
+        let r = try box.run(["resume", "last"])
+        #expect(r.status == 2, "\(r)")
+        #expect(r.stderr.contains("error: wf.yaml is as the run read it ("), "\(r)")
+        #expect(r.stderr.contains("but the workflow recorded with the run is damaged (it does not hash to that)"), "\(r)")
+        _ = try box.write("fixed", "")
+        let forced = try box.run(["resume", "last", "--force"])
+        #expect(forced.status == 0, "\(forced)")
+        #expect(box.lines("ran") == ["a"], "\(forced)")
+    }
 }
