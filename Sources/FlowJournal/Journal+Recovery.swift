@@ -31,7 +31,7 @@ extension Journal {
         for name in claims { RunClaim.removeIfFree(directory + "/" + name) }
         for name in names {
             let path = directory + "/" + name
-            let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+            let fd = RunLock.openFile(path, O_RDWR)
             guard fd >= 0 else { continue }
             defer { close(fd) }
             // Shared, as `RunLock.isHeld` looks: an exclusive lock held here through the fold

@@ -263,4 +263,27 @@ import Glibc
         #expect(forced.status == 0, "\(forced)")
         #expect(box.lines("ran") == ["a"], "\(forced)")
     }
+
+    /// A run's lock file that is not a file (a FIFO, or a link to `/dev/zero`, put there by
+    /// hand) is left alone: every command that opens the journal goes on, and the run reads
+    /// as one whose process died. Every such `flow` hung on the FIFO for good, and read
+    /// `/dev/zero` until memory ran out (here: until `ulimit -v` stopped it).
+    @Test(arguments: ["fifo", "device"])
+    func aLockFileThatIsNotAFileIsLeftAlone(_ kind: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - name: a\n    shell: echo a\n  - name: b\n    shell: exit 3\n")
+        #expect(try box.run(["run", "wf.yaml"]).status == 1)
+        let id = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("UPDATE runs SET state = 'running', ended_at = NULL, exit_status = NULL")
+        let lock = box.state.path + "/locks/\(id).lock"
+        #expect(kind == "fifo" ? mkfifo(lock, 0o644) == 0 : symlink("/dev/zero", lock) == 0)
+        for arguments in [["runs"], ["show", "last"], ["logs", "last"]] {
+            let r = try FlowBinary.run(arguments + ["--state-dir", box.state.path], in: box.root, timeout: 20,
+                                       memoryLimitKB: 1_000_000)
+            #expect(r.status == 0, "\(arguments): \(r)")
+        }
+        let runs = try FlowBinary.run(["runs", "--state-dir", box.state.path], in: box.root, timeout: 20, memoryLimitKB: 1_000_000)
+        #expect(runs.stdout.contains("interrupted"), "\(runs)")
+    }
 }
