@@ -50,13 +50,17 @@ extension Journal {
 
     private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8]) -> RunRecord {
         let id: String = row["id"] ?? ""
-        return RunRecord(
+        let args = (row["args"] as String?).flatMap(RunArguments.decode)
+        var record = RunRecord(
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
-            args: (row["args"] as String?).flatMap(RunArguments.decode) ?? RunArguments(PlanOptions()), cwd: row["cwd"] ?? "",
+            args: args ?? RunArguments(PlanOptions()), cwd: row["cwd"] ?? "",
             workflowPathBytes: row["workflow_path_bytes"], cwdBytes: row["cwd_bytes"],
-            startedAt: row["started_at"] ?? 0, endedAt: row["ended_at"], state: state, exitStatus: row["exit_status"],
+            startedAt: Self.plausibleTime(row["started_at"]) ?? 0, endedAt: Self.plausibleTime(row["ended_at"]), state: state,
+            exitStatus: Self.plausibleCode(row["exit_status"]),
             pid: row["pid"] ?? 0, host: row["host"] ?? "", totalSteps: row["total_steps"] ?? 0)
+        record.argsDamaged = args == nil
+        return record
     }
 
     /// `last`, a full id, or a unique prefix of one.
@@ -201,14 +205,15 @@ extension Journal {
             for row in try db.rows("SELECT path, key, value FROM outputs WHERE run_id = ?", [runID]) {
                 outputs[row["path"] ?? "", default: [:]][row["key"] ?? ""] = row["value"]
             }
-            var records = StepRecord.markingSharedNames(rows.map { row in
+            var records = StepRecord.markingSharedNames(Self.plausibleDepths(rows.map { row in
                 let path: String = row["path"] ?? ""
                 return StepRecord(path: path, position: row["position"] ?? 0, depth: row["depth"] ?? 0, name: row["name"],
                                   kind: row["kind"] ?? "", summary: row["label"] ?? "", state: row["state"] ?? "",
-                                  attempts: row["attempts"] ?? 0, exitCode: row["exit_code"], startedAt: row["started_at"],
-                                  endedAt: row["ended_at"], completedSeq: row["completed_seq"], signal: row["signal"],
+                                  attempts: row["attempts"] ?? 0, exitCode: Self.plausibleCode(row["exit_code"]),
+                                  startedAt: Self.plausibleTime(row["started_at"]), endedAt: Self.plausibleTime(row["ended_at"]),
+                                  completedSeq: row["completed_seq"], signal: Self.plausibleCode(row["signal"]),
                                   allowedFailure: (row["allowed_failure"] as Int?) == 1, outputs: outputs[path] ?? [:])
-            })
+            }))
             let state: String? = try db.value("SELECT state FROM runs WHERE id = ?", [runID])
             guard state == "running" else { return Self.withoutEarlierInstancesOutputs(records) }
             var ledger = StepLedger()
@@ -218,8 +223,8 @@ extension Journal {
                 """, [runID])
             var next = 1
             for row in transitions {
-                ledger.apply(path: row[0] ?? "", to: row[1] ?? "", attempt: row[2] ?? 0, time: row[3] ?? 0, exitCode: row[4],
-                             signal: row[5], allowedFailure: (row[7] as Int?) == 1)
+                ledger.apply(path: row[0] ?? "", to: row[1] ?? "", attempt: row[2] ?? 0, time: Self.plausibleTime(row[3]) ?? 0,
+                             exitCode: Self.plausibleCode(row[4]), signal: Self.plausibleCode(row[5]), allowedFailure: (row[7] as Int?) == 1)
                 next = (row[6] ?? 0) + 1
             }
             for record in uncommitted where record.seq >= next {

@@ -31,7 +31,7 @@ extension Journal {
         for name in claims { RunClaim.removeIfFree(directory + "/" + name) }
         for name in names {
             let path = directory + "/" + name
-            let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+            let fd = RunLock.openFile(path, O_RDWR)
             guard fd >= 0 else { continue }
             defer { close(fd) }
             // Shared, as `RunLock.isHeld` looks: an exclusive lock held here through the fold
@@ -74,10 +74,23 @@ extension Journal {
             guard state == "running", !records.isEmpty else { return true }
             var next: Int = try db.value("SELECT MAX(seq) FROM transitions WHERE run_id = ?", [runID]) ?? 0
             next += 1
+            // Each line must carry on from where its step is: one that does not (a step of
+            // another plan, a move from a state the step is not in) is not this run's, and
+            // ends what is folded in, as a line cut short does.
+            let paths = Set<String>(try db.values("SELECT path FROM steps WHERE run_id = ?", [runID]))
+            var states: [String: String] = [:]
+            for row in try db.rows("""
+                SELECT path, to_state FROM transitions WHERE run_id = ? AND seq IN
+                    (SELECT MAX(seq) FROM transitions WHERE run_id = ? GROUP BY path)
+                """, [runID, runID]) {
+                if let path: String = row["path"], let state: String = row["to_state"] { states[path] = state }
+            }
             let statements = try JournalStatements(db)
             for record in records where record.seq >= next {
-                guard record.seq == next else { break }
+                guard record.seq == next, paths.contains(record.path),
+                      record.from == states[record.path, default: "pending"] else { break }
                 try statements.insert(record, runID: runID)
+                states[record.path] = record.to
                 next += 1
             }
             return true

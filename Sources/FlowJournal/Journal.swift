@@ -131,6 +131,7 @@ public final class Journal: @unchecked Sendable {
             journal.recover()
             return journal
         } catch let error as SQLiteError {
+            if let problem = databaseFileProblem(path) { throw problem }
             if readOnly, !create, [SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM].contains(error.primaryCode) {
                 return try openReadOnly(stateDir: stateDir, path: path, error: error)
             }
@@ -215,6 +216,9 @@ public final class Journal: @unchecked Sendable {
     }
 
     static func describe(_ error: SQLiteError, path: String) -> String {
+        if [SQLITE_CANTOPEN, SQLITE_IOERR, SQLITE_READONLY].contains(error.primaryCode), let problem = databaseFileProblem(path) {
+            return problem.description
+        }
         switch error.primaryCode {
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return "the journal \(path) is damaged (\(error.message)); move it away to start a new one"
@@ -269,6 +273,28 @@ public final class Journal: @unchecked Sendable {
         let length = readlink(stateDir, &target, target.count - 1)
         let to = length > 0 ? " to " + String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         return JournalError("the state dir \(stateDir) is a symbolic link\(to), which does not exist (see --state-dir)")
+    }
+
+    /// The database's file, or its `-wal` or `-shm`, that is there but is not a file (a
+    /// directory, a FIFO), said as such. SQLite only says "disk I/O error" or "unable to
+    /// open database file" then, which flow passed on with "check its permissions" (or, for
+    /// a `-wal` directory, that SQLite must write the `-shm` file): neither is what to fix.
+    static func databaseFileProblem(_ path: String) -> JournalError? {
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0 else { continue }
+            let what: String
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: continue
+            case S_IFDIR: what = "a directory"
+            case S_IFIFO: what = "a FIFO"
+            case S_IFSOCK: what = "a socket"
+            default: what = "a device"
+            }
+            return JournalError("cannot open the journal \(path): \(file) is \(what), not a file; move it away"
+                + (file == path ? " to start a new journal" : "") + " (flow run: or use another --state-dir, or --no-journal)")
+        }
+        return nil
     }
 
     /// Makes `path` and the directories above it; true when this call made `path` itself.

@@ -24,8 +24,7 @@ extension JournalRecorder {
                                [Int(exitStatus), now, id])
             }
             try? journal.access { _ in statements = nil }
-            lock?.release(stateDir: journal.stateDir, runID: id)
-            lock = nil
+            releaseLock()
         }
     }
 }

@@ -550,6 +550,23 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         }
     }
 
+    /// Lets go of the run's lock. Its file goes with it once the database has everything;
+    /// when the last commit failed (another process held the database past the busy
+    /// timeout, a full disk), the file keeps what the database lacks, with the transitions
+    /// not yet in it added (a gap before them ends what is folded in, as after a crash), and
+    /// the run reads as `interrupted` with every step as far as it got. Called with `mutex`
+    /// held.
+    func releaseLock() {
+        guard let lock else { return }
+        if disabled {
+            _ = logPending()
+            lock.releaseKeepingRecords()
+        } else {
+            lock.release(stateDir: journal.stateDir, runID: metadata.id)
+        }
+        self.lock = nil
+    }
+
     func finish(_ outcome: RunOutcome) {
         guard awaitOpening() else { return }
         ticker?.cancel()
@@ -560,8 +577,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         }
         // Finalised while the connection is ours, before it may close.
         try? journal.access { _ in statements = nil }
-        lock?.release(stateDir: journal.stateDir, runID: id)
-        lock = nil
+        releaseLock()
         if outputFD >= 0 {
             close(outputFD)
             outputFD = -1

@@ -41,10 +41,27 @@ public final class RunLock: @unchecked Sendable {
         "\(stateDir)/locks/\(runID).lock"
     }
 
+    /// Opens the lock file at `path` as it is there (`O_RDONLY` or `O_RDWR` in `access`); -1
+    /// unless it is a regular file. flow makes each one a file of its own (`O_EXCL`), so
+    /// anything else was put there by hand: a FIFO hung every `flow` that opened the journal
+    /// (reading it, or opening it to read, waited for a writer for good), and a link to
+    /// `/dev/zero` made them read it until memory ran out. Such a file is left alone, and
+    /// its run reads as one whose lock nobody holds.
+    static func openFile(_ path: String, _ access: Int32) -> Int32 {
+        let fd = open(path, access | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard fd >= 0 else { return -1 }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return -1
+        }
+        return fd
+    }
+
     /// The transitions in the lock file of `runID` (none if it has no file), read without
     /// taking the lock: lines are appended whole, and a line being written is not yet whole.
     static func records(stateDir: String, runID: String) -> [TransitionRecord] {
-        let fd = open(path(stateDir: stateDir, runID: runID), O_RDONLY | O_CLOEXEC)
+        let fd = openFile(path(stateDir: stateDir, runID: runID), O_RDONLY)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
         return readAll(fd).map(TransitionRecord.parseLines) ?? []
@@ -72,7 +89,7 @@ public final class RunLock: @unchecked Sendable {
         // every live run then read as `interrupted` to them, and `logs --follow` stopped at once.
         // A shared lock is enough to tell (the run holds its lock exclusively), and where
         // `flock` is emulated with POSIX locks (NFS) an exclusive one needs write access.
-        let fd = open(path(stateDir: stateDir, runID: runID), O_RDONLY | O_CLOEXEC)
+        let fd = openFile(path(stateDir: stateDir, runID: runID), O_RDONLY)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         if flock(fd, LOCK_SH | LOCK_NB) == 0 {
@@ -99,6 +116,15 @@ public final class RunLock: @unchecked Sendable {
 
     public func release(stateDir: String, runID: String) {
         unlink(Self.path(stateDir: stateDir, runID: runID))
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Lets go of the lock but leaves the file, for a run whose end the database could not
+    /// take: the transitions the file holds are the only record of them (a step that
+    /// succeeded, say), and the next `flow` that opens the journal folds them in
+    /// (`Journal.recover`). Removed, they were lost, and `resume` ran the step again.
+    func releaseKeepingRecords() {
         flock(fd, LOCK_UN)
         close(fd)
     }

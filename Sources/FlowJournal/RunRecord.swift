@@ -26,6 +26,9 @@ public struct RunRecord: Sendable {
     public var pid: Int
     public var host: String
     public var totalSteps: Int
+    /// Whether the run's `args` could not be read back (a row edited by hand or by another
+    /// tool): `args` then holds none, which are not the arguments it ran with.
+    public var argsDamaged = false
     /// Leaf steps per final state.
     public var counts: [String: Int] = [:]
     /// Of `counts`, the steps whose failure `continue_on_error` allowed, by state (`failed`,

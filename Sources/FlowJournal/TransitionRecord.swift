@@ -125,11 +125,19 @@ struct TransitionRecord: Equatable {
         return records
     }
 
+    /// The record of one line; nil unless it is a whole record of a move the transition
+    /// table allows: a line that parses but names no state, or a move no step makes
+    /// (`pending → succeeded`), is not one flow wrote, and folded in it made a step that
+    /// never ran read `succeeded` (and `resume` skip it).
     static func parse(_ line: ArraySlice<UInt8>) -> TransitionRecord? {
         guard let object = JSONParser.parse(line) else { return nil }
-        guard let seq = object["seq"]?.intValue, let path = object["path"]?.stringValue,
+        guard let seq = object["seq"]?.intValue, seq >= 1, let path = object["path"]?.stringValue,
               let from = object["from"]?.stringValue, let to = object["to"]?.stringValue,
-              let attempt = object["attempt"]?.intValue, let time = object["time"]?.doubleValue
+              let fromState = StepState(rawValue: from), let toState = StepState(rawValue: to), fromState.canMove(to: toState),
+              let attempt = object["attempt"]?.intValue, attempt >= 1, let time = object["time"]?.doubleValue,
+              Journal.plausibleTime(time) != nil,
+              object["exit_code"]?.intValue == Journal.plausibleCode(object["exit_code"]?.intValue),
+              object["signal"]?.intValue == Journal.plausibleCode(object["signal"]?.intValue)
         else { return nil }
         var outputs: [(key: String, value: String)] = []
         if case .object(let members)? = object["outputs"] {

@@ -57,6 +57,16 @@ enum JournalInput {
         return (later.filter { $0.kind == "resume" }, later.filter { $0.kind == "undo" })
     }
 
+    /// Refuses (exit 2) to resume or undo a run whose recorded arguments cannot be read (a
+    /// row edited by hand or by another tool): they were taken as none, and the steps ran
+    /// with the defaults of `vars` and without the ACTION, `--with` or selection the run had.
+    static func refuseIfArgumentsDamaged(_ record: RunRecord, command: String) throws {
+        guard record.argsDamaged else { return }
+        Console.stderr("error: the arguments recorded with run \(record.id) are damaged (its `args` in the journal is not "
+                       + "what flow writes); \(command) would not run the same workflow\n")
+        throw ExitCode(2)
+    }
+
     /// Refuses (exit 2) to resume or undo run `id` once a resume carried it on: the resume
     /// holds its succeeded steps as its own, so acting on the old run as well would reverse
     /// them twice, or run again what the resume did.

@@ -52,6 +52,7 @@ struct ResumeCommand: Command {
             Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)` again instead\n")
             throw ExitCode(2)
         }
+        try JournalInput.refuseIfArgumentsDamaged(record, command: "resume")
         try RecordedDirectory.check(record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "resume")
@@ -68,6 +69,11 @@ struct ResumeCommand: Command {
             guard force else {
                 let what: String
                 switch read {
+                // The content recorded with the run is not what its hash says (a row edited by
+                // hand or by another tool): "changed since the run (H → H)" named one hash twice.
+                case .success(let bytes) where Journal.hash(bytes) == record.contentHash:
+                    what = "is as the run read it (\(record.contentHash)), but the workflow recorded with the run is damaged "
+                        + "(it does not hash to that)"
                 case .success(let bytes): what = "changed since the run (\(record.contentHash) → \(Journal.hash(bytes)))"
                 // Only a missing file is gone: a directory or an unreadable file says what it is.
                 case .failure(let failure): what = failure.isMissing ? "is gone" : "cannot be read (\(failure.reason))"

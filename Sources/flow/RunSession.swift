@@ -180,10 +180,15 @@ struct RunSession {
             journalRecorder = recorder
             hint?.watch(recorder)
             // An undo the journal does not record could be run again (its guard against a
-            // second undo reads the journal): none runs unrecorded.
-            if undo != nil, !recorder.waitUntilRecording() {
-                Console.stderr("error: the undo cannot be recorded in the journal, so nothing was undone "
-                               + "(unrecorded, it could be run again)\n")
+            // second undo reads the journal): none runs unrecorded. Nor does a resume: the
+            // journal would still hold the steps it ran again as they were, and those its
+            // rollback reversed as succeeded, so a later `flow undo` reversed them twice
+            // (another process holding the journal locked past the busy timeout did it).
+            if undo != nil || metadata.kind == .resume, !recorder.waitUntilRecording() {
+                Console.stderr(undo != nil
+                    ? "error: the undo cannot be recorded in the journal, so nothing was undone (unrecorded, it could be run again)\n"
+                    : "error: the resume cannot be recorded in the journal, so nothing was run (unrecorded, a later resume or "
+                        + "undo would run its steps, or reverse them, again)\n")
                 executor.discard()
                 Glibc.exit(2)
             }

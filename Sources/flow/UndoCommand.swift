@@ -49,6 +49,7 @@ struct UndoCommand: Command {
             Console.stderr("help: to do the undone steps again, run the workflow again\n")
             throw ExitCode(2)
         }
+        try JournalInput.refuseIfArgumentsDamaged(record, command: "undo")
         try RecordedDirectory.check(record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")

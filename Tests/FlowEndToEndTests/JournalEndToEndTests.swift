@@ -799,10 +799,15 @@ import Glibc
             """)
         let run = try box.start(["run", "wf.yaml", "--output", "prefixed"])
         #expect(run.waitForLine("a | first"))
-        // Its row is written once its journal is open, beside the first step.
+        // Its row is written once its journal is open, beside the first step (the first run
+        // of a state dir makes the journal then: until it has, `runs` says there is none).
         var runID: String?
         let deadline = Date().addingTimeInterval(10)
-        while runID == nil, Date() < deadline { runID = try Self.runs(box).first?["id"] as? String }
+        while runID == nil, Date() < deadline {
+            let r = try box.run(["runs", "--json"])
+            guard r.status == 0 else { continue }
+            runID = (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])?.first?["id"] as? String
+        }
         let follow = try box.start(["logs", try #require(runID), "--follow"])
         #expect(follow.waitForLine("a | first"), "\(follow.stdout)")
         kill(follow.pid, SIGSTOP)

@@ -442,6 +442,22 @@ import Testing
         #expect(!none.stderr.contains("workflow files here"), "\(none)")
     }
 
+    /// A name with a line break in it is listed escaped there, as everywhere else: the usage
+    /// error keeps its own line breaks, and the name's LF split its line (`\r` and ESC were
+    /// escaped already). Found by the hostile-input review.
+    @Test func aListedWorkflowFileNameWithALineBreakIsEscaped() throws {
+        let box = try RunSandbox()
+        try box.write("ci/a\nb.yaml", "steps:\n  - print: hi\n")
+        try box.write("ci/c\u{1B}d.yaml", "steps:\n  - print: hi\n")
+        for command in ["run", "validate"] {
+            let r = try box.run([command], in: "ci")
+            #expect(r.status == 2, "\(r)")
+            #expect(r.stderr.contains("\n       The workflow files here are `a\\u{A}b.yaml`, `c\\u{1B}d.yaml`.\nUsage: flow \(command)"), "\(r)")
+        }
+        let run = try box.run(["run", "ci"])
+        #expect(run.stderr.contains("the ones in `ci` are `ci/a\\u{A}b.yaml`, `ci/c\\u{1B}d.yaml`\n"), "\(run)")
+    }
+
     /// The help for a missing file names only files flow could run, as it shows names: a
     /// dangling link or a directory called `*.yaml` was offered as the file meant (a link
     /// `gone.yaml` to nothing: "did you mean `gone.yaml`?"), and a directory or file whose

@@ -153,6 +153,51 @@ import FlowKit
         #expect(try Self.seqs(reopened, "r1") == [1, 2, 3, 4])
     }
 
+    /// Lines that parse but that no step could have written are not records: a state that
+    /// does not exist, a move the transition table forbids, an attempt or seq below 1. Each
+    /// ends what is read, as a torn line does. Found by the hostile-input review: such a
+    /// line was taken as it was.
+    @Test(arguments: [
+        #"{"seq":1,"path":"1","from":"pending","to":"exploded","attempt":1,"time":1}"#,
+        #"{"seq":1,"path":"1","from":"pending","to":"succeeded","attempt":1,"time":1}"#,
+        #"{"seq":1,"path":"1","from":"succeeded","to":"running","attempt":1,"time":1}"#,
+        #"{"seq":1,"path":"1","from":"pending","to":"running","attempt":0,"time":1}"#,
+        #"{"seq":0,"path":"1","from":"pending","to":"running","attempt":1,"time":1}"#,
+        #"{"seq":1,"path":"1","from":"pending","to":"running","attempt":1,"time":1e999}"#,
+    ])
+    func aLineNoStepCouldWriteEndsWhatIsRead(_ line: String) {
+        let good = Self.text([TransitionRecord(seq: 2, path: "1", from: "running", to: "succeeded", attempt: 1, time: 2)])
+        #expect(TransitionRecord.parseLines(Array((line + "\n" + good).utf8)).isEmpty)
+    }
+
+    /// A dead run's lines are folded in only while each carries on from where its step is:
+    /// a line of a path the run does not have, or one moving a step from a state it is not
+    /// in, ends the fold. `pending → running` of step 2 was folded in whatever the line
+    /// before it said; a line `running → succeeded` of a step the database had `pending` made
+    /// a step that never ran read `succeeded`, and `flow resume` skip it.
+    @Test func aDeadRunsLinesAreFoldedInOnlyWhileEachFollowsItsStep() throws {
+        let dir = JournalStorageTests.stateDir()
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            for id in ["r1", "r2"] {
+                try JournalStorageTests.insertUnfinishedRun(db, id: id, transitions: [("1", "pending", "running", 1, nil)])
+            }
+        }
+        Self.write(Self.text([
+            TransitionRecord(seq: 2, path: "1", from: "running", to: "succeeded", attempt: 1, time: 2, exitCode: 0),
+            TransitionRecord(seq: 3, path: "2", from: "running", to: "succeeded", attempt: 1, time: 3, exitCode: 0),
+        ]), to: dir + "/locks/r1.lock")
+        Self.write(Self.text([
+            TransitionRecord(seq: 2, path: "1", from: "running", to: "succeeded", attempt: 1, time: 2, exitCode: 0),
+            TransitionRecord(seq: 3, path: "9", from: "pending", to: "running", attempt: 1, time: 3),
+        ]), to: dir + "/locks/r2.lock")
+        let reopened = try Journal.open(stateDir: dir, create: false)
+        #expect(try Self.seqs(reopened, "r1") == [1, 2])
+        #expect(try reopened.steps("r1").map(\.state) == ["succeeded", "pending", "pending"])
+        #expect(try Self.seqs(reopened, "r2") == [1, 2])
+        #expect(access(dir + "/locks/r1.lock", F_OK) != 0 && access(dir + "/locks/r2.lock", F_OK) != 0, "taken all the same")
+    }
+
     @Test func aLiveRunsFileIsReadButNotTaken() throws {
         let dir = JournalStorageTests.stateDir()
         let journal = try Journal.open(stateDir: dir, create: true)

@@ -53,11 +53,14 @@ public enum WorkflowDirectory {
 
     /// The workflow files of the directory `bytes` as a sentence's list (`` `ci/a.yaml`,
     /// `ci/b.yml` ``, at most `limit` named), each with the directory as given before it;
-    /// nil when there are none.
+    /// nil when there are none. Control characters in the names are escaped here: the usage
+    /// error that lists the files of the current directory keeps its own line breaks, and a
+    /// name's LF (`a\nb.yaml`) broke its line there.
     public static func listing(in bytes: [UInt8], limit: Int = 5) -> String? {
         guard let names = workflowNames(in: bytes, limit: 1_000), !names.isEmpty else { return nil }
         let base = bytes.isEmpty || bytes.last == UInt8(ascii: "/") ? bytes : bytes + [UInt8(ascii: "/")]
-        return Suggestion.list(names.map { ControlEscaping.displayName(ofPathBytes: base + $0) }, limit: limit)
+        return Suggestion.list(names.map { ControlEscaping.escaped(ControlEscaping.displayName(ofPathBytes: base + $0)) },
+                               limit: limit)
     }
 
     /// `*.yaml` or `*.yml`, with something before the dot, and not hidden: as a shell's
