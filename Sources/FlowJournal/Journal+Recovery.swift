@@ -76,7 +76,9 @@ extension Journal {
             next += 1
             // Each line must carry on from where its step is: one that does not (a step of
             // another plan, a move from a state the step is not in) is not this run's, and
-            // ends what is folded in, as a line cut short does.
+            // ends what is folded in, as a line cut short does. A move from `pending` always
+            // carries on: a retried group runs its steps again as new instances, each from
+            // `pending` after the attempt before ended them.
             let paths = Set<String>(try db.values("SELECT path FROM steps WHERE run_id = ?", [runID]))
             var states: [String: String] = [:]
             for row in try db.rows("""
@@ -88,7 +90,7 @@ extension Journal {
             let statements = try JournalStatements(db)
             for record in records where record.seq >= next {
                 guard record.seq == next, paths.contains(record.path),
-                      record.from == states[record.path, default: "pending"] else { break }
+                      record.from == "pending" || record.from == states[record.path, default: "pending"] else { break }
                 try statements.insert(record, runID: runID)
                 states[record.path] = record.to
                 next += 1
