@@ -34,6 +34,8 @@ enum RecordedDirectory {
         let here = RunSession.currentDirectory()
         options.journal.stateDir = absolute(stateDir, from: here)
         options.junit = options.junit.map { absolute($0, from: here) }
+        // The resume hint names flow as the shell here finds it, not as it would in the run's directory.
+        _ = ProgramName.current
         guard PathBytes.withCString(run.cwdName, { $0.map { chdir($0) } ?? -1 }) == 0 else {
             let reason = String(cString: strerror(errno))
             Console.stderr("error: run \(run.id) ran in \(ControlEscaping.escaped(run.cwd)), which cannot be entered (\(reason)); its steps would run there\n")

@@ -187,8 +187,21 @@ import Testing
         }
     }
 
-    /// The subcommands `flow --help` lists.
+    /// The subcommands `flow --help` lists (`theSubcommandsAreThoseTheHelpLists`).
     static let subcommands = ["run", "plan", "validate", "graph", "schema", "runs", "show", "logs", "resume", "undo"]
+
+    /// The checks per subcommand cover every subcommand: one added to flow and not to
+    /// `subcommands` would have its options and its command lines in the docs unchecked.
+    @Test func theSubcommandsAreThoseTheHelpLists() throws {
+        let help = try RunSandbox().run(["--help"]).stdout
+        let section = try #require(help.range(of: "SUBCOMMANDS:"), "\(help)")
+        // `  run                     Run a workflow…`: a name at the indent of two.
+        let listed = help[section.upperBound...].components(separatedBy: "\n").compactMap { line -> String? in
+            guard let name = line.range(of: "^  [a-z][a-z-]*(  |$)", options: .regularExpression) else { return nil }
+            return line[name].trimmingCharacters(in: .whitespaces)
+        }
+        #expect(listed.sorted() == Self.subcommands.sorted(), "\(help)")
+    }
 
     /// Every option each subcommand's `--help` lists, and every value of its choices, is in
     /// docs/cli.md: an option added to the code without a word in the reference fails here.
@@ -258,21 +271,33 @@ import Testing
     }
 
     /// The `flow SUBCOMMAND …` command lines of `text`: code spans that start with one, and
-    /// lines of code blocks (`$ flow …`, `- run: flow …`, a help's `  flow …` example).
+    /// lines of code blocks (`$ flow …`, `- run: flow …`, a help's `  flow …` example),
+    /// also where the command comes after environment assignments or another command
+    /// (`NO_COLOR=1 flow …`, `… | flow run -`, `cd d && flow run …`).
     static func commandLines(in text: String) -> [String] {
         let pattern = Self.subcommands.joined(separator: "|")
+        // What may stand before `flow` on a command line: assignments, a pipe, `&&`, `;`.
+        let before = "(([A-Z_]+=[^ `]* )+|[^`]*(\\| |&& |; ))?"
         var lines: [String] = []
         for line in text.components(separatedBy: "\n") {
             var rest = Substring(line)
-            while let range = rest.range(of: "`flow (\(pattern))( [^`]*)?`", options: .regularExpression) {
-                lines.append(String(rest[range].dropFirst().dropLast()))
+            while let range = rest.range(of: "`\(before)flow (\(pattern))( [^`]*)?`", options: .regularExpression) {
+                lines.append(Self.fromFlow(rest[range].dropFirst().dropLast(), pattern: pattern))
                 rest = rest[range.upperBound...]
             }
-            if let range = line.range(of: "^ *(\\$ |- run: )?flow (\(pattern))( .*)?$", options: .regularExpression) {
-                lines.append(String(line[range].drop { $0 != "f" }))
+            if let range = line.range(of: "^ *(\\$ |- run: )?\(before)flow (\(pattern))( .*)?$", options: .regularExpression) {
+                lines.append(Self.fromFlow(line[range], pattern: pattern))
             }
         }
         return lines
+    }
+
+    /// `command` from its first `flow SUBCOMMAND` on.
+    private static func fromFlow(_ command: Substring, pattern: String) -> String {
+        guard let range = command.range(of: "(^|[ `])flow (\(pattern))( |$)", options: .regularExpression) else {
+            return String(command)
+        }
+        return String(command[range].first == "f" ? command[range.lowerBound...] : command[command.index(after: range.lowerBound)...])
     }
 
     /// Every `flow SUBCOMMAND …` command line in README.md, docs/ and the subcommands' own

@@ -301,4 +301,48 @@ import Glibc
         #expect(resumed.status == 0 && !resumed.stderr.contains("the other flow"), "\(resumed)")
         #expect(resumed.stderrLines.first?.hasPrefix("resuming run \(id): ") == true, "\(resumed)")
     }
+
+    /// `flow resume` moves into the run's directory before it runs: the hint of a resume
+    /// that fails again still names flow as the shell it was started from finds it. Here a
+    /// relative `PATH` entry finds this flow as `flow` in the run's directory and another
+    /// `flow` where the resume was started.
+    @Test func theHintOfAResumeStartedElsewhereNamesFlowAsThatShellFindsIt() throws {
+        let box = try RunSandbox()
+        try box.write("proj/wf.yaml", "steps:\n  - { name: gate, shell: test -f fixed }\n")
+        try FileManager.default.createDirectory(atPath: box.path("proj/bin"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: box.path("proj/bin/flow"), withDestinationPath: RunSandbox.flowPath)
+        try box.write("here/bin/flow", "#!/bin/sh\necho 'the other flow' >&2; exit 9\n")
+        chmod(box.path("here/bin/flow"), 0o755)
+        let flow = FlowOutcome.flowInHint
+        let first = try Self.shell(box, "\(flow) run wf.yaml --state-dir ../state --output prefixed", in: "proj")
+        #expect(first.status == 1, "\(first)")
+        let id = try #require(first.resumeHint?.split(separator: " ").dropFirst(2).first)
+        let path = "bin:/usr/bin:/bin"
+        let again = try Self.shell(box, "\(flow) resume \(id) --state-dir ../state --output prefixed", in: "here", env: ["PATH": path])
+        #expect(again.status == 1, "\(again)")
+        let hint = try #require(again.resumeHint, "\(again)")
+        #expect(hint.hasPrefix("\(flow) resume "), "\(again)")
+        try box.write("proj/fixed", "")
+        let resumed = try Self.shell(box, hint, in: "here", env: ["PATH": path])
+        #expect(resumed.status == 0 && !resumed.stderr.contains("the other flow"), "\(resumed)")
+    }
+
+    /// A binary replaced while it ran (rebuilt, upgraded: `/proc/self/exe` then reads
+    /// `… (deleted)`) is named as it was started, which now starts its replacement: not
+    /// `flow`, which this shell does not find.
+    @Test func theHintOfAFlowReplacedWhileItRanNamesItAsItWasStarted() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("tools"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: RunSandbox.flowPath, toPath: box.path("tools/flow-copy"))
+        try box.write("wf.yaml", """
+            steps:
+              - { name: rebuild, shell: cp tools/flow-copy tools/new && mv tools/new tools/flow-copy }
+              - { name: gate, shell: test -f fixed }
+            """)
+        let path = "/usr/local/bin:/usr/bin:/bin"
+        let r = try Self.shell(box, "tools/flow-copy run wf.yaml --output prefixed", env: ["PATH": path])
+        #expect(r.status == 1, "\(r)")
+        let id = try #require(JournalEndToEndTests.runs(box).first?["id"] as? String)
+        #expect(r.resumeHint == "tools/flow-copy resume \(id)", "\(r)")
+    }
 }

@@ -58,4 +58,31 @@ struct ProgramNameTests {
                                  executable: layout.executable) == layout.executable)
         #expect(ProgramName.name(argv0: "", searchPath: "/nonexistent", executable: nil) == "flow")
     }
+
+    /// A bare `argv[0]` other than `flow` that `PATH` finds as this file (a `flow-dev`
+    /// symlink on `PATH`) is how it was started: said as such, not as the executable's path.
+    @Test func aBareNameThePathFindsAsThisFile() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        try FileManager.default.createSymbolicLink(atPath: layout.root + "/bin/flow-dev",
+                                                   withDestinationPath: layout.root + "/real/flow-1.2")
+        #expect(ProgramName.name(argv0: "flow-dev", searchPath: "\(layout.root)/other:\(layout.root)/bin",
+                                 executable: layout.executable) == "flow-dev")
+        #expect(ProgramName.name(argv0: "flow-1.2", searchPath: "\(layout.root)/other",
+                                 executable: layout.executable) == layout.executable)
+    }
+
+    /// A binary replaced while it ran: `/proc/self/exe` reads `PATH (deleted)`, and the
+    /// file now at PATH stands for it; a link to nothing else is unknown.
+    @Test func aReplacedExecutableIsTheFileNowAtItsPath() throws {
+        let layout = try Layout()
+        defer { layout.remove() }
+        let link = layout.root + "/exe"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: layout.root + "/real/flow-1.2 (deleted)")
+        #expect(ProgramName.executable(link: link) == layout.executable)
+        #expect(ProgramName.executable(link: layout.root + "/bin/flow") == layout.executable)
+        try FileManager.default.removeItem(atPath: layout.root + "/real/flow-1.2")
+        #expect(ProgramName.executable(link: link) == nil)
+        #expect(ProgramName.executable(link: layout.root + "/nonexistent") == nil)
+    }
 }
