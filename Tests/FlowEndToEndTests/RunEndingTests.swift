@@ -333,14 +333,17 @@ import Glibc
     @Test func theHintOfAFlowReplacedWhileItRanNamesItAsItWasStarted() throws {
         let box = try RunSandbox()
         try FileManager.default.createDirectory(atPath: box.path("tools"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: RunSandbox.flowPath, toPath: box.path("tools/flow-copy"))
         try box.write("wf.yaml", """
             steps:
               - { name: rebuild, shell: cp tools/flow-copy tools/new && mv tools/new tools/flow-copy }
               - { name: gate, shell: test -f fixed }
             """)
         let path = "/usr/local/bin:/usr/bin:/bin"
-        let r = try Self.shell(box, "tools/flow-copy run wf.yaml --output prefixed", env: ["PATH": path])
+        // Copied by `cp` in the shell, not by this process: a test spawning meanwhile would
+        // inherit the copy's descriptor open for writing, and executing the copy then failed
+        // with "Text file busy" (ETXTBSY; seen once in CI).
+        let r = try Self.shell(box, "cp \"$FLOW_UNDER_TEST\" tools/flow-copy && tools/flow-copy run wf.yaml --output prefixed",
+                               env: ["PATH": path, "FLOW_UNDER_TEST": RunSandbox.flowPath])
         #expect(r.status == 1, "\(r)")
         let id = try #require(JournalEndToEndTests.runs(box).first?["id"] as? String)
         #expect(r.resumeHint == "tools/flow-copy resume \(id)", "\(r)")
