@@ -104,6 +104,21 @@ import Testing
         #expect(bare.stderr.hasSuffix("help: it takes no parameters\n"), "\(bare)")
     }
 
+    /// A variable `version` and an action `release` with a parameter `tag`: the words a
+    /// go-task user passes as `release tag=v1` or `VERSION=2`.
+    static let releaseWithAVariable = """
+        vars:
+          version: dev
+        actions:
+          release:
+            params:
+              tag: { required: true }
+            steps:
+              - print: "${{ params.tag }} ${{ vars.version }}"
+        steps:
+          - print: main
+        """
+
     /// go-task (`task release TAG=v1`), make and just take variables as `key=value` words
     /// and pass a task's variables and the file's the same way. A user porting such a
     /// setup writes `release tag=v1`, `--var tag=…` for a parameter or `--with` for a
@@ -111,18 +126,7 @@ import Testing
     /// option to use (found in the new-user audit, porting a Taskfile).
     @Test func aKeyValueArgumentOrTheOtherOptionSaysWhichOptionToUse() throws {
         let box = try RunSandbox()
-        try box.write("wf.yaml", """
-            vars:
-              version: dev
-            actions:
-              release:
-                params:
-                  tag: { required: true }
-                steps:
-                  - print: "${{ params.tag }} ${{ vars.version }}"
-            steps:
-              - print: main
-            """)
+        try box.write("wf.yaml", Self.releaseWithAVariable)
         let word = try box.run(["run", "wf.yaml", "release", "tag=v1"])
         #expect(word.status == 2, "\(word)")
         #expect(word.stderr.hasPrefix("""
@@ -148,18 +152,7 @@ import Testing
     /// listed the actions.
     @Test func aKeyValueWordWhereTheActionGoesSaysWhichOptionToUse() throws {
         let box = try RunSandbox()
-        try box.write("wf.yaml", """
-            vars:
-              version: dev
-            actions:
-              release:
-                params:
-                  tag: { required: true }
-                steps:
-                  - print: "${{ params.tag }} ${{ vars.version }}"
-            steps:
-              - print: main
-            """)
+        try box.write("wf.yaml", Self.releaseWithAVariable)
         let variable = try box.run(["run", "wf.yaml", "version=2"])
         #expect(variable.status == 2, "\(variable)")
         #expect(variable.stderr == "error: unknown action `version=2`\nhelp: `version` is a variable of the workflow: set it with --var version=2\n",
