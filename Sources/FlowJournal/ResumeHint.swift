@@ -29,9 +29,25 @@ public final class ResumeHint: Sendable {
 
     /// The command, ready to paste: `flow resume ID`, with `--state-dir DIR` when the
     /// journal is not where the same command would look without it.
-    public var command: String {
-        var words = [program ?? ProgramName.current, "resume", runID]
+    public var command: String { Self.pasteable(words("resume", runID)) }
+
+    /// `flow logs ID STEP`, ready to paste, while the journal records the run: where the
+    /// whole output of a failed step is when the end of a run repeats only its last part.
+    /// nil when the run is not recorded (there is nothing to read back).
+    public func logsCommand(step label: String) -> String? {
+        guard let recorder = recorder.withLock({ $0 }), recorder.isRecording else { return nil }
+        return Self.pasteable(words("logs", runID, label))
+    }
+
+    /// flow's name, then `arguments`, then `--state-dir DIR` when the run was given one.
+    private func words(_ arguments: String...) -> [String] {
+        var words = [program ?? ProgramName.current] + arguments
         if let stateDir, !stateDir.isEmpty { words += ["--state-dir", stateDir] }
+        return words
+    }
+
+    /// `words` as one command a POSIX shell reads back as those words.
+    private static func pasteable(_ words: [String]) -> String {
         // Quoted as a shell reads it back: a state dir with a space or a quote in it. Joined
         // by hand: the generic `joined(separator:)` looked up a conformance of `[String]` on
         // its first call, scanning the binary's (about 100,000 instructions, a sixth of what

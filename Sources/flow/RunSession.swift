@@ -89,7 +89,13 @@ struct RunSession {
             mode = isatty(2) == 1 && term != "dumb" && !options.quiet ? .tty : .prefixed
         }
         let bus = EventBus()
-        let tty = mode == .tty ? TTYReporter(plan: plan, color: color) : nil
+        // `run` and `resume` that do not succeed say how to resume them; an undo is not
+        // resumed, and the json events carry the run's id for a program to act on.
+        let hint = undo == nil && mode != .json && !options.noJournal
+            ? ResumeHint(runID: metadata.id, stateDir: stateDirAsGiven) : nil
+        var fullOutput: (@Sendable (String) -> String?)?
+        if let hint { fullOutput = { label in hint.logsCommand(step: label) } }
+        let tty = mode == .tty ? TTYReporter(plan: plan, color: color, fullOutput: fullOutput) : nil
         // flow's own lines from outside the run's events, once it may have started: the live
         // tree writes them above itself (it erases itself by counting the rows it drew).
         let say: @Sendable (String) -> Void = { text in
@@ -101,7 +107,8 @@ struct RunSession {
             let width = PrefixedReporter.labelWidth(of: plan)
             // Labels on stdout are coloured only when stdout is a terminal too (or forced).
             let stdoutColor = color && (isatty(1) == 1 || Console.colorForced)
-            bus.add(PrefixedReporter(color: color, stdoutColor: stdoutColor, quiet: options.quiet, labelWidth: width))
+            bus.add(PrefixedReporter(color: color, stdoutColor: stdoutColor, quiet: options.quiet, labelWidth: width,
+                                     fullOutput: fullOutput))
         case .grouped:
             bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true",
                                     quiet: options.quiet))
@@ -110,11 +117,6 @@ struct RunSession {
         }
         let junit = options.junit.map(JUnitReport.init(path:))
         if let junit { bus.add(junit) }
-        // `run` and `resume` that do not succeed say how to resume them; an undo is not
-        // resumed, and the json events carry the run's id for a program to act on.
-        let hint = undo == nil && mode != .json && !options.noJournal
-            ? ResumeHint(runID: metadata.id, stateDir: stateDirAsGiven) : nil
-
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
         runOptions.grace = options.grace.value
         runOptions.maxParallel = options.maxParallel

@@ -1668,15 +1668,24 @@ import FoundationXML
         let printed = (1...3000).map { "line \($0) of the output\n" }.joined()
         let lines = r.stderrLinesBeforeHint
         let header = try #require(lines.firstIndex(of: "── output of big ──"), "\(r.stderr.suffix(500))")
-        let marker = try #require(lines[header + 1].wholeMatch(of: /… \(([0-9]+) bytes of earlier output left out\)/),
-                                  "after the header: \(lines[header + 1])")
+        let marker = try #require(lines[header + 1].wholeMatch(
+            of: /… \(([0-9]+) bytes of earlier output left out; `(.+)` prints all of it\)/), "after the header: \(lines[header + 1])")
         let omitted = try #require(Int(marker.1))
         let kept = lines[(header + 2)...].prefix { $0.hasPrefix("line ") }.map { $0 + "\n" }.joined()
         #expect(kept.hasPrefix("line ") && printed.hasSuffix(kept), "the replay is not the output's end")
         #expect(omitted + kept.utf8.count == printed.utf8.count, "\(omitted) + \(kept.utf8.count) bytes")
+        // The command it names prints the whole output, run as printed.
+        let id = try #require(JournalEndToEndTests.runs(box).first?["id"] as? String)
+        #expect(marker.2 == "\(FlowOutcome.flowInHint) logs \(id) big", "\(marker.2)")
+        let whole = try RunEndingTests.shell(box, String(marker.2))
+        #expect(whole.status == 0 && whole.stdout == printed, "\(whole.stdout.count) bytes of \(printed.count)")
         // A step whose output was kept whole gets no such line.
         let small = try #require(lines.firstIndex(of: "── output of small ──"), "\(r.stderr.suffix(500))")
         #expect(lines[small + 1] == "only line", "after the header: \(lines[small + 1])")
+        // Without the journal there is nothing to read back: the line names no command.
+        let unrecorded = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+        #expect(unrecorded.stderrLines.contains { $0.wholeMatch(of: /… \([0-9]+ bytes of earlier output left out\)/) != nil },
+                "\(unrecorded.stderr.suffix(500))")
     }
 
     @Test func junitReportIsValidXMLWithFailures() throws {

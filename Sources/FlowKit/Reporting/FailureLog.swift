@@ -19,6 +19,9 @@ struct FailureLog {
 
     private var tails: [String: Tail] = [:]
     private(set) var failed: [StepRef] = []
+    /// The command that prints a step's whole output (`flow logs ID STEP`, given its label),
+    /// named after the "left out" line; nil, or returning nil, when the run is not recorded.
+    var fullOutput: (@Sendable (String) -> String?)?
 
     mutating func record(_ step: StepRef, _ stream: OutputChannel, _ line: UnsafeRawBufferPointer) {
         record(step, lines: line)
@@ -96,7 +99,10 @@ struct FailureLog {
             writer.append(style.paint("── output of \(step.label) ──", "1;31") + "\n")
             // Said, as the JUnit report says it: a replay that starts mid-way looked like the
             // step's whole output (the contract promises the full output of failed steps).
-            if omitted > 0 { writer.append("… (\(omitted) bytes of earlier output left out)\n") }
+            if omitted > 0 {
+                let whole = fullOutput?(step.label).map { "; `\($0)` prints all of it" } ?? ""
+                writer.append("… (\(omitted) bytes of earlier output left out\(whole))\n")
+            }
             bytes.withUnsafeBytes { writer.append($0) }
         }
         writer.flush()

@@ -28,8 +28,11 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
     var unseen = UnseenWrites()
 
     /// `color` is for flow's own lines on stderr, `stdoutColor` for the labels of the
-    /// steps' stdout lines (by default the same).
-    public init(color: Bool, stdoutColor: Bool? = nil, quiet: Bool, labelWidth: Int = 0) {
+    /// steps' stdout lines (by default the same). `fullOutput` names the command that prints
+    /// a failed step's whole output when the end of the run repeats only its last part.
+    public init(color: Bool, stdoutColor: Bool? = nil, quiet: Bool, labelWidth: Int = 0,
+                fullOutput: (@Sendable (String) -> String?)? = nil) {
+        log.fullOutput = fullOutput
         style = ReporterStyle(color: color)
         outStyle = ReporterStyle(color: stdoutColor ?? color)
         self.quiet = quiet

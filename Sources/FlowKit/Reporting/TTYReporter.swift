@@ -74,7 +74,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     var unseen = UnseenWrites()
     var ticker: Task<Void, Never>?
 
-    public init(plan: Plan, color: Bool) {
+    /// `fullOutput` names the command that prints a failed step's whole output when the
+    /// end of the run repeats only its last part.
+    public init(plan: Plan, color: Bool, fullOutput: (@Sendable (String) -> String?)? = nil) {
+        log.fullOutput = fullOutput
         style = ReporterStyle(color: color)
         func add(_ node: PlanNode, depth: Int) {
             index[node.path] = rows.count
