@@ -159,13 +159,19 @@ public final class Executor: Sendable {
         // …and so does one during rollback, which goes on to the end all the same.
         if cancellation.isCancelled { status = .cancelled }
         runState.status = status
+        return await finish(status, counts: runState.counts, start: start)
+    }
+
+    /// Ends the run (or the undo run) as `status`: its outcome, with the exit status that
+    /// goes with it (128 + the signal when cancelled), to the reporters and the journal.
+    private func finish(_ status: RunStatus, counts: [StepState: Int], start: Double) async -> RunOutcome {
         let exitCode: Int32
         switch status {
         case .succeeded, .running: exitCode = 0
         case .failed: exitCode = 1
         case .cancelled: exitCode = 128 + (cancellation.signal ?? SIGTERM)
         }
-        let outcome = RunOutcome(status: status, exitCode: exitCode, counts: runState.counts,
+        let outcome = RunOutcome(status: status, exitCode: exitCode, counts: counts,
                                  elapsed: Timestamp.monotonic() - start, time: .now(), allowedFailures: runState.allowedFailures)
         // After a second signal (or SIGQUIT) its handler ends flow: the run's end is its to
         // record, with the note that everything was killed (racing it, the run ended as if
@@ -762,17 +768,7 @@ extension Executor {
         // A signal does not stop a rollback (it goes on to the end), but the undo run
         // ends `cancelled` with 128 + the signal, as `flow run` does.
         let status: RunStatus = cancellation.isCancelled ? .cancelled : (failed ? .failed : .succeeded)
-        let exitCode: Int32 = status == .cancelled ? 128 + (cancellation.signal ?? SIGTERM) : (failed ? 1 : 0)
-        let outcome = RunOutcome(status: status, exitCode: exitCode, counts: counts,
-                                 elapsed: Timestamp.monotonic() - start, time: .now(), allowedFailures: runState.allowedFailures)
-        // After a second signal (or SIGQUIT) its handler ends flow: the run's end is its to
-        // record, with the note that everything was killed (racing it, the run ended as if
-        // after one signal, and the note was lost).
-        if cancellation.killsEverything { await cancellation.awaitRepeatHandler() }
-        if cancellation.isCancelled { await cancellation.handlersFinished() }
-        bus.emit(.runFinished(outcome))
-        bus.finish()
-        return outcome
+        return await finish(status, counts: counts, start: start)
     }
 }
 
