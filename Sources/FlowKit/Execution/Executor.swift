@@ -234,7 +234,8 @@ public final class Executor: Sendable {
     /// succeeded, failed, or cancelled.
     func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
                  frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode, status: RunStatus,
-                 inheritedFailure: Bool = false, isUndo: Bool = false, runsAlways: Bool = false) async -> StepState
+                 inheritedFailure: Bool = false, isUndo: Bool = false, runsAlways: Bool = false,
+                 reuses: Bool = true) async -> StepState
     {
         let failed = Mutex(false)
         let record: @Sendable (PlanNode, StepState) -> Void = { [cancellation] node, state in
@@ -248,7 +249,8 @@ public final class Executor: Sendable {
         if !concurrent {
             for node in nodes {
                 let state = await execute(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
-                                          inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways)
+                                          inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways,
+                                          reuses: reuses)
                 record(node, state)
             }
         } else {
@@ -269,7 +271,8 @@ public final class Executor: Sendable {
                             return (index, self.skip(node, frame: frame, isUndo: isUndo, reason: "a sibling failed (fail_fast)"))
                         }
                         let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope, isBranch: true), env: env,
-                                                       mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo)
+                                                       mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo,
+                                                       reuses: reuses)
                         if failFast, [.failed, .timedOut].contains(state), !node.continueOnError { tripped.set() }
                         return (index, state)
                     }
@@ -318,11 +321,12 @@ public final class Executor: Sendable {
     /// 52 MB); as is, the frames of a delay step's whole stack fit in one 1 KB slab.
     @inline(never)
     func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false) async -> StepState
+                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false,
+                 reuses: Bool = true) async -> StepState
     {
         let step: StepRun
         switch prepare(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
-                       inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways) {
+                       inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways, reuses: reuses) {
         case .finished(let state): return state
         case .run(let run): step = run
         }
@@ -357,10 +361,11 @@ public final class Executor: Sendable {
     }
 
     /// Decides whether a step runs (selection, cancellation, its `if`, a result `flow
-    /// resume` reuses) and, if it does, what it runs with.
+    /// resume` reuses) and, if it does, what it runs with. `reuses`: false inside a later
+    /// attempt of a retried group, which runs its steps again from the start.
     @inline(never)
     func prepare(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool) -> Preparation
+                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool, reuses: Bool) -> Preparation
     {
         if !node.selected { return .finished(skip(node, frame: frame, isUndo: isUndo, reason: StepTransition.notSelectedReason)) }
         // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
@@ -386,7 +391,7 @@ public final class Executor: Sendable {
             let reason = cancellation.isCancelled ? "the run was cancelled" : "its group was stopped (a timeout or fail_fast)"
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: reason))
         }
-        if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
+        if mode == .normal, reuses, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
             // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
             let instance = makeInstance(of: node, frame: frame, isUndo: isUndo)
@@ -421,7 +426,8 @@ public final class Executor: Sendable {
         // A step of a `finally` list runs whatever its siblings did, and so do the steps of
         // a group there: they must not find an earlier sibling's failure in their scope.
         let ownScope = runsAlways ? FailureScope(parent: nil, inheritsFailure: inheritedFailure || scope.seesFailure) : scope
-        return .run(StepRun(instance: instance, context: context, scope: ownScope, env: stepEnv, mode: mode, status: status))
+        return .run(StepRun(instance: instance, context: context, scope: ownScope, env: stepEnv, mode: mode, status: status,
+                            reuses: reuses))
     }
 
     /// What comes after an attempt: the step's end, or another attempt after a delay.
@@ -613,15 +619,20 @@ public final class Executor: Sendable {
         // Otherwise the failure that let the group run would skip every step in it.
         let despiteFailure = node.condition.map { !$0.calls.isEmpty } == true && scope.hasFailure
         let inner = despiteFailure ? FailureScope(parent: nil, inheritsFailure: true) : FailureScope(parent: scope)
+        // `flow resume` reuses results in a group's first attempt only: a retry of the group
+        // runs its steps again from the start, as it would have in the run (a `login` whose
+        // token the failed attempt found stale is what the retry is there to do again).
+        let reuses = step.reuses && instance.attempt <= 1
         var state: StepState
         switch node.kind {
         case .concurrent(let maxParallel, let failFast):
             state = await runList(node.children, concurrent: true, maxParallel: maxParallel, failFast: failFast, frame: frame,
                                   scope: inner, env: env, mode: mode, status: status, inheritedFailure: despiteFailure,
-                                  isUndo: instance.ref.isUndo)
+                                  isUndo: instance.ref.isUndo, reuses: reuses)
         default:
             state = await runList(node.children, concurrent: false, frame: frame, scope: inner, env: env, mode: mode,
-                                  status: status, inheritedFailure: despiteFailure, isUndo: instance.ref.isUndo)
+                                  status: status, inheritedFailure: despiteFailure, isUndo: instance.ref.isUndo,
+                                  reuses: reuses)
         }
         if !node.finally.isEmpty {
             // `finally` runs outside the cancelled scope: the first interrupt does not stop it.
