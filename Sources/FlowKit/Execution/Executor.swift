@@ -37,6 +37,9 @@ public final class Executor: Sendable {
     /// The workflow's steps have ended: what is left is `finally` and rollback, which a
     /// first signal does not interrupt (the note at the signal says so).
     let stepsEnded = Flag()
+    /// `flow undo`: the run rolled back has ended, and how is fixed (`run.status` and the
+    /// status functions in its undo steps); a signal to the undo cancels the undo run only.
+    let undoesEndedRun = Flag()
 
     public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
         self.plan = plan
@@ -373,7 +376,7 @@ public final class Executor: Sendable {
         // before this one in a group of that list (at any depth): that step said
         // `succeeded`, the status when the `finally` step around it started.
         var status = status
-        if status == .succeeded || status == .failed, cancellation.isCancelled { status = .cancelled }
+        if status == .succeeded || status == .failed, cancellation.isCancelled, !undoesEndedRun.isSet { status = .cancelled }
         if status == .succeeded, runsAlways ? scope.hasFailure : (mode == .finally && scope.seesAnyFailure) {
             status = .failed
         }
@@ -405,7 +408,7 @@ public final class Executor: Sendable {
         let stepEnv = renderEnv(node, base: env, frame: frame, scope: scope, status: status)
         let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
                                      frame: frame, failures: inheritedFailure ? FailureScope(parent: scope, failed: true) : scope,
-                                     env: stepEnv, runStatus: status)
+                                     env: stepEnv, runStatus: status, signalCancelsRun: !undoesEndedRun.isSet)
         // `if` defaults to success() among the steps of this list; status functions see the
         // enclosing group's failure too (inside `finally`). The steps of a `finally` list
         // itself always run: one failing does not skip the next.
@@ -487,7 +490,8 @@ public final class Executor: Sendable {
         var env = ChildEnvironment(base: environment.base)
         for variable in node.env {
             let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
-                                         frame: frame, failures: scope, env: env, runStatus: status)
+                                         frame: frame, failures: scope, env: env, runStatus: status,
+                                         signalCancelsRun: !undoesEndedRun.isSet)
             env.set(variable.name.value, context.render(variable.value))
         }
         return env
@@ -722,6 +726,7 @@ extension Executor {
     /// the outputs recorded then. Each step is first marked as succeeded (from that run).
     public func runUndo(_ steps: [(path: String, result: StepResult)]) async -> RunOutcome {
         let start = Timestamp.monotonic()
+        undoesEndedRun.set()
         defer { scratch.remove() }
         let byPath = nodesByPath
         let parents = parentsByNode
