@@ -1366,6 +1366,37 @@ import Glibc
         #expect(box.lines("log") == ["push t1", "login t2", "push t2", "logout t2", "logout t1"], "\(resumed)")
     }
 
+    /// The journal says where a step of a resume came from by its latest instance: `login`,
+    /// reused in the first attempt of its retried group and run again in the second, is the
+    /// resume's own result (`show` said `reused from` the first run, and a resume of the
+    /// resume named that run for the token the resume had made).
+    @Test func aStepRunAgainInARetriedGroupIsTheResumesOwn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: login
+                    shell: n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; echo "tok=t$n" >> "$FLOW_OUTPUT"
+                  - name: push
+                    shell: 'echo "push ${{ steps.login.outputs.tok }}" >> log; test -f ok'
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 1)
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let resumeID = try #require(try Self.runs(box).first?["id"] as? String)
+        let show = try box.run(["show", resumeID, "--json"])
+        let run = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
+        let login = ((run?["steps"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == "login" }
+        #expect(login?["reused_from"] is NSNull, "\(show)")
+        #expect((login?["outputs"] as? [String: String]) == ["tok": "t2"], "\(show)")
+        try box.write("ok", "")
+        let again = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(again.status == 0, "\(again)")
+        #expect(again.stderr.contains("✓ login reused from run \(resumeID)"), "\(again)")
+        #expect(box.lines("log").last == "push t2", "\(again)")
+    }
+
     /// `--output grouped` says where a step `resume` or `undo` took from the earlier run
     /// comes from, as `prefixed` does: its block header showed `(0.0s)`, as if it had run.
     @Test func groupedOutputSaysAStepWasReused() throws {
