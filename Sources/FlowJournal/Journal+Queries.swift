@@ -278,22 +278,23 @@ extension Journal {
         var sources: [String: String] = [:]
         for (path, reason) in try reasons(runID, startingWith: prefix) { sources[path] = String(reason.dropFirst(prefix.count)) }
         guard !sources.isEmpty else { return sources }
-        // A start that is not a reuse after one: the step ran in this run after all.
+        // An instance that is not a reuse after one (run, or skipped, in a later attempt of
+        // its retried group): the step's result is this run's after all.
         var order: [(seq: Int, path: String, reused: Bool)] = []
         let rows = try read { db in
             try db.rows("""
                 SELECT seq, path, reason FROM transitions
-                WHERE run_id = ? AND from_state = 'pending' AND to_state = 'running' ORDER BY seq
+                WHERE run_id = ? AND from_state = 'pending' ORDER BY seq
                 """, [runID])
         }
         for row in rows {
             let reason: String? = row["reason"]
             order.append((row["seq"] ?? 0, row["path"] ?? "", reason?.hasPrefix(prefix) == true))
         }
-        for record in RunLock.records(stateDir: stateDir, runID: runID) where record.from == "pending" && record.to == "running" {
+        for record in RunLock.records(stateDir: stateDir, runID: runID) where record.from == "pending" {
             order.append((record.seq, record.path, record.reason?.hasPrefix(prefix) == true))
         }
-        var ranSince: Set<String> = []
+        var ranSince: Set<String> = []  // paths whose latest instance is not a reuse
         for start in order.sorted(by: { $0.seq < $1.seq }) where sources[start.path] != nil {
             if start.reused { ranSince.remove(start.path) } else { ranSince.insert(start.path) }
         }

@@ -1397,6 +1397,29 @@ import Glibc
         #expect(box.lines("log").last == "push t2", "\(again)")
     }
 
+    /// So is a step skipped in a later attempt of its retried group after the resume reused
+    /// it in the first: `show` has it `skipped`, taken from no earlier run.
+    @Test func aStepSkippedInALaterAttemptOfAResumeIsNotReused() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: probe
+                    shell: 'n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; if [ $n -lt 2 ]; then echo need=yes; else echo need=no; fi >> "$FLOW_OUTPUT"'
+                  - { name: login, if: "steps.probe.outputs.need == 'yes'", shell: "true" }
+                  - { name: push, shell: test -f ok }
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 1)
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let show = try box.run(["show", "last", "--json"])
+        let run = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
+        let login = ((run?["steps"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == "login" }
+        #expect(login?["state"] as? String == "skipped", "\(show)")
+        #expect(login?["reused_from"] is NSNull, "\(show)")
+    }
+
     /// `--output grouped` says where a step `resume` or `undo` took from the earlier run
     /// comes from, as `prefixed` does: its block header showed `(0.0s)`, as if it had run.
     @Test func groupedOutputSaysAStepWasReused() throws {
