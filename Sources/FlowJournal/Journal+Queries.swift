@@ -268,10 +268,37 @@ extension Journal {
     /// path: the run their result came from, as their `reused from run <id>` transition
     /// says (a live run's not yet committed ones too). The `steps` row of such a step has
     /// the earlier exit code and an instant's duration, which read as a run of it.
+    ///
+    /// A step's latest instance decides: in a retried group the resume reused a result in
+    /// the first attempt and ran the step again in a later one, whose result is the run's
+    /// own (read as reused, `show` named the earlier run and `flow undo` reversed the step
+    /// as completed then).
     public func reusedSources(_ runID: String) throws(JournalError) -> [String: String] {
         let prefix = StepTransition.reusedReason(from: "")
         var sources: [String: String] = [:]
         for (path, reason) in try reasons(runID, startingWith: prefix) { sources[path] = String(reason.dropFirst(prefix.count)) }
+        guard !sources.isEmpty else { return sources }
+        // An instance that is not a reuse after one (run, or skipped, in a later attempt of
+        // its retried group): the step's result is this run's after all.
+        var order: [(seq: Int, path: String, reused: Bool)] = []
+        let rows = try read { db in
+            try db.rows("""
+                SELECT seq, path, reason FROM transitions
+                WHERE run_id = ? AND from_state = 'pending' ORDER BY seq
+                """, [runID])
+        }
+        for row in rows {
+            let reason: String? = row["reason"]
+            order.append((row["seq"] ?? 0, row["path"] ?? "", reason?.hasPrefix(prefix) == true))
+        }
+        for record in RunLock.records(stateDir: stateDir, runID: runID) where record.from == "pending" {
+            order.append((record.seq, record.path, record.reason?.hasPrefix(prefix) == true))
+        }
+        var ranSince: Set<String> = []  // paths whose latest instance is not a reuse
+        for start in order.sorted(by: { $0.seq < $1.seq }) where sources[start.path] != nil {
+            if start.reused { ranSince.remove(start.path) } else { ranSince.insert(start.path) }
+        }
+        for path in ranSince { sources[path] = nil }
         return sources
     }
 

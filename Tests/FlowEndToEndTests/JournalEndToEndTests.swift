@@ -1336,6 +1336,90 @@ import Glibc
         #expect(box.lines("log") == ["notified", "unnotified"], "its undo is in the rollback")
     }
 
+    /// A retried group in a `flow resume` reuses the earlier run's results in its first
+    /// attempt only: a retry runs the group's steps again from the start, as in any run.
+    /// Every attempt reused `login` (the token the failed attempt found stale), so the
+    /// retry could never do again what it is there to do again; the rollback then reverses
+    /// both logins, latest first.
+    @Test func aRetriedGroupInAResumeRunsItsStepsAgainOnRetry() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: login
+                    shell: n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; echo "tok=t$n" >> "$FLOW_OUTPUT"; echo "login t$n" >> log
+                    undo: { shell: 'echo "logout ${{ steps.login.outputs.tok }}" >> log' }
+                  - name: push
+                    shell: 'echo "push ${{ steps.login.outputs.tok }}" >> log; test -f ok'
+              - { name: last, shell: echo last >> log }
+            """)
+        // Both attempts of the run fail (tokens t0 and t1); the resume's first attempt
+        // reuses t1 and fails, its retry logs in again (t2) and fails too.
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        #expect(box.lines("log") == ["login t0", "push t0", "login t1", "push t1"])
+        try? FileManager.default.removeItem(atPath: box.path("log"))
+        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(resumed.status == 1, "\(resumed)")
+        #expect(resumed.stderr.components(separatedBy: "✓ login reused from run").count == 2, "\(resumed)")
+        #expect(box.lines("log") == ["push t1", "login t2", "push t2", "logout t2", "logout t1"], "\(resumed)")
+    }
+
+    /// The journal says where a step of a resume came from by its latest instance: `login`,
+    /// reused in the first attempt of its retried group and run again in the second, is the
+    /// resume's own result (`show` said `reused from` the first run, and a resume of the
+    /// resume named that run for the token the resume had made).
+    @Test func aStepRunAgainInARetriedGroupIsTheResumesOwn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: login
+                    shell: n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; echo "tok=t$n" >> "$FLOW_OUTPUT"
+                  - name: push
+                    shell: 'echo "push ${{ steps.login.outputs.tok }}" >> log; test -f ok'
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 1)
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let resumeID = try #require(try Self.runs(box).first?["id"] as? String)
+        let show = try box.run(["show", resumeID, "--json"])
+        let run = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
+        let login = ((run?["steps"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == "login" }
+        #expect(login?["reused_from"] is NSNull, "\(show)")
+        #expect((login?["outputs"] as? [String: String]) == ["tok": "t2"], "\(show)")
+        try box.write("ok", "")
+        let again = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(again.status == 0, "\(again)")
+        #expect(again.stderr.contains("✓ login reused from run \(resumeID)"), "\(again)")
+        #expect(box.lines("log").last == "push t2", "\(again)")
+    }
+
+    /// So is a step skipped in a later attempt of its retried group after the resume reused
+    /// it in the first: `show` has it `skipped`, taken from no earlier run.
+    @Test func aStepSkippedInALaterAttemptOfAResumeIsNotReused() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: probe
+                    shell: 'n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; if [ $n -lt 2 ]; then echo need=yes; else echo need=no; fi >> "$FLOW_OUTPUT"'
+                  - { name: login, if: "steps.probe.outputs.need == 'yes'", shell: "true" }
+                  - { name: push, shell: test -f ok }
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 1)
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let show = try box.run(["show", "last", "--json"])
+        let run = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
+        let login = ((run?["steps"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == "login" }
+        #expect(login?["state"] as? String == "skipped", "\(show)")
+        #expect(login?["reused_from"] is NSNull, "\(show)")
+    }
+
     /// `--output grouped` says where a step `resume` or `undo` took from the earlier run
     /// comes from, as `prefixed` does: its block header showed `(0.0s)`, as if it had run.
     @Test func groupedOutputSaysAStepWasReused() throws {

@@ -890,6 +890,37 @@ import Glibc
         #expect(state("prepared") == "undone", "\(show)")
     }
 
+    /// A signal to `flow undo` ends the undo run `cancelled` but changes nothing of the run
+    /// it rolls back, which ended before: the undo steps after the signal still see how
+    /// that run ended (`run.status`, `success()`, `cancelled()`), so the rollback goes on
+    /// as it would have. `run.status` said `cancelled` for a run that had succeeded, and an
+    /// undo step whose `if` read it, or `success()`, was skipped: the rollback stopped
+    /// halfway, which a signal to `flow undo` must not do.
+    @Test func aSignalToFlowUndoLeavesTheUndoneRunsStatusAlone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  - { name: una, if: "success() && !cancelled()", shell: 'echo "una ${{ run.status }}" >> log' }
+              - name: b
+                shell: "true"
+                undo:
+                  - { name: unb, shell: 'echo "unb ${{ run.status }}" >> log; echo ready; while [ ! -f go ]; do sleep 0.01; done' }
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let flow = try box.start(["undo", "last", "--output", "prefixed"])
+        #expect(flow.waitForLine("unb | ready"), "\(flow.stderr)")
+        flow.signal(SIGINT)
+        #expect(flow.waitFor { _, err in err.contains("SIGINT: the rollback goes on") }, "\(flow.stderr)")
+        try box.write("go", "")
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.lines("log") == ["unb succeeded", "una succeeded"], "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     @Test func sigtermDuringRetryDelayIsNotRetried() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

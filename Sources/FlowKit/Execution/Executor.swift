@@ -37,6 +37,9 @@ public final class Executor: Sendable {
     /// The workflow's steps have ended: what is left is `finally` and rollback, which a
     /// first signal does not interrupt (the note at the signal says so).
     let stepsEnded = Flag()
+    /// `flow undo`: the run rolled back has ended, and how is fixed (`run.status` and the
+    /// status functions in its undo steps); a signal to the undo cancels the undo run only.
+    let undoesEndedRun = Flag()
 
     public init(plan: Plan, options: RunOptions, bus: EventBus, cancellation: RunCancellation, hub: ProcessHub = .shared) throws {
         self.plan = plan
@@ -240,7 +243,8 @@ public final class Executor: Sendable {
     /// succeeded, failed, or cancelled.
     func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
                  frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode, status: RunStatus,
-                 inheritedFailure: Bool = false, isUndo: Bool = false, runsAlways: Bool = false) async -> StepState
+                 inheritedFailure: Bool = false, isUndo: Bool = false, runsAlways: Bool = false,
+                 reuses: Bool = true) async -> StepState
     {
         let failed = Mutex(false)
         let record: @Sendable (PlanNode, StepState) -> Void = { [cancellation] node, state in
@@ -254,7 +258,8 @@ public final class Executor: Sendable {
         if !concurrent {
             for node in nodes {
                 let state = await execute(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
-                                          inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways)
+                                          inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways,
+                                          reuses: reuses)
                 record(node, state)
             }
         } else {
@@ -275,7 +280,8 @@ public final class Executor: Sendable {
                             return (index, self.skip(node, frame: frame, isUndo: isUndo, reason: "a sibling failed (fail_fast)"))
                         }
                         let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope, isBranch: true), env: env,
-                                                       mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo)
+                                                       mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo,
+                                                       reuses: reuses)
                         if failFast, [.failed, .timedOut].contains(state), !node.continueOnError { tripped.set() }
                         return (index, state)
                     }
@@ -324,11 +330,12 @@ public final class Executor: Sendable {
     /// 52 MB); as is, the frames of a delay step's whole stack fit in one 1 KB slab.
     @inline(never)
     func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false) async -> StepState
+                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false,
+                 reuses: Bool = true) async -> StepState
     {
         let step: StepRun
         switch prepare(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
-                       inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways) {
+                       inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways, reuses: reuses) {
         case .finished(let state): return state
         case .run(let run): step = run
         }
@@ -363,10 +370,11 @@ public final class Executor: Sendable {
     }
 
     /// Decides whether a step runs (selection, cancellation, its `if`, a result `flow
-    /// resume` reuses) and, if it does, what it runs with.
+    /// resume` reuses) and, if it does, what it runs with. `reuses`: false inside a later
+    /// attempt of a retried group, which runs its steps again from the start.
     @inline(never)
     func prepare(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool) -> Preparation
+                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool, reuses: Bool) -> Preparation
     {
         if !node.selected { return .finished(skip(node, frame: frame, isUndo: isUndo, reason: StepTransition.notSelectedReason)) }
         // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
@@ -374,7 +382,7 @@ public final class Executor: Sendable {
         // before this one in a group of that list (at any depth): that step said
         // `succeeded`, the status when the `finally` step around it started.
         var status = status
-        if status == .succeeded || status == .failed, cancellation.isCancelled { status = .cancelled }
+        if status == .succeeded || status == .failed, cancellation.isCancelled, !undoesEndedRun.isSet { status = .cancelled }
         if status == .succeeded, runsAlways ? scope.hasFailure : (mode == .finally && scope.seesAnyFailure) {
             status = .failed
         }
@@ -392,7 +400,7 @@ public final class Executor: Sendable {
             let reason = cancellation.isCancelled ? "the run was cancelled" : "its group was stopped (a timeout or fail_fast)"
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: reason))
         }
-        if mode == .normal, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
+        if mode == .normal, reuses, !node.isGroup, let previous = options.reuse[node.path], previous.state == .succeeded {
             // `flow resume`: a step that succeeded before is not run again; its outputs stand.
             // Whatever its `if` says now: it ran, and its effect (and its `undo`) is there.
             let instance = makeInstance(of: node, frame: frame, isUndo: isUndo)
@@ -406,7 +414,7 @@ public final class Executor: Sendable {
         let stepEnv = renderEnv(node, base: env, frame: frame, scope: scope, status: status)
         let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
                                      frame: frame, failures: inheritedFailure ? FailureScope(parent: scope, failed: true) : scope,
-                                     env: stepEnv, runStatus: status)
+                                     env: stepEnv, runStatus: status, signalCancelsRun: !undoesEndedRun.isSet)
         // `if` defaults to success() among the steps of this list; status functions see the
         // enclosing group's failure too (inside `finally`). The steps of a `finally` list
         // itself always run: one failing does not skip the next.
@@ -427,7 +435,8 @@ public final class Executor: Sendable {
         // A step of a `finally` list runs whatever its siblings did, and so do the steps of
         // a group there: they must not find an earlier sibling's failure in their scope.
         let ownScope = runsAlways ? FailureScope(parent: nil, inheritsFailure: inheritedFailure || scope.seesFailure) : scope
-        return .run(StepRun(instance: instance, context: context, scope: ownScope, env: stepEnv, mode: mode, status: status))
+        return .run(StepRun(instance: instance, context: context, scope: ownScope, env: stepEnv, mode: mode, status: status,
+                            reuses: reuses))
     }
 
     /// What comes after an attempt: the step's end, or another attempt after a delay.
@@ -487,7 +496,8 @@ public final class Executor: Sendable {
         var env = ChildEnvironment(base: environment.base)
         for variable in node.env {
             let context = RuntimeContext(plan: plan, runID: options.runID, runState: runState, cancellation: cancellation,
-                                         frame: frame, failures: scope, env: env, runStatus: status)
+                                         frame: frame, failures: scope, env: env, runStatus: status,
+                                         signalCancelsRun: !undoesEndedRun.isSet)
             env.set(variable.name.value, context.render(variable.value))
         }
         return env
@@ -619,15 +629,20 @@ public final class Executor: Sendable {
         // Otherwise the failure that let the group run would skip every step in it.
         let despiteFailure = node.condition.map { !$0.calls.isEmpty } == true && scope.hasFailure
         let inner = despiteFailure ? FailureScope(parent: nil, inheritsFailure: true) : FailureScope(parent: scope)
+        // `flow resume` reuses results in a group's first attempt only: a retry of the group
+        // runs its steps again from the start, as it would have in the run (a `login` whose
+        // token the failed attempt found stale is what the retry is there to do again).
+        let reuses = step.reuses && instance.attempt <= 1
         var state: StepState
         switch node.kind {
         case .concurrent(let maxParallel, let failFast):
             state = await runList(node.children, concurrent: true, maxParallel: maxParallel, failFast: failFast, frame: frame,
                                   scope: inner, env: env, mode: mode, status: status, inheritedFailure: despiteFailure,
-                                  isUndo: instance.ref.isUndo)
+                                  isUndo: instance.ref.isUndo, reuses: reuses)
         default:
             state = await runList(node.children, concurrent: false, frame: frame, scope: inner, env: env, mode: mode,
-                                  status: status, inheritedFailure: despiteFailure, isUndo: instance.ref.isUndo)
+                                  status: status, inheritedFailure: despiteFailure, isUndo: instance.ref.isUndo,
+                                  reuses: reuses)
         }
         if !node.finally.isEmpty {
             // `finally` runs outside the cancelled scope: the first interrupt does not stop it.
@@ -717,6 +732,7 @@ extension Executor {
     /// the outputs recorded then. Each step is first marked as succeeded (from that run).
     public func runUndo(_ steps: [(path: String, result: StepResult)]) async -> RunOutcome {
         let start = Timestamp.monotonic()
+        undoesEndedRun.set()
         defer { scratch.remove() }
         let byPath = nodesByPath
         let parents = parentsByNode

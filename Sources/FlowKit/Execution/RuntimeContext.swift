@@ -12,6 +12,10 @@ struct RuntimeContext: ExpressionEvaluator.Context {
     var env: ChildEnvironment
     /// Inside `finally`: the run's status so far.
     let runStatus: RunStatus
+    /// Whether a signal to flow cancels the run the expressions are about: not under
+    /// `flow undo`, whose undo steps see how the run they roll back ended, not the undo's
+    /// own signal (which does not stop the rollback either).
+    var signalCancelsRun = true
 
     func value(of path: [String]) -> ExpressionValue? {
         guard path.count >= 2 else { return .null }
@@ -41,7 +45,7 @@ struct RuntimeContext: ExpressionEvaluator.Context {
         // cancelled (or was killed) rolls back a cancelled run too, which `run.status`
         // says there: `cancelled()` agrees with it, as it does in that run's own rollback
         // (it was false under `flow undo`, so an `if: cancelled()` undo step was skipped).
-        let cancelled = cancellation.isCancelled || runStatus == .cancelled
+        let cancelled = (signalCancelsRun && cancellation.isCancelled) || runStatus == .cancelled
         switch function {
         case "always": return true
         case "cancelled": return cancelled

@@ -14,15 +14,18 @@ extension Executor {
         let mode: Mode
         /// The run's status as `run.status` shows it to this step.
         let status: RunStatus
+        /// Whether `flow resume` may reuse recorded results for the steps inside (a group's).
+        let reuses: Bool
 
         init(instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-             status: RunStatus) {
+             status: RunStatus, reuses: Bool) {
             self.instance = instance
             self.context = context
             self.scope = scope
             self.env = env
             self.mode = mode
             self.status = status
+            self.reuses = reuses
         }
     }
 }
