@@ -120,6 +120,9 @@ public enum CommandLineParser {
                 }
                 guard let option = command.option(name) else {
                     var message = "Unknown option '--\(name)'"
+                    if let instead = command.declined[name] {
+                        throw UsageError(message, path: path, subject: ("--\(name)", instead))
+                    }
                     // `--help` is every command's (`--version` the root's, taken anywhere).
                     let names = command.options.map(\.long) + ["help"] + (path[0].version == nil ? [] : ["version"])
                     if let near = Suggestion.closest(to: name, in: names) {

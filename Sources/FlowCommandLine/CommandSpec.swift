@@ -22,10 +22,16 @@ public struct CommandSpec: Sendable {
     public var subcommands: [CommandSpec]
     /// The root's version, printed by `--version`.
     public var version: String?
+    /// Options a sibling command takes that this one does not, each with what to do
+    /// instead: its usage error says so (`flow resume ID --var x=2`: the run's recorded
+    /// values are what a resume runs with), where a bare "Unknown option" would leave the
+    /// user guessing whether it is spelled wrong.
+    public var declined: [String: String]
 
     public init(
         name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
-        options: [OptionSpec] = [], subcommands: [CommandSpec] = [], version: String? = nil
+        options: [OptionSpec] = [], subcommands: [CommandSpec] = [], version: String? = nil,
+        declined: [String: String] = [:]
     ) {
         self.name = name
         self.abstract = abstract
@@ -34,6 +40,7 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.subcommands = subcommands
         self.version = version
+        self.declined = declined
     }
 
     /// The option whose long name is `long`, if any.

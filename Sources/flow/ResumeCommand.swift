@@ -19,7 +19,8 @@ struct ResumeCommand: Command {
             """,
         arguments: [JournalOptions.runArgument],
         options: [.flag("force", help: "Resume even though the workflow file changed (with the current file).")]
-            + ExecutionOptions.options
+            + ExecutionOptions.options,
+        declined: JournalOptions.declined(by: "resume")
     )
 
     var runID: String

@@ -19,7 +19,8 @@ struct UndoCommand: Command {
         arguments: [JournalOptions.runArgument],
         // `--no-rollback` would mean nothing here: an undo is a rollback.
         options: [.flag("force", help: "Undo again the steps an earlier undo of the run reversed.")]
-            + ExecutionOptions.options.filter { $0.long != "no-rollback" }
+            + ExecutionOptions.options.filter { $0.long != "no-rollback" },
+        declined: JournalOptions.declined(by: "undo")
     )
 
     var runID: String

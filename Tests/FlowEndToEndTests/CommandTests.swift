@@ -114,6 +114,30 @@ import Testing
         #expect(option.stderr.hasPrefix("Error: Unknown option '--stirct'. Did you mean '--strict'?\n"), "\(option.stderr)")
     }
 
+    /// `resume` and `undo` run with the arguments recorded with the run: `flow run`'s
+    /// options that would change them get a usage error that says so, not a bare
+    /// "Unknown option" that reads as a typo (found in the interaction audit).
+    @Test func resumeAndUndoSayWhyTheyDeclineOptionsOfRun() throws {
+        let recorded = "runs with the vars, --with values, ACTION and selection recorded with the run; "
+            + "to run with others, start a new run: flow run FILE …\n"
+        for (command, option) in [("resume", "--var"), ("resume", "--only=a"), ("undo", "--with"), ("undo", "--skip-tags")] {
+            let result = try FlowBinary.run([command, "last", option, "x=1"], in: FlowBinary.packageRoot)
+            #expect(result.status == 2, "\(result)")
+            let name = String(option.prefix { $0 != "=" })
+            #expect(result.stderr.hasPrefix("Error: Unknown option '\(name)'\nHelp:  \(name)  \(command) " + recorded),
+                    "\(result.stderr)")
+        }
+        let preview = try FlowBinary.run(["resume", "last", "--dry-run"], in: FlowBinary.packageRoot)
+        #expect(preview.stderr.hasPrefix("Error: Unknown option '--dry-run'\nHelp:  --dry-run  resume has no dry run: `flow show RUN`"),
+                "\(preview.stderr)")
+        let rollback = try FlowBinary.run(["undo", "last", "--no-rollback"], in: FlowBinary.packageRoot)
+        #expect(rollback.stderr.hasPrefix("Error: Unknown option '--no-rollback'\nHelp:  --no-rollback  an undo is a rollback"),
+                "\(rollback.stderr)")
+        // A misspelling is still one.
+        let typo = try FlowBinary.run(["resume", "last", "--forse"], in: FlowBinary.packageRoot)
+        #expect(typo.stderr.hasPrefix("Error: Unknown option '--forse'. Did you mean '--force'?\n"), "\(typo.stderr)")
+    }
+
     /// The completion scripts come from the command tree and are valid for their shell.
     @Test func completionScripts() throws {
         let bash = try FlowBinary.run(["--generate-completion-script", "bash"], in: FlowBinary.packageRoot)
