@@ -286,6 +286,41 @@ import Testing
                 "\(show)")
     }
 
+    /// `flow resume` runs a failed or cancelled run again: a run that succeeded has nothing
+    /// to resume and is refused (exit 2), running nothing.
+    @Test func resumeRefusesARunThatSucceeded() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: a, shell: echo a >> log }\n")
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let id = try #require(try box.run(["runs", "--json"]).stdout.split(separator: "\"").dropFirst(3).first)
+        let r = try box.run(["resume", "last", "--output", "prefixed"])
+        #expect(r.status == 2, "\(r)")
+        #expect(r.stderr == "error: run \(id) succeeded; there is nothing to resume\n", "\(r)")
+        #expect(box.lines("log") == ["a"], "nothing ran again")
+    }
+
+    /// `flow undo` rolls back a finished run, and `flow resume` takes a failed or cancelled
+    /// one: a run still running is refused by both (exit 2), and nothing is undone.
+    @Test func undoAndResumeRefuseARunStillRunning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: echo undone >> log }
+              - name: wait
+                shell: echo ready; while [ ! -f go ]; do sleep 0.02; done
+            """)
+        let live = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(live.waitForLine("wait | ready"), "\(live.stderr)")
+        for command in ["undo", "resume"] {
+            let r = try box.run([command, "last", "--output", "prefixed"])
+            #expect(r.status == 2, "\(r)")
+            #expect(r.stderr.hasPrefix("error: run ") && r.stderr.contains(" is still running (pid \(live.pid) on "), "\(r)")
+        }
+        try box.write("go", "")
+        #expect(try live.finish().status == 0)
+        #expect(!box.exists("log"), "nothing was undone")
+    }
+
     /// `--tags` / `--skip-tags`: a group whose steps are all left out ends up empty and is
     /// skipped, with them; the run goes on and succeeds.
     @Test func aGroupWhoseStepsAllEndUpDeselectedIsSkipped() throws {
