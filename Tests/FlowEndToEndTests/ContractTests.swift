@@ -358,6 +358,38 @@ import Testing
         #expect(box.lines("log") == ["s2 grp"], "\(r)")
     }
 
+    /// `--output auto` (the default) is `tty` on a terminal: the live tree's count line,
+    /// `N/M steps finished`, is on screen, which no other mode writes.
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+    func theDefaultOutputOnATerminalIsTheLiveTree() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: a, print: hi }\n")
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal"], rows: 10, columns: 80)
+        #expect(run.finish() == 0, "\(run.report)")
+        // A `print` step's line goes above the tree (docs/cli.md).
+        #expect(TTYOutputTests.timeless(run.screen.all) == ["hi", "✓ a T", "1/1 steps finished", "✓ succeeded: 1 succeeded in T"],
+                "\(run.report)")
+    }
+
+    /// `tty`: the finished tree stays on screen, followed by the full output of the failed
+    /// steps (and of them only), then the summary.
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+    func theFinishedTreeIsFollowedByTheOutputOfFailedSteps() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: good, shell: echo fine }
+              - { name: bad, shell: echo one; echo two; exit 3 }
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 80)
+        #expect(run.finish() == 1, "\(run.report)")
+        #expect(TTYOutputTests.timeless(run.screen.all) == [
+            "✓ good T", "✗ bad exit 3 T", "2/2 steps finished",
+            "── output of bad ──", "one", "two",
+            "✗ failed: 1 succeeded, 1 failed in T",
+        ], "\(run.report)")
+    }
+
     /// `flow validate` reports tab indentation at the tab.
     @Test func tabIndentationIsAnErrorAtTheTab() throws {
         let box = try RunSandbox()
