@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Statements of the contract (/work/shared/spec/workflow-format.md and cli.md) that no
 /// test checked through the built binary before: one test per statement, named after it.
@@ -265,6 +268,26 @@ import Testing
         let log = box.lines("log")
         let start = try #require(log.firstIndex(of: "start i"), "\(log)")
         #expect(log.count == 6 && log[start + 1] == "end i", "nothing starts or ends while `i` runs: \(log)")
+    }
+
+    /// Children start with an empty signal mask whatever flow inherited: a flow started
+    /// with SIGTERM, SIGHUP and SIGUSR1 blocked starts its steps with none blocked. The
+    /// command names the program by its path, so flow executes it directly: a shell in
+    /// between (`$CHILD …`) empties the mask itself and would hide a mask flow passed on.
+    @Test func stepsStartWithNoSignalBlockedWhateverFlowInherited() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: state
+                shell: \(RunSandbox.childPath) --print-signal-state
+            """)
+        let flow = try LiveFlow(executable: RunSandbox.flowPath, arguments: ["run", "wf.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false,
+                                blocked: [SIGTERM, SIGHUP, SIGUSR1])
+        let r = try flow.finish(timeout: 30)
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdout.contains("state | blocked: \n"), "\(r)")
+        #expect(r.stdout.contains("state | ignored: \n"), "\(r)")
     }
 
     // MARK: the command line
