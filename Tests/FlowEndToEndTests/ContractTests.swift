@@ -290,6 +290,23 @@ import Glibc
         #expect(r.stdout.contains("state | ignored: \n"), "\(r)")
     }
 
+    /// `--grace` defaults to 5s: the first signal's note gives the grace in force, so the
+    /// default shows without waiting it out (the step ends at the SIGINT itself).
+    @Test func theGraceDefaultsToFiveSeconds() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: work, shell: $CHILD --stderr ready --sleep 30 }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("SIGINT: stopping: ") && $0.contains(" (SIGKILL after 5s), ") }, "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     // MARK: the command line
 
     /// `flow show RUN_ID`: each step with its state, attempts, exit code and duration.
