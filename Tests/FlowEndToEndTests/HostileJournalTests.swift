@@ -28,14 +28,26 @@ import Glibc
         let deadline = Date().addingTimeInterval(30)
         while !box.exists("a-started"), Date() < deadline { usleep(10_000) }
         #expect(box.exists("a-started"))
-        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        // The first step starts before a new journal exists (docs/journal.md): wait for the
+        // run's row read-only, creating nothing. Opened for writing sooner, the test's
+        // connection could create the database file itself, or find it without its tables.
+        let journal = box.state.path + "/journal.sqlite"
+        func recorded() -> Bool {
+            guard let reader = try? SQLiteConnection(readOnlyPath: journal, busyTimeout: 100) else { return false }
+            return (try? reader.value("SELECT count(*) FROM runs") as Int?) == 1
+        }
+        while !recorded() {
+            try #require(Date() < deadline, "the run was not recorded")
+            usleep(10_000)
+        }
+        let db = try SQLiteConnection(path: journal)
         // The run's row first (its opening may still be under way): locked before it, the
         // run would not be recorded at all.
         while true {
             try db.execute("BEGIN IMMEDIATE")
             if try db.value("SELECT count(*) FROM runs") as Int? == 1 { break }
             try db.execute("ROLLBACK")
-            #expect(Date() < deadline, "the run was not recorded")
+            try #require(Date() < deadline, "the run was not recorded")
             usleep(10_000)
         }
         _ = try box.write("locked", "")

@@ -241,8 +241,9 @@ final class LiveFlow: @unchecked Sendable {
     private var openStreams = 2
     private var exitStatus: Int32?
 
+    /// `blocked`: signals flow starts with blocked (as a parent that blocked them would pass on).
     init(executable: String, arguments: [String], environment: [String: String], directory: String,
-         ownGroup: Bool) throws {
+         ownGroup: Bool, blocked: [Int32] = []) throws {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         guard Self.pipe2(&outPipe, O_CLOEXEC) == 0, Self.pipe2(&errPipe, O_CLOEXEC) == 0 else {
@@ -265,9 +266,10 @@ final class LiveFlow: @unchecked Sendable {
             posix_spawnattr_setpgroup(&attributes, 0)
         }
         posix_spawnattr_setflags(&attributes, Int16(flags))
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for sig in blocked { sigaddset(&mask, sig) }
+        posix_spawnattr_setsigmask(&attributes, &mask)
         var defaults = sigset_t()
         sigemptyset(&defaults)
         for sig in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD] { sigaddset(&defaults, sig) }
