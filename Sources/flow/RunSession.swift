@@ -154,6 +154,9 @@ struct RunSession {
             // exits without what it could not write.
             BackgroundThread.start {
                 sleep(Self.secondSignalDeadline)
+                // `_exit` skips the executor's own removal: the run's scratch directory
+                // stayed (in /dev/shm) until some later run's sweep.
+                executor.discard()
                 _exit(128 + signal)
             }
             // The run still ends as runs do: the killed steps `cancelled`, the summary (or
@@ -167,6 +170,7 @@ struct RunSession {
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             // A run killed by the second signal is resumable as one the first ended.
             if let line = hint?.line(succeeded: status == 0) { Console.stderr(line) }
+            executor.discard()
             _exit(status)
         }
         // The journal is one more observer, opened while the run starts (see

@@ -45,7 +45,8 @@ import Glibc
         // run would not be recorded at all.
         while true {
             try db.execute("BEGIN IMMEDIATE")
-            if try db.value("SELECT count(*) FROM runs") as Int? == 1 { break }
+            if try db.value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'") as Int? == 1,
+               try db.value("SELECT count(*) FROM runs") as Int? == 1 { break }
             try db.execute("ROLLBACK")
             try #require(Date() < deadline, "the run was not recorded")
             usleep(10_000)

@@ -781,6 +781,34 @@ import Glibc
         #expect(box.lines("log") == ["failure", "cancelled", "undo failure", "undo cancelled", "undo cancelled"], "\(r)")
     }
 
+    /// A run that a second signal or SIGQUIT ends removes its scratch directory (where the
+    /// `FLOW_OUTPUT` files are) as every run does: flow's exit from the signal's handler
+    /// skipped it, and each such run left a directory in /dev/shm for a later run's sweep.
+    @Test(arguments: [[SIGINT, SIGINT], [SIGQUIT]])
+    func aRunEndedBySignalsRemovesItsScratchDirectory(_ signals: [Int32]) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: stubborn
+                shell: $CHILD --ignore INT --stderr ready --sleep 30
+            """)
+        try FileManager.default.createDirectory(atPath: box.path("tmp"), withIntermediateDirectories: false)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "60s"], env: ["TMPDIR": box.path("tmp")])
+        #expect(flow.waitForLine("stubborn | ready"), "\(flow.stderr)")
+        for (index, signal) in signals.enumerated() {
+            flow.signal(signal)
+            // The second signal once flow took the first: two sent at once may arrive as one.
+            if index + 1 < signals.count {
+                #expect(flow.waitFor { _, err in err.contains("SIGINT: stopping") }, "\(flow.stderr)")
+            }
+        }
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 128 + signals.last!, "\(r)")
+        #expect(r.stderr.contains("killed every step"), "\(r)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: box.path("tmp"))) == [], "left behind")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     /// With its output blocked (a reader that stopped reading: `flow run … | less`), the
     /// second signal still ends flow: it waited for the reader, whatever the signals said
     /// (the first signal's note waited for the output, and held up the second signal).
@@ -794,18 +822,26 @@ import Glibc
             w=blocked
             printf 'steps:\n  - name: spam\n    shell: yes spam-%s\n' "$w" > wf.yaml
             mkfifo out
+            mkdir tmp
             # A reader that never reads: flow's writes block once the pipe is full.
             sleep 60 < out &
             reader=$!
-            "$0" run wf.yaml --no-journal --output prefixed > out 2>err &
+            TMPDIR="$PWD/tmp" "$0" run wf.yaml --no-journal --output prefixed > out 2>err &
             pid=$!
-            sleep 1
-            kill -INT "$pid"; sleep 0.5; kill -INT "$pid"
+            # The first signal once the step runs (flow's handlers are in place by then),
+            # the second once the first reached the step (`yes` died of it): two signals
+            # sent at once may arrive as one. The loops only bound a hang.
+            i=0; until grep -q spam err || [ $i -ge 400 ]; do sleep 0.05; i=$((i+1)); done
+            kill -INT "$pid"
+            i=0; while pgrep -f "yes spam-blocke[d]" >/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+            kill -INT "$pid"
             i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i+1)); done
             if kill -0 "$pid" 2>/dev/null; then echo "still running"; kill -9 "$pid"; else echo "ended"; fi
             wait "$pid"; echo "status $?"
             kill "$reader"; wait "$reader" 2>/dev/null
             pgrep -f "yes spam-blocke[d]" >/dev/null && echo "left over" || echo "none left"
+            # The run's scratch directory goes as at every run's end: flow's exit skipped it.
+            ls -A tmp
             """#
         let result = try FlowBinary.run([], in: directory, shellScript: script)
         #expect(result.stdout == "ended\nstatus 130\nnone left\n", "\(result)")

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,10 +7,17 @@ import Testing
 
 /// The journal's tables through its own API: migrations, runs that never finished, pruning.
 @Suite struct JournalStorageTests {
-    /// A fresh state dir under the temporary directory.
+    /// A fresh state dir under the temporary directory; the test removes it with
+    /// `removeStateDir` (a `defer` right after), or every run of the suite leaves its
+    /// journals in /tmp.
     static func stateDir() -> String {
         var template = Array("/tmp/flow-journal-test-XXXXXX".utf8CString)
         return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+
+    /// Removes a directory `stateDir` made, with whatever the test left in it.
+    static func removeStateDir(_ dir: String) {
+        try? FileManager.default.removeItem(atPath: dir)
     }
 
     /// A run of three shell steps as a v2 recorder leaves it mid-run: static `steps` rows,
@@ -33,6 +41,7 @@ import Testing
 
     @Test func aRunThatNeverFinishedIsReadFromItsTransitions() throws {
         let dir = Self.stateDir()
+        defer { Self.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             try Self.insertUnfinishedRun(db, id: "r1", transitions: [
@@ -53,7 +62,9 @@ import Testing
     /// count their steps alone, each binding a scope inside the one before, and the stack
     /// overflowed (a crash, from some 6,000 runs in a debug build). Every run keeps its counts.
     @Test func aPageOfThousandsOfRunsIsCounted() throws {
-        let journal = try Journal.open(stateDir: Self.stateDir(), create: true)
+        let dir = Self.stateDir()
+        defer { Self.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
         let count = 40_000
         try journal.write { db in
             try db.execute("""
@@ -76,7 +87,9 @@ import Testing
     /// The recorder's statements bind text and blobs in place: empty values stay empty (not
     /// NULL), and non-ASCII text arrives byte for byte.
     @Test func boundValuesArriveIntact() throws {
-        let journal = try Journal.open(stateDir: Self.stateDir(), create: true)
+        let dir = Self.stateDir()
+        defer { Self.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
         let texts = ["", "✓ é ünïcödé", String(repeating: "long ", count: 200), "tab\tnew\nline"]
         try journal.access { db in
             let statements = try JournalStatements(db)
@@ -94,6 +107,7 @@ import Testing
 
     @Test func pruneDeletesEveryRowOfTheRunsItDrops() throws {
         let dir = Self.stateDir()
+        defer { Self.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             for id in ["old", "new"] {
@@ -119,13 +133,19 @@ import Testing
         }
     }
 
-    /// A state dir whose journal is as migration `last` left it, with the rows `sql` inserts.
+    /// A state dir whose journal is as migration `last` left it, with the rows `sql` inserts;
+    /// the test removes it with `removeStateDir`.
     static func oldJournal(upTo last: String, _ sql: String) throws -> String {
         let dir = stateDir()
-        mkdir(dir + "/locks", 0o755)
-        let db = try SQLiteConnection(path: dir + "/journal.sqlite")
-        try JournalSchema.migrate(db, upTo: last)
-        try db.transaction { try db.execute(sql) }
+        do {
+            mkdir(dir + "/locks", 0o755)
+            let db = try SQLiteConnection(path: dir + "/journal.sqlite")
+            try JournalSchema.migrate(db, upTo: last)
+            try db.transaction { try db.execute(sql) }
+        } catch {
+            removeStateDir(dir)
+            throw error
+        }
         return dir
     }
 
@@ -139,6 +159,7 @@ import Testing
             INSERT INTO transitions (run_id, path, from_state, to_state, attempt, time) VALUES ('v1run', '1', 'running', 'succeeded', 1, 2);
             INSERT INTO output_lines (run_id, path, stream, time, line) VALUES ('v1run', '1', 'stdout', 1, x'6869');
             """)
+        defer { Self.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         #expect(try journal.steps("v1run").map(\.state) == ["succeeded"])
         var lines: [String] = []
@@ -159,6 +180,7 @@ import Testing
             INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
             VALUES ('v3run', 'run', 'w.yml', 'w', 'h', x'', '{}', '/tmp/a', 1, 'failed', 1, 'host');
             """)
+        defer { Self.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         let old = try journal.run("v3run")
         #expect(old.workflowPathBytes == nil && old.cwdBytes == nil)
@@ -187,6 +209,7 @@ import Testing
             INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code) VALUES ('done', '1', 0, 0, 'shell', 's', 'failed', 3);
             INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code) VALUES ('done', '2', 1, 0, 'shell', 't', 'succeeded', 0);
             """)
+        defer { Self.removeStateDir(dir) }
         do {
             let old = try SQLiteConnection(path: dir + "/journal.sqlite")
             try old.transaction {
@@ -232,8 +255,10 @@ import Testing
     }
 
     @Test func aNewJournalHasTheSchemaTheMigrationsBuild() throws {
-        let fresh = try Journal.open(stateDir: Self.stateDir(), create: true)
-        let migrated = try SQLiteConnection(path: Self.stateDir() + "/journal.sqlite")
+        let (freshDir, migratedDir) = (Self.stateDir(), Self.stateDir())
+        defer { Self.removeStateDir(freshDir); Self.removeStateDir(migratedDir) }
+        let fresh = try Journal.open(stateDir: freshDir, create: true)
+        let migrated = try SQLiteConnection(path: migratedDir + "/journal.sqlite")
         try JournalSchema.migrate(migrated)
         let (new, old) = (try fresh.read { try Self.shape($0) }, try Self.shape(migrated))
         #expect(new == old, "only new: \(Set(new).subtracting(old).sorted()); only migrated: \(Set(old).subtracting(new).sorted())")

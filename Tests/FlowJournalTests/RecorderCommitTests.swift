@@ -10,6 +10,7 @@ import Testing
 @Suite struct RecorderCommitTests {
     @Test func aBackgroundCommitLeavesInTheLockFileOnlyWhatItHasNotCommitted() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         let loaded = LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n  - shell: b\n  - shell: c\n  - shell: d\n"))
         let plan = try Planner.plan(try #require(loaded.workflow))

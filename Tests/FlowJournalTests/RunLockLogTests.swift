@@ -125,6 +125,7 @@ import FlowKit
 
     @Test func aDeadRunsFileIsFoldedInOnceWithoutGapsAndRemoved() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             try JournalStorageTests.insertUnfinishedRun(db, id: "r1", transitions: [
@@ -180,6 +181,7 @@ import FlowKit
     /// a step that never ran read `succeeded`, and `flow resume` skip it.
     @Test func aDeadRunsLinesAreFoldedInOnlyWhileEachFollowsItsStep() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             for id in ["r1", "r2"] {
@@ -207,6 +209,7 @@ import FlowKit
     /// its second attempt's step ends (`resume` ran them again).
     @Test func aRetriedGroupsStepStartingAgainFromPendingIsFoldedIn() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             try JournalStorageTests.insertUnfinishedRun(db, id: "r7", transitions: [
@@ -224,6 +227,7 @@ import FlowKit
 
     @Test func aLiveRunsFileIsReadButNotTaken() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             try JournalStorageTests.insertUnfinishedRun(db, id: "r2", transitions: [("1", "pending", "running", 1, nil)])
@@ -251,6 +255,7 @@ import FlowKit
     /// runs, about one read in 700); `flow resume` took it up. The row is read again then.
     @Test func aRunThatEndedBetweenTheSnapshotAndTheLockIsNotInterrupted() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             try JournalStorageTests.insertUnfinishedRun(db, id: "r5", transitions: [("1", "pending", "running", 1, nil)])
@@ -275,6 +280,7 @@ import FlowKit
     /// that file stayed for good, since `recover` leaves the file of a run it does not have.
     @Test func pruningAKilledRunRemovesItsLockFile() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let journal = try Journal.open(stateDir: dir, create: true)
         try journal.write { db in
             try JournalStorageTests.insertUnfinishedRun(db, id: "r7", transitions: [("1", "pending", "running", 1, nil)])
@@ -291,6 +297,7 @@ import FlowKit
     /// journal would hang until the other run ended): it gets none, at once.
     @Test func aRunIDInUseIsNotTakenAgain() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         _ = try Journal.open(stateDir: dir, create: true)
         let first = try #require(RunLock(stateDir: dir, runID: "r3"))
         #expect(RunLock(stateDir: dir, runID: "r3") == nil)

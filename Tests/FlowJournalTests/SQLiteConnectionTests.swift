@@ -8,14 +8,16 @@ import Testing
 
 /// The journal's SQLite layer and the JSON it stores.
 @Suite struct SQLiteConnectionTests {
-    static func database() throws -> SQLiteConnection {
-        try SQLiteConnection(path: JournalStorageTests.stateDir() + "/test.sqlite")
+    static func database(in dir: String) throws -> SQLiteConnection {
+        try SQLiteConnection(path: dir + "/test.sqlite")
     }
 
     /// Parameters stay bound while a query steps through many rows: its `WHERE` reads them
     /// again for each row.
     @Test func boundTextLastsForEveryRow() throws {
-        let db = try Self.database()
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let db = try Self.database(in: dir)
         try db.execute("CREATE TABLE t (k TEXT, n INTEGER)")
         try db.transaction {
             for n in 0..<2_000 { try db.execute("INSERT INTO t VALUES (?, ?)", [n % 2 == 0 ? "even-key" : "odd", n]) }
@@ -27,7 +29,9 @@ import Testing
     }
 
     @Test func valuesRoundTripByKind() throws {
-        let db = try Self.database()
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let db = try Self.database(in: dir)
         try db.execute("CREATE TABLE t (a, b, c, d, e)")
         let text: String? = nil
         try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", ["✓ text", Int64.max, 2.5, [UInt8]([0, 1, 255]), text])
@@ -41,7 +45,9 @@ import Testing
     }
 
     @Test func aFailedTransactionLeavesNothing() throws {
-        let db = try Self.database()
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let db = try Self.database(in: dir)
         try db.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
         #expect(throws: SQLiteError.self) {
             try db.transaction {
@@ -54,6 +60,7 @@ import Testing
 
     @Test func aFileThatIsNotADatabaseFailsAtOpenAsDamaged() throws {
         let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
         let path = dir + "/journal.sqlite"
         let fd = open(path, O_WRONLY | O_CREAT, 0o644)
         _ = "this is not a database, just some bytes that go on for a while\n".utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -70,7 +77,9 @@ import Testing
     /// A journal another process keeps locked past the busy timeout is reported as that,
     /// not as a bare "database is locked".
     @Test func aJournalLockedTooLongSaysSo() throws {
-        let path = JournalStorageTests.stateDir() + "/journal.sqlite"
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let path = dir + "/journal.sqlite"
         let holder = try SQLiteConnection(path: path)
         try holder.execute("PRAGMA journal_mode = WAL; CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
         let waiter = try SQLiteConnection(path: path, busyTimeout: 20)

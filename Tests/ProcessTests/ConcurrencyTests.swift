@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Many children at once, the SIGCHLD fallback, and the admission limiter.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.hangDetector)
 struct ConcurrencyTests {
     @Test func thousandConcurrentSleepsComplete() async throws {
         OpenFileLimit.raiseToHardLimit()

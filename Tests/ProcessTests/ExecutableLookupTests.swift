@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,13 +7,13 @@ import Testing
 
 /// Finding a command through the child's PATH, with the lookup cache.
 struct ExecutableLookupTests {
-    /// A fresh directory with two PATH entries in it.
-    private func sandbox() -> (first: String, second: String) {
+    /// A fresh directory with two PATH entries in it; the test removes `root` when done.
+    private func sandbox() -> (root: String, first: String, second: String) {
         var template = Array("/tmp/flow-lookup-XXXXXX".utf8CString)
         let root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
         mkdir(root + "/a", 0o755)
         mkdir(root + "/b", 0o755)
-        return (root + "/a", root + "/b")
+        return (root, root + "/a", root + "/b")
     }
 
     private func install(_ path: String) {
@@ -21,7 +22,8 @@ struct ExecutableLookupTests {
     }
 
     @Test func aProgramInstalledAfterAMissIsFound() {
-        let (first, second) = sandbox()
+        let (root, first, second) = sandbox()
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let env = ["PATH": "\(first):\(second)"]
         #expect(ExecutableLookup.resolve("tool", environment: env) == nil)
         install(second + "/tool")
@@ -29,7 +31,8 @@ struct ExecutableLookupTests {
     }
 
     @Test func aRemovedProgramIsLookedUpAgain() {
-        let (first, second) = sandbox()
+        let (root, first, second) = sandbox()
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let env = ["PATH": "\(first):\(second)"]
         install(first + "/tool")
         install(second + "/tool")
@@ -41,7 +44,8 @@ struct ExecutableLookupTests {
     }
 
     @Test func theChildsPathDecides() {
-        let (first, second) = sandbox()
+        let (root, first, second) = sandbox()
+        defer { try? FileManager.default.removeItem(atPath: root) }
         install(first + "/tool")
         install(second + "/tool")
         #expect(ExecutableLookup.resolve("tool", environment: ["PATH": first]) == first + "/tool")

@@ -5,7 +5,7 @@ import Glibc
 import Testing
 
 /// Standard streams, environment and working directory of children.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangDetector)
 struct InputOutputTests {
     @Test func stdinBytesAreFed() async throws {
         let (termination, output) = try await TestSupport.run(TestSupport.helperSpec(["--echo-stdin"], stdin: .string("hello\nworld\n")))

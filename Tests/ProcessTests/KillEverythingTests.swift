@@ -8,7 +8,7 @@ import Testing
 
 /// `ProcessHub.killEverything` (a second Ctrl-C, SIGQUIT) leaves no step's process group
 /// behind, those being spawned on another thread at that moment too, and starts no more.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.hangDetector)
 struct KillEverythingTests {
     /// One thread spawns steps that leave a background `sleep` in their group, back to
     /// back, each slowed down by a large environment (the exec copies it), so that most of

@@ -9,7 +9,7 @@ import Testing
     /// A signal that comes as soon as the trap is set up is not lost (libdispatch's signal
     /// sources, used before, registered later on another thread, and a Ctrl-C sent as the
     /// first step started was lost 58 times in 150 under load).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangDetector)
     func aSignalRightAfterTheTrapIsSetUpCancelsTheRun() async throws {
         let bench = TestSupport.helper.replacingLastComponent(with: "flow-proc-bench")
         let spec = ChildSpec(executable: bench, arguments: ["probe-early-signal"], environment: TestSupport.environment)

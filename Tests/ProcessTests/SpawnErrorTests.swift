@@ -99,7 +99,7 @@ struct SpawnErrorTests {
     }
 
     /// Runs in a separate process (flow-proc-bench) because it lowers RLIMIT_NOFILE.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.hangDetector)
     func descriptorExhaustionIsARetryableError() async throws {
         let bench = TestSupport.helper.replacingLastComponent(with: "flow-proc-bench")
         let spec = ChildSpec(executable: bench, arguments: ["probe-exhaustion"], environment: TestSupport.environment)

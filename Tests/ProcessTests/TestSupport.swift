@@ -5,6 +5,20 @@ import Glibc
 import Synchronization
 import Testing
 
+extension Trait where Self == TimeLimitTrait {
+    /// The time limit of the process tests: a hang detector (an `await` on a child that
+    /// never resolves fails the test instead of hanging the suite), not a speed check.
+    ///
+    /// Why 10 minutes, when each test needs well under a second: the limit counts from the
+    /// test's start, and in `swift test` the synchronous end-to-end tests hold the
+    /// cooperative pool's threads (two on a 2-core machine) while they wait for `flow`, so
+    /// a test's `await` can resume only after most of the rest of the suite has run. Under
+    /// load the 1-minute limit fired (with the test's child long finished) in a run of the
+    /// racy suites that took 91 s; the full suite takes up to about 3 minutes on a loaded
+    /// 2-core machine. 10 minutes is above that, and still ends a hang.
+    static var hangDetector: Self { .timeLimit(.minutes(10)) }
+}
+
 /// Helpers shared by the process tests: the helper child's path, output collection with a
 /// "wait until this text appears" handshake, and bounded polling of process state.
 enum TestSupport {

@@ -719,8 +719,9 @@ public final class Executor: Sendable {
 }
 
 extension Executor {
-    /// For a run that ends before it started (refused after the executor was made): removes
-    /// what the executor made (its scratch directory).
+    /// For a run that ends before it started (refused after the executor was made), or one
+    /// that ends by `_exit` (a second signal, SIGQUIT): removes what the executor made (its
+    /// scratch directory).
     public func discard() {
         scratch.remove()
     }
