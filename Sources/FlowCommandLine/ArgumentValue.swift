@@ -2,6 +2,13 @@
 public protocol ArgumentValue {
     /// The value `argument` stands for, or nil when it is not one.
     init?(argument: String)
+    /// Why `argument` is not a value (`durations cannot be negative`), said after "is
+    /// invalid": the value alone leaves the user to guess what is wrong with it.
+    static func whyInvalid(_ argument: String) -> String?
+}
+
+extension ArgumentValue {
+    public static func whyInvalid(_ argument: String) -> String? { nil }
 }
 
 extension String: ArgumentValue {
@@ -10,6 +17,7 @@ extension String: ArgumentValue {
 
 extension Int: ArgumentValue {
     public init?(argument: String) { self.init(argument, radix: 10) }
+    public static func whyInvalid(_ argument: String) -> String? { "expected a whole number, such as 4" }
 }
 
 extension ArgumentValue where Self: RawRepresentable, RawValue == String {

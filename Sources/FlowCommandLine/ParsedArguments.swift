@@ -61,7 +61,8 @@ public struct ParsedArguments: Sendable {
         if let value = T(argument: text) { return value }
         let option = command.option(long)
         let label = option?.synopsis ?? "--\(long)"
-        throw UsageError("The value '\(text)' is invalid for '\(label)'", path: path,
+        let why = T.whyInvalid(text).map { ": " + $0 } ?? ""
+        throw UsageError("The value '\(text)' is invalid for '\(label)'\(why)", path: path,
                          subject: option.map { ($0.synopsis, $0.help) })
     }
 }

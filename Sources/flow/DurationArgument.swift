@@ -9,4 +9,17 @@ struct DurationArgument: ArgumentValue, Sendable {
         guard let value = Duration.parse(argument) else { return nil }
         self.value = value
     }
+
+    /// As a workflow's invalid duration is explained (`WorkflowParser`'s durations).
+    static func whyInvalid(_ argument: String) -> String? {
+        switch Duration.parseChecked(argument) {
+        case .success: nil
+        case .failure(.empty): "expected a duration such as 5s"
+        case .failure(.negative): "durations cannot be negative"
+        case .failure(.tooLong): "longer than the maximum, \(Duration.maximumText)"
+        case .failure(.malformed):
+            Duration.suggestion(for: argument).map { "did you mean '\($0)'?" }
+                ?? "write e.g. 30s, 1m30s, 250ms or a number of seconds"
+        }
+    }
 }

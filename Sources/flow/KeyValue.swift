@@ -10,4 +10,8 @@ struct KeyValue: ArgumentValue, Sendable {
         key = String(argument[..<equals])
         value = String(argument[argument.index(after: equals)...])
     }
+
+    static func whyInvalid(_ argument: String) -> String? {
+        argument.hasPrefix("=") ? "the name before '=' is missing" : "expected name=value, such as \(argument.isEmpty ? "target" : argument)=prod"
+    }
 }

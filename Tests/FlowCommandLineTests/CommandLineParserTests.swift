@@ -137,7 +137,7 @@ let sampleRoot = CommandSpec(
         do {
             _ = try a.value("limit", as: Int.self)
         } catch {
-            #expect(error.message == "The value 'many' is invalid for '--limit <limit>'")
+            #expect(error.message == "The value 'many' is invalid for '--limit <limit>': expected a whole number, such as 4")
             #expect(error.subject?.label == "--limit <limit>")
         }
     }

@@ -138,6 +138,26 @@ import Testing
         #expect(typo.stderr.hasPrefix("Error: Unknown option '--forse'. Did you mean '--force'?\n"), "\(typo.stderr)")
     }
 
+    /// A value an option cannot take says what is wrong with it, as a workflow's invalid
+    /// duration does: "is invalid" alone left the user to guess (found in the contract
+    /// trace: `--grace -1s`, `--var target`).
+    @Test func anInvalidOptionValueSaysWhatIsWrongWithIt() throws {
+        let cases: [([String], String)] = [
+            (["--grace", "-1s"], "The value '-1s' is invalid for '--grace <duration>': durations cannot be negative"),
+            (["--grace", "5min"], "The value '5min' is invalid for '--grace <duration>': did you mean '5m'?"),
+            (["--grace", "soon"], "The value 'soon' is invalid for '--grace <duration>': write e.g. 30s, 1m30s, 250ms or a number of seconds"),
+            (["--grace", "2000000h"], "The value '2000000h' is invalid for '--grace <duration>': longer than the maximum, 1000000h"),
+            (["--var", "target"], "The value 'target' is invalid for '--var <key=value>': expected name=value, such as target=prod"),
+            (["--var", "=prod"], "The value '=prod' is invalid for '--var <key=value>': the name before '=' is missing"),
+            (["--max-parallel", "many"], "The value 'many' is invalid for '--max-parallel <n>': expected a whole number, such as 4"),
+        ]
+        for (words, message) in cases {
+            let result = try FlowBinary.run(["run", "workflows/command-group.yaml"] + words, in: FlowBinary.packageRoot)
+            #expect(result.status == 2, "\(words): \(result)")
+            #expect(result.stderr.hasPrefix("Error: \(message)\nHelp:  "), "\(words): \(result.stderr)")
+        }
+    }
+
     /// The completion scripts come from the command tree and are valid for their shell.
     @Test func completionScripts() throws {
         let bash = try FlowBinary.run(["--generate-completion-script", "bash"], in: FlowBinary.packageRoot)
