@@ -120,7 +120,7 @@ public enum CommandLineParser {
                 }
                 guard let option = command.option(name) else {
                     var message = "Unknown option '--\(name)'"
-                    if let instead = command.declined[name] {
+                    if let instead = command.declined(name) {
                         throw UsageError(message, path: path, subject: ("--\(name)", instead))
                     }
                     // `--help` is every command's (`--version` the root's, taken anywhere).

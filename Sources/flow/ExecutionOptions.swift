@@ -75,16 +75,22 @@ struct JournalOptions {
 
     /// `flow run`'s options that `resume` and `undo` decline, with why: they run with the
     /// arguments recorded with the run, so that what they resume or reverse is what ran.
-    static func declined(by command: String) -> [String: String] {
-        let recorded = "\(command) runs with the vars, --with values, ACTION and selection recorded with the run; "
-            + "to run with others, start a new run: flow run FILE …"
-        let preview = command == "resume"
-            ? "resume has no dry run: `flow show RUN` lists the steps that succeeded, which a resume reuses"
-            : "undo has no dry run: `flow show RUN` lists the steps that succeeded, whose undo steps it runs"
-        var declined = ["var": recorded, "with": recorded, "only": recorded, "tags": recorded, "skip-tags": recorded,
-                        "dry-run": preview]
-        if command == "undo" { declined["no-rollback"] = "an undo is a rollback: without it, it would reverse nothing" }
-        return declined
+    static func declined(by command: String) -> @Sendable (String) -> String? {
+        { option in
+            switch option {
+            case "var", "with", "only", "tags", "skip-tags":
+                "\(command) runs with the vars, --with values, ACTION and selection recorded with the run; "
+                    + "to run with others, start a new run: flow run FILE …"
+            case "dry-run" where command == "resume":
+                "resume has no dry run: `flow show RUN` lists the steps that succeeded, which a resume reuses"
+            case "dry-run":
+                "undo has no dry run: `flow show RUN` lists the steps that succeeded, whose undo steps it runs"
+            case "no-rollback" where command == "undo":
+                "an undo is a rollback: without it, it would reverse nothing"
+            default:
+                nil
+            }
+        }
     }
 
     /// The `RUN_ID` argument of `show`, `logs`, `resume` and `undo`.
