@@ -25,6 +25,11 @@ import Glibc
         return try #require(object, "flow show --json is a JSON object: \(r)", sourceLocation: sourceLocation)
     }
 
+    /// The step named `name` of a `show --json` object.
+    static func step(named name: String, in run: [String: Any]) -> [String: Any]? {
+        ((run["steps"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == name }
+    }
+
     static func stepStates(_ run: [String: Any]) -> [String: String] {
         var states: [String: String] = [:]
         for step in (run["steps"] as? [[String: Any]]) ?? [] {
@@ -1385,9 +1390,8 @@ import Glibc
         #expect(try box.run(["run", "wf.yaml"]).status == 1)
         #expect(try box.run(["resume", "last"]).status == 1)
         let resumeID = try #require(try Self.runs(box).first?["id"] as? String)
-        let show = try box.run(["show", resumeID, "--json"])
-        let run = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
-        let login = ((run?["steps"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == "login" }
+        let show = try Self.show(box, resumeID)
+        let login = Self.step(named: "login", in: show)
         #expect(login?["reused_from"] is NSNull, "\(show)")
         #expect((login?["outputs"] as? [String: String]) == ["tok": "t2"], "\(show)")
         try box.write("ok", "")
@@ -1413,9 +1417,8 @@ import Glibc
             """)
         #expect(try box.run(["run", "wf.yaml"]).status == 1)
         #expect(try box.run(["resume", "last"]).status == 1)
-        let show = try box.run(["show", "last", "--json"])
-        let run = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
-        let login = ((run?["steps"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == "login" }
+        let show = try Self.show(box)
+        let login = Self.step(named: "login", in: show)
         #expect(login?["state"] as? String == "skipped", "\(show)")
         #expect(login?["reused_from"] is NSNull, "\(show)")
     }
