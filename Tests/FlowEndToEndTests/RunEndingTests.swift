@@ -124,6 +124,42 @@ import Glibc
         #expect(ok.jsonEvents.last?["allowed_failures"] as? [String: Int] == [:], "\(ok)")
     }
 
+    /// A step (or group) `continue_on_error` covers that is retried: only its last
+    /// attempt's failure is the allowed one. Every attempt said "(allowed to fail)" and
+    /// carried `allowed_failure`, as if the step had given up each time (found by the
+    /// contract trace); the attempts a retry follows read as any retried attempt does.
+    @Test func onlyTheLastAttemptOfARetriedStepIsAnAllowedFailure() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: soft, shell: exit 3, retry: { limit: 2, delay: 10ms }, continue_on_error: true }
+              - name: grp
+                continue_on_error: true
+                retry: 1
+                sequential:
+                  - { name: inner, shell: exit 4 }
+              - { name: last, shell: "true" }
+            """)
+        let prefixed = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(prefixed.status == 0, "\(prefixed)")
+        let ends = TTYOutputTests.timeless(prefixed.stderrLines).filter { $0.hasPrefix("✗ soft") }
+        #expect(ends == ["✗ soft exit 3 T", "✗ soft exit 3 T", "✗ soft exit 3 (allowed to fail) T"], "\(prefixed)")
+        let json = try box.run(["run", "wf.yaml", "--no-journal", "--output", "json"])
+        let failed = json.jsonEvents.filter { $0["to"] as? String == "failed" }
+        #expect(failed.map { "\($0["name"] ?? "") \($0["attempt"] ?? "") \($0["allowed_failure"] as? Bool ?? false)" } == [
+            "soft 1 false", "soft 2 false", "soft 3 true",
+            // A step inside the retried group ends in each attempt (a new instance each
+            // time, which no retry follows), so each of its ends is allowed; the group's
+            // first attempt, which its retry follows, is not.
+            "inner 1 true", "grp 1 false", "inner 1 true", "grp 2 true",
+        ], "\(json)")
+        #expect(json.jsonEvents.last?["allowed_failures"] as? [String: Int] == ["failed": 2], "\(json)")
+        let github = try box.run(["run", "wf.yaml", "--no-journal", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        let annotations = TTYOutputTests.timeless(github.stdoutLines.filter { $0.hasPrefix("::warning") || $0.hasPrefix("::error") })
+        #expect(annotations.filter { $0.contains("soft") } == ["::warning title=flow step soft failed (allowed)::soft: exit 3 (allowed to fail) T"],
+                "\(github)")
+    }
+
     /// JUnit: an allowed failure is a skipped case with its reason and output, not among
     /// the failures, so a run that exits 0 has a report with none.
     @Test func junitReportsAnAllowedFailureAsSkipped() throws {

@@ -460,11 +460,15 @@ public final class Executor: Sendable {
             runState.record(instance, StepResult(state: .cancelled, exitCode: result.exitCode))
             return .finished(.cancelled)
         default:
-            instance.transition(to: result.state, exitCode: result.exitCode, signal: result.signal, reason: result.reason)
             let retryable = !result.isFinal && (result.state == .timedOut || node.retry?.retries(exitCode: result.exitCode) == true)
-            if let policy = node.retry, attempt <= policy.limit, retryable, !Task.isCancelled,
-               mode != .normal || !cancellation.isCancelled
-            {
+            let retried = retryable && attempt <= (node.retry?.limit ?? 0) && !Task.isCancelled
+                && (mode != .normal || !cancellation.isCancelled)
+            // Decided first: an attempt a retry follows is not the step's end, so its
+            // failure is not the one `continue_on_error` allows ("allowed to fail" on every
+            // attempt read as if the step had given up each time).
+            instance.transition(to: result.state, exitCode: result.exitCode, signal: result.signal, reason: result.reason,
+                                retried: retried)
+            if retried, let policy = node.retry {
                 let delay = policy.delay(beforeAttempt: attempt + 1)
                 bus.emit(.note(instance.ref, "retrying (attempt \(attempt + 1) of \(policy.limit + 1))"
                                + (delay > .zero ? " in \(delay.compact)" : "")))

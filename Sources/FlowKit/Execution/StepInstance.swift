@@ -34,8 +34,10 @@ final class StepInstance: Sendable {
     // their frames, which every running step's task holds (10,000 concurrent delay steps:
     // +35 MB when it was).
     @inline(never)
+    /// `retried`: a failed or timed-out attempt that a retry follows, which is not the
+    /// step's end: its failure is not marked allowed (only the last attempt's can be).
     func transition(to next: StepState, exitCode: Int32? = nil, signal: Int32? = nil, reason: String? = nil,
-                    outputs: [String: String]? = nil) {
+                    outputs: [String: String]? = nil, retried: Bool = false) {
         let event: StepTransition = state.withLock { s in
             precondition(s.state.canMove(to: next), "illegal step transition \(s.state.rawValue) → \(next.rawValue) for \(ref.path)")
             let from = s.state
@@ -47,7 +49,9 @@ final class StepInstance: Sendable {
             }
             if next == .undoing { s.startedAt = now }
             let elapsed = next.isFinal || next == .undone || next == .undoFailed ? s.startedAt.map { now - $0 } : nil
-            return StepTransition(step: ref, from: from, to: next, attempt: max(s.attempt, 1), exitCode: exitCode,
+            var step = ref
+            if retried { step.failureAllowed = false }
+            return StepTransition(step: step, from: from, to: next, attempt: max(s.attempt, 1), exitCode: exitCode,
                                   signal: signal, reason: reason, time: .now(), elapsed: elapsed,
                                   outputs: outputs)
         }
