@@ -89,6 +89,22 @@ extension Journal {
         }
     }
 
+    /// The runs that carried run `id` on (its resumes and undos), newest first, with their
+    /// step counts.
+    ///
+    /// `resume` and `undo` ask this of the run they act on. They used to read the whole
+    /// history (`runs(limit: nil)`, every run's step counts included) and keep the few
+    /// whose parent is `id`: with 50,000 runs recorded, a resume spent seconds, and memory
+    /// for every run, before it ran anything (see `JournalSchema.runsParentIndex`).
+    public func laterRuns(of id: String) throws(JournalError) -> [RunRecord] {
+        let rows: [SQLiteRow] = try read { db in
+            try db.rows("SELECT \(runColumns) FROM runs WHERE parent_id = ? ORDER BY started_at DESC, rowid DESC", [id])
+        }
+        var records = try runRecords(rows)
+        try fillCounts(&records, onlyThese: true)
+        return records
+    }
+
     /// Runs, newest first, with their step counts.
     public func runs(limit: Int?) throws(JournalError) -> [RunRecord] {
         let rows: [SQLiteRow] = try read { db in

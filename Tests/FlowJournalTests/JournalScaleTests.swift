@@ -1,0 +1,89 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import FlowJournal
+
+/// The journal's queries that read one run, or a few, out of a long history: they answer as
+/// the whole-history reads they replace did (speed is shown by bench/journal_scale.py).
+@Suite struct JournalScaleTests {
+    /// Inserts a finished run (`state`, started at `started`) that carried `parent` on as `kind`.
+    static func insertRun(_ db: SQLiteConnection, id: String, kind: String = "run", parent: String? = nil,
+                          started: Double, state: String = "succeeded") throws {
+        try db.execute("""
+            INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd, started_at,
+                              ended_at, state, pid, host)
+            VALUES (?, ?, ?, 'w.yml', 'w', 'h', x'', '{}', '/', ?, ?, ?, 1, 'host')
+            """, [id, kind, parent, started, started + 1, state])
+        try db.execute("INSERT INTO steps (run_id, path, position, depth, kind, label, state) VALUES (?, '1', 0, 0, 'shell', 's', ?)",
+                       [id, state == "running" ? "running" : "succeeded"])
+    }
+
+    /// A journal as main's flow left it (v1 to v5, no `runs_parent` index) opens, is given
+    /// the index, and keeps its runs; the runs that carried a run on are found through it.
+    @Test func aJournalFromBeforeTheParentIndexOpensWithItsRuns() throws {
+        let dir = try JournalStorageTests.oldJournal(upTo: "v5", """
+            INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+            VALUES ('a', 'run', 'w.yml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
+            INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+            VALUES ('b', 'resume', 'a', 'w.yml', 'w', 'h', x'', '{}', '/', 2, 'succeeded', 1, 'host');
+            """)
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let indexBefore: Int? = try SQLiteConnection(path: dir + "/journal.sqlite")
+            .value("SELECT 1 FROM sqlite_master WHERE name = 'runs_parent'")
+        #expect(indexBefore == nil)
+        let journal = try Journal.open(stateDir: dir, create: true)
+        #expect(try journal.runs(limit: nil).map(\.id) == ["b", "a"])
+        #expect(try journal.laterRuns(of: "a").map(\.id) == ["b"])
+        let (index, applied): (Int?, [String]) = try journal.read { db in
+            (try db.value("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'runs_parent'"),
+             try db.values("SELECT identifier FROM grdb_migrations ORDER BY identifier"))
+        }
+        #expect(index == 1)
+        #expect(Set(applied) == Set(JournalSchema.identifiers) && applied.contains("runs_parent_index"))
+        let plan: [String] = try journal.read { db in
+            try db.rows("EXPLAIN QUERY PLAN SELECT id FROM runs WHERE parent_id = ?", ["a"]).map { $0[3] ?? "" }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX runs_parent") }, "\(plan)")
+    }
+
+    /// The index migration does not depend on its place among the others: a journal that
+    /// has the index already (made by a flow whose list has it elsewhere) is marked migrated
+    /// without an error, and a new journal is made with it.
+    @Test func theParentIndexMigrationMayMeetTheIndexAlready() throws {
+        let dir = try JournalStorageTests.oldJournal(upTo: "v5", JournalSchema.runsParentIndex)
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        let applied: [String] = try journal.read { db in try db.values("SELECT identifier FROM grdb_migrations") }
+        #expect(applied.contains("runs_parent_index"))
+        let fresh = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(fresh) }
+        let made = try Journal.open(stateDir: fresh, create: true)
+        let index: Int? = try made.read { db in try db.value("SELECT 1 FROM sqlite_master WHERE name = 'runs_parent'") }
+        #expect(index == 1)
+    }
+
+    /// `laterRuns(of:)` is what `runs(limit: nil)` filtered by parent gave: the resumes and
+    /// undos of that run alone, newest first, with their states and counts.
+    @Test func laterRunsAreTheRunsWhoseParentIsTheRun() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try Self.insertRun(db, id: "a", started: 1, state: "failed")
+            try Self.insertRun(db, id: "other", started: 2, state: "failed")
+            try Self.insertRun(db, id: "a-resume", kind: "resume", parent: "a", started: 3)
+            try Self.insertRun(db, id: "other-undo", kind: "undo", parent: "other", started: 4)
+            try Self.insertRun(db, id: "a-undo", kind: "undo", parent: "a", started: 5)
+            try Self.insertRun(db, id: "a-dead", kind: "resume", parent: "a", started: 6, state: "running")
+        }
+        let later = try journal.laterRuns(of: "a")
+        let expected = try journal.runs(limit: nil).filter { $0.parentID == "a" }
+        #expect(later.map(\.id) == ["a-dead", "a-undo", "a-resume"])
+        #expect(later.map(\.id) == expected.map(\.id))
+        #expect(later.map(\.state) == ["interrupted", "succeeded", "succeeded"], "a dead run's lock is free")
+        #expect(later.map(\.counts) == expected.map(\.counts))
+        #expect(try journal.laterRuns(of: "a-undo").isEmpty)
+    }
+}
