@@ -429,9 +429,18 @@ extension Journal {
     /// `resume` or `undo` of the run is refused as beside another one, and after it finds
     /// no run (it reads the run again once it has the claim).
     public func prune(keep: Int?, before: Double?) throws(JournalError) -> Int {
-        let all = try runs(limit: nil)
+        // Only what the choice needs: reading every run as `flow runs` does (its step counts
+        // too) took most of a prune's time on a long history, and memory for every run.
+        let all: [(id: String, state: String?, startedAt: Double)] = try read { db in
+            try db.rows("SELECT id, state, started_at FROM runs ORDER BY started_at DESC, rowid DESC").map { row in
+                (row["id"] ?? "", row["state"], Self.plausibleTime(row["started_at"]) ?? 0)
+            }
+        }
         var doomed: [String] = []
-        for (index, run) in all.enumerated() where run.state != "running" {
+        // A live run is one recorded `running` whose lock is held; a `running` row whose
+        // lock nobody holds is of a run that died (`interrupted`), or that ended since the
+        // read: either may go.
+        for (index, run) in all.enumerated() where !(run.state == "running" && RunLock.isHeld(stateDir: stateDir, runID: run.id)) {
             if let keep, index >= keep { doomed.append(run.id); continue }
             if let before, run.startedAt < before { doomed.append(run.id) }
         }

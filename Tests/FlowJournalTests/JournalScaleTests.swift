@@ -86,4 +86,26 @@ import Testing
         #expect(later.map(\.counts) == expected.map(\.counts))
         #expect(try journal.laterRuns(of: "a-undo").isEmpty)
     }
+
+    /// `--prune` keeps a live run (recorded `running`, its lock held) and deletes one whose
+    /// process died (`running`, its lock free), as when it read every run as `flow runs` does.
+    @Test func pruneKeepsALiveRunAndDeletesADeadOne() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try Self.insertRun(db, id: "old", started: 1)
+            try Self.insertRun(db, id: "live", started: 2, state: "running")
+            try Self.insertRun(db, id: "dead", started: 3, state: "running")
+            try Self.insertRun(db, id: "new", started: 4)
+        }
+        let lock = try #require(RunLock(stateDir: dir, runID: "live"))
+        defer { lock.release(stateDir: dir, runID: "live") }
+        // Keep 1: `new`; `live` is kept although it is past the newest one.
+        #expect(try journal.prune(keep: 1, before: nil) == 2)
+        #expect(try journal.runs(limit: nil).map(\.id) == ["new", "live"])
+        // By age: the live one stays whatever its age.
+        #expect(try journal.prune(keep: nil, before: 10) == 1)
+        #expect(try journal.runs(limit: nil).map(\.id) == ["live"])
+    }
 }
