@@ -71,8 +71,15 @@ extension Journal {
             if reference == "last" {
                 return try db.values("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")
             }
-            return try db.values("SELECT id FROM runs WHERE id = ? OR id LIKE ? ESCAPE '\\' ORDER BY started_at DESC",
-                                 [reference, reference.replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"])
+            // The ids starting with the reference as given or in lower case (flow's ids are
+            // lower-case hex; `LIKE` matched `6A3F` too) are two ranges of the primary key's
+            // index: `LIKE` alone, which no index serves, read every run of the journal.
+            let lower = reference.lowercased()
+            return try db.values("""
+                SELECT id FROM runs WHERE ((id >= ? AND id < ?) OR (id >= ? AND id < ?))
+                    AND (id = ? OR id LIKE ? ESCAPE '\\') ORDER BY started_at DESC
+                """, [reference, reference + Self.pastPrefix, lower, lower + Self.pastPrefix,
+                      reference, reference.replacing("%", with: "\\%").replacing("_", with: "\\_") + "%"])
         }
         if ids.contains(reference) { return reference }
         switch ids.count {
@@ -104,6 +111,10 @@ extension Journal {
         try fillCounts(&records, onlyThese: true)
         return records
     }
+
+    /// Appended to a prefix, the end of the range of the texts that start with it (in
+    /// SQLite's binary order, no character comes after U+10FFFF).
+    static let pastPrefix = "\u{10FFFF}"
 
     /// Runs, newest first, with their step counts.
     public func runs(limit: Int?) throws(JournalError) -> [RunRecord] {

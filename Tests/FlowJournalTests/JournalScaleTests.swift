@@ -108,4 +108,33 @@ import Testing
         #expect(try journal.prune(keep: nil, before: 10) == 1)
         #expect(try journal.runs(limit: nil).map(\.id) == ["live"])
     }
+
+    /// A run is named by its whole id or a unique prefix, in either case (flow's ids are
+    /// lower-case hex); `%` and `_` are not wildcards; an ambiguous prefix lists the runs.
+    @Test func aRunIsResolvedByAPrefixOfItsID() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try Self.insertRun(db, id: "6a3f0c2e-9b1d40c7", started: 1)
+            try Self.insertRun(db, id: "6a3f0c2e-9b1d", started: 2)
+            try Self.insertRun(db, id: "6b00aaaa-00000001", started: 3)
+            try Self.insertRun(db, id: "6b00aaaa-0000", started: 4)
+        }
+        #expect(try journal.resolve("6a3f0c2e-9b1d40c7") == "6a3f0c2e-9b1d40c7")
+        #expect(try journal.resolve("6a3f0c2e-9b1d4") == "6a3f0c2e-9b1d40c7")
+        #expect(try journal.resolve("6A3F0C2E-9B1D4") == "6a3f0c2e-9b1d40c7")
+        // A whole id that is also a prefix of another names itself.
+        #expect(try journal.resolve("6a3f0c2e-9b1d") == "6a3f0c2e-9b1d")
+        #expect(try journal.resolve("last") == "6b00aaaa-0000")
+        #expect(throws: JournalError.self) { try journal.resolve("6%") }
+        #expect(throws: JournalError.self) { try journal.resolve("6a3f0c2_") }
+        #expect(throws: JournalError.self) { try journal.resolve("7") }
+        do {
+            _ = try journal.resolve("6A")
+            Issue.record("`6A` matches two runs")
+        } catch {
+            #expect(error.description.contains("matches 2 runs (6a3f0c2e-9b1d, 6a3f0c2e-9b1d40c7)"), "\(error)")
+        }
+    }
 }
