@@ -137,4 +137,37 @@ import Testing
             #expect(error.description.contains("matches 2 runs (6a3f0c2e-9b1d, 6a3f0c2e-9b1d40c7)"), "\(error)")
         }
     }
+
+    /// A prune that leaves at least half of the database's pages free gives them back to
+    /// the file system; one that frees less leaves the file as it is, its pages for later
+    /// runs. The runs kept read as before.
+    @Test func aPruneOfMostOfTheJournalCompactsIt() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            for i in 0..<200 {
+                try Self.insertRun(db, id: String(format: "run-%03d", i), started: Double(i))
+                try db.execute("INSERT INTO outputs (run_id, path, key, value) VALUES (?, '1', 'k', ?)",
+                               [String(format: "run-%03d", i), String(repeating: "x", count: 4000)])
+            }
+        }
+        func pages() throws -> (all: Int, free: Int) {
+            try journal.read { db in ((try db.value("PRAGMA page_count")) ?? 0, (try db.value("PRAGMA freelist_count")) ?? 0) }
+        }
+        #expect(try journal.prune(keep: 150, before: nil) == 50)
+        let quarter = try pages()
+        #expect(try !journal.compactIfMostlyFree(), "a quarter freed: \(quarter)")
+        let before = try pages()
+        #expect(before.free > 0)
+        #expect(try journal.prune(keep: 10, before: nil) == 140)
+        #expect(try journal.compactIfMostlyFree())
+        let after = try pages()
+        #expect(after.free == 0 && after.all * 4 < before.all, "\(before) → \(after)")
+        var size = stat()
+        #expect(stat(dir + "/journal.sqlite", &size) == 0 && Int(size.st_size) <= after.all * 4096)
+        let runs = try journal.runs(limit: nil)
+        #expect(runs.map(\.id) == (190..<200).reversed().map { String(format: "run-%03d", $0) })
+        #expect(runs.allSatisfy { $0.counts == ["succeeded": 1] })
+    }
 }
