@@ -52,8 +52,7 @@ enum JournalInput {
     /// run's own record alone (a step an undo reversed is not reused; a resumed run is
     /// undone or resumed through its resume, which carries its succeeded steps on).
     static func laterRuns(of id: String, in journal: Journal) throws -> (resumes: [RunRecord], undos: [RunRecord]) {
-        let history = try attempt { () throws(JournalError) in try journal.runs(limit: nil) }
-        let later = history.filter { $0.parentID == id }
+        let later = try attempt { () throws(JournalError) in try journal.laterRuns(of: id) }
         return (later.filter { $0.kind == "resume" }, later.filter { $0.kind == "undo" })
     }
 

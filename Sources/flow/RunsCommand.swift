@@ -13,7 +13,8 @@ struct RunsCommand: Command {
 
             Housekeeping: --prune KEEP deletes all but the newest KEEP runs; \
             --prune-older-than 7d deletes runs that started longer ago. Live runs, and runs a resume or \
-            undo is carrying on, are never deleted.
+            undo is carrying on, are never deleted. A prune that leaves half of the journal's file \
+            free or more compacts the file.
             """,
         options: JournalOptions.options + [
             .value("limit", help: "Show at most this many runs."),
@@ -58,6 +59,16 @@ struct RunsCommand: Command {
                 before = Timestamp.now().unix - (Self.age(age) ?? 0)
             }
             let removed = try JournalInput.attempt { () throws(JournalError) in try journal.prune(keep: prune, before: before) }
+            if removed > 0 {
+                // The runs are gone whatever happens here: a journal left as large is said,
+                // not failed (a full disk may have no room for the rewrite).
+                do {
+                    _ = try journal.compactIfMostlyFree()
+                } catch {
+                    Console.stderr("note: the journal was not compacted (\(error.description)); "
+                                   + "the pruned runs' space in it is reused by later runs\n")
+                }
+            }
             if json {
                 Console.stdout(JSONValue.object([("pruned", .int(removed))]).rendered(pretty: true) + "\n")
             } else {

@@ -1985,6 +1985,35 @@ import Glibc
         #expect(logs.status == 0)
     }
 
+    /// A prune that deletes most of the journal gives its space back: SQLite keeps a deleted
+    /// row's pages in the file for later rows, so a journal pruned from thousands of runs to
+    /// a hundred stayed as large on disk (50,000 runs: 2.3 GB before and after). The runs
+    /// kept read as before.
+    @Test func aPruneOfMostRunsShrinksTheJournal() throws {
+        let box = try RunSandbox()
+        var yaml = "name: many\nsteps:\n"
+        for i in 0..<200 { yaml += "  - { name: s\(i), print: step \(i) }\n" }
+        try box.write("many.yaml", yaml)
+        for _ in 0..<5 { #expect(try box.run(["run", "many.yaml", "--output", "prefixed"]).status == 0) }
+        func size() -> Int {
+            ["journal.sqlite", "journal.sqlite-wal"].reduce(0) { total, name in
+                total + ((try? FileManager.default.attributesOfItem(atPath: box.state.appendingPathComponent(name).path)[.size] as? Int) ?? 0)
+            }
+        }
+        let before = size()
+        let prune = try box.run(["runs", "--prune", "1"])
+        #expect(prune.status == 0 && prune.stdout == "pruned 4 runs\n" && prune.stderr.isEmpty, "\(prune)")
+        let after = size()
+        #expect(after * 2 < before, "\(before) → \(after) bytes")
+        let runs = try Self.runs(box)
+        #expect(runs.count == 1 && (runs.first?["counts"] as? [String: Any])?["succeeded"] as? Int == 200, "\(runs)")
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0 && show.stdout.contains("s199"), "\(show)")
+        // A run recorded after the compaction is recorded as any.
+        #expect(try box.run(["run", "many.yaml", "--output", "prefixed"]).status == 0)
+        #expect(try Self.runs(box).count == 2)
+    }
+
     /// `runs`, `show` and `logs` read beside a writer, as WAL mode lets them: they took the
     /// write lock at every open (to make the tables of a journal that had them), so while
     /// another process held it (a long prune, a migration, a tool's open transaction) they
