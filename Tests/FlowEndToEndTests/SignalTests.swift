@@ -809,6 +809,47 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// A SIGINT or SIGTERM that comes as soon as the run's scratch directory exists is the
+    /// run's: flow exits 130 or 143 (not killed by it) and leaves no directory. flow made
+    /// the directory before it installed its handlers, and a signal between the two killed
+    /// it with the directory left for a later run's sweep. The directory's creation is
+    /// watched (inotify), so the signal follows it as closely as the test can; rounds, as
+    /// the window was a fraction of a millisecond.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalAsSoonAsTheScratchDirectoryExistsLeavesNone(_ signal: Int32) throws {
+        let box = try RunSandbox()
+        // The child is run directly, not through `sh -c`: dash catches a SIGINT that comes
+        // before it has started its command, and waits for the command instead (which
+        // never gets it: it is killed after the grace period).
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: \(RunSandbox.childPath) --stderr ready --sleep 30
+            """)
+        let tmp = box.path("tmp")
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: false)
+        let watch = inotify_init1(Int32(IN_CLOEXEC))
+        try #require(watch >= 0, "inotify_init1: errno \(errno)")
+        defer { close(watch) }
+        try #require(inotify_add_watch(watch, tmp, UInt32(IN_CREATE)) >= 0, "inotify_add_watch: errno \(errno)")
+        var events = [UInt8](repeating: 0, count: 4096)
+        for round in 0..<25 {
+            let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"], env: ["TMPDIR": tmp])
+            var ready = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
+            let created = poll(&ready, 1, 20_000) == 1
+            flow.signal(signal)
+            #expect(created, "round \(round): no scratch directory was made")
+            _ = events.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
+            let r = try flow.finish(timeout: 20)
+            #expect(r.status == 128 + signal && flow.killedBy == nil,
+                    "round \(round): flow was killed by signal \(flow.killedBy ?? 0), not ended by it: \(r)")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
+            #expect(left.isEmpty, "round \(round): left behind \(left)")
+            for name in left { try? FileManager.default.removeItem(atPath: tmp + "/" + name) }
+            #expect(box.leftoverProcesses().isEmpty)
+        }
+    }
+
     /// With its output blocked (a reader that stopped reading: `flow run … | less`), the
     /// second signal still ends flow: it waited for the reader, whatever the signals said
     /// (the first signal's note waited for the output, and held up the second signal).
