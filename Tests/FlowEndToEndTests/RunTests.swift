@@ -526,6 +526,43 @@ import FoundationXML
         #expect(r.finalState(of: "after") == "skipped", "\(r)")
     }
 
+    /// A nested group is one child of its `concurrent` parent's `max_parallel`: it holds its
+    /// slot from its first step's start to its last one's end, so with `max_parallel: 1` the
+    /// sibling after it never starts between the group's steps (had each step taken a slot,
+    /// the sibling could have had the one `n1` gave back), and a sibling before it keeps the
+    /// group's first step waiting. Shown by the order of the events, not by timing.
+    @Test(arguments: [true, false])
+    func aNestedGroupIsOneChildOfItsParentsMaxParallel(_ groupFirst: Bool) throws {
+        let box = try RunSandbox()
+        let group = """
+                  - name: nested
+                    sequential:
+                      - { name: n1, shell: echo n1 >> log }
+                      - { name: n2, shell: echo n2 >> log }
+
+            """
+        let sibling = "      - { name: sibling, shell: echo sibling >> log }\n"
+        try box.write("wf.yaml", """
+            steps:
+              - name: pair
+                max_parallel: 1
+                concurrent:
+
+            """ + (groupFirst ? group + sibling : sibling + group))
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        let order = r.jsonEvents.filter { $0["event"] as? String == "step_state" }
+            .compactMap { event -> String? in
+                guard let name = event["name"] as? String, let to = event["to"] as? String,
+                      name != "pair", to == "running" || to == "succeeded" else { return nil }
+                return "\(name) \(to)"
+            }
+        let nested = ["nested running", "n1 running", "n1 succeeded", "n2 running", "n2 succeeded", "nested succeeded"]
+        let alone = ["sibling running", "sibling succeeded"]
+        #expect(order == (groupFirst ? nested + alone : alone + nested), "\(r)")
+        #expect(box.lines("log") == (groupFirst ? ["n1", "n2", "sibling"] : ["sibling", "n1", "n2"]), "\(r)")
+    }
+
     @Test func finallyRunsAfterAFailure() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
