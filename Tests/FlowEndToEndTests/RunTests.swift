@@ -181,6 +181,8 @@ import FoundationXML
         let elapsed = r.jsonEvents.filter { $0["event"] as? String == "step_state" && $0["to"] as? String == "succeeded" }
             .compactMap { $0["elapsed_seconds"] as? Double }
         #expect(elapsed.count == 10)
+        // A bound, as the property is one: below the 200 ms the hub waits for a step's pipes
+        // after its exit. `true` takes a few milliseconds; 0.15 s is over ten times that.
         #expect(elapsed.allSatisfy { $0 < 0.15 }, "`true` takes milliseconds, not the drain deadline: \(elapsed)")
     }
 
@@ -466,7 +468,7 @@ import FoundationXML
         try box.write("wf.yaml", Self.failFast(true))
         let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "2s"])
         #expect(r.status == 1, "\(r)")
-        #expect(r.elapsed < 10, "the 30 s sleeper was cancelled: \(r.elapsed)")
+        // The 30 s sleeper was cancelled, not waited for: its `finished` is not in `log`.
         #expect(r.finalState(of: "sleeper") == "cancelled", "\(r)")
         #expect(r.finalState(of: "breaker") == "failed", "\(r)")
         // Its event says why, as a sibling skipped for it does (docs/events.md).
@@ -604,11 +606,12 @@ import FoundationXML
             steps:
               - name: slow
                 timeout: 300ms
-                shell: $CHILD ready --sleep 30
+                shell: $CHILD ready --sleep 3600
             """)
+        // The child sleeps an hour: the run ending within the test's 60 s, with no process
+        // left, shows the time-out stopped it.
         let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "1s"])
         #expect(r.status == 1, "\(r)")
-        #expect(r.elapsed < 8, "\(r.elapsed)")
         #expect(r.finalState(of: "slow") == "timed_out", "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
     }
