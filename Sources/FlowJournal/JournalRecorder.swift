@@ -84,8 +84,8 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// step's, or the second of two concurrent steps'): lines appended before it is done
     /// would follow a gap (see `settle`).
     var takenUnlogged = false
-    /// A background commit took or logged step ends since the last `settle`, which then
-    /// logs the starts that came after them (see `settle`).
+    /// A background commit (or `catchUp`) took or logged step ends since the last `settle`,
+    /// which then logs the starts that came after them (see `settle`).
     var endTakenSinceSettle = false
     /// A background commit's failure, reported by the next caller under `mutex`.
     private let backgroundFailure = Mutex<JournalError?>(nil)
@@ -309,20 +309,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// in the lock file (one `write`), or without one in the database.
     public func settle() {
         mutex.withLock { _ in
-            if takenUnloggedEnd || (takenUnlogged && unloggedEnd) {
-                // A background commit took step ends that are nowhere else yet, or took
-                // transitions the lock file lacks and ends are about to be appended to it:
-                // wait for it (it needs nothing this thread holds). Appended while it was
-                // under way, the lines followed a gap (the transitions it took), and a flow
-                // killed before it was done lost them all: a dead run's lines are folded in
-                // only without gaps, so ends flow had acted on (it started the next step)
-                // were gone (found by reading; `flow show` of such a run said `pending` and
-                // `interrupted` for steps that had succeeded).
-                dbTurn.wait()
-                dbTurn.signal()
-                takenUnloggedEnd = false
-                takenUnlogged = false
-            }
+            awaitTakenCommit()
             reportBackgroundFailure()
             // A commit that took (or logged) the step ends since the last settle leaves the
             // starts after them to this one: the start of the step about to be spawned was
@@ -334,6 +321,55 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             if logPending() { return }
             commit()
         }
+    }
+
+    /// Does now what would make the next `settle` wait, before a step starts: flow's own
+    /// wait for the journal is then in no step's time (the step's clock starts at its
+    /// `running`, which follows). Waits for a background commit the settle would wait for,
+    /// and for the journal's opening (the run's row, which another process holding the
+    /// database locked delays up to the busy timeout); writes ends with large outputs to the
+    /// lock file (a 30 MB value: half a second of encoding), which the settle would have
+    /// written with the step's start. A start is then written by the settle on its own, a
+    /// second `write`, only after such an end: the usual one `write` per step stays one.
+    public func catchUp() {
+        mutex.withLock { _ in
+            awaitTakenCommit()
+            reportBackgroundFailure()
+            guard unloggedEnd || endTakenSinceSettle, !disabled, awaitOpening(), unloggedOutputBytes() >= Self.largeOutputs,
+                  logPending() else { return }
+            // The settle before the spawn then writes the step's start (see `settle`).
+            endTakenSinceSettle = true
+        }
+    }
+
+    /// Outputs (in UTF-8 bytes) in the transitions the lock file lacks, from which
+    /// `catchUp` writes them itself: about a millisecond of encoding in a debug build.
+    static let largeOutputs = 64 << 10
+
+    /// The bytes of output values in `pending[logged...]`, counted up to `largeOutputs`.
+    /// Called with `mutex` held.
+    func unloggedOutputBytes() -> Int {
+        var bytes = 0
+        for record in pending[logged...] where !record.outputs.isEmpty {
+            for output in record.outputs { bytes += output.value.utf8.count }
+            if bytes >= Self.largeOutputs { break }
+        }
+        return bytes
+    }
+
+    /// Waits for a background commit that took step ends the lock file lacks, or that took
+    /// transitions it lacks when ends are about to be appended to it (it needs nothing this
+    /// thread holds). Appended while it was under way, the lines followed a gap (the
+    /// transitions it took), and a flow killed before it was done lost them all: a dead
+    /// run's lines are folded in only without gaps, so ends flow had acted on (it started
+    /// the next step) were gone (found by reading; `flow show` of such a run said `pending`
+    /// and `interrupted` for steps that had succeeded). Called with `mutex` held.
+    func awaitTakenCommit() {
+        guard takenUnloggedEnd || (takenUnlogged && unloggedEnd) else { return }
+        dbTurn.wait()
+        dbTurn.signal()
+        takenUnloggedEnd = false
+        takenUnlogged = false
     }
 
     /// Appends `pending[logged...]` to the lock file (first emptying it of records already

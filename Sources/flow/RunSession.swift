@@ -131,16 +131,15 @@ struct RunSession {
         runOptions.reusedOrder = reusedOrder
         runOptions.undoneRunStatus = undoneRunStatus
         let cancellation = RunCancellation()
-        let executor: Executor
-        do {
-            executor = try Executor(plan: plan, options: runOptions, bus: bus, cancellation: cancellation)
-        } catch {
-            // Before the journal is told of the run: a run that never started is not
-            // recorded (it was, as `interrupted`).
-            Console.stderr("error: \(error); nothing was run\n")
-            Glibc.exit(2)
-        }
-        // Installed before the journal is told of the run: a signal from the moment its row
+        // The executor, once made: the second signal's handler removes what it made.
+        let made = SetLater<Executor>()
+        // The handlers go in before the executor is made, which makes the run's scratch
+        // directory (the `FLOW_OUTPUT` files, in /dev/shm or $TMPDIR): a SIGINT or SIGTERM
+        // between the two killed flow and left the directory until a later run's sweep. A
+        // signal there is now the run's: no step starts, it ends `cancelled` (130, 143) and
+        // the directory goes with it. (Handlers, not a blocked mask: threads of flow's are
+        // running already, and a process signal goes to any thread not blocking it.)
+        // And before the journal is told of the run: a signal from the moment its row
         // may be written is the run's to record (`cancelled`, 143 after SIGTERM). After, a
         // SIGTERM while `flow undo` waited for the journal (or while a run's row was being
         // written) killed flow outright, leaving the run `interrupted` or its lock file behind,
@@ -156,7 +155,7 @@ struct RunSession {
                 sleep(Self.secondSignalDeadline)
                 // `_exit` skips the executor's own removal: the run's scratch directory
                 // stayed (in /dev/shm) until some later run's sweep.
-                executor.discard()
+                made.value?.discard()
                 _exit(128 + signal)
             }
             // The run still ends as runs do: the killed steps `cancelled`, the summary (or
@@ -170,9 +169,19 @@ struct RunSession {
             if let failure = junit?.failure { Console.stderr("error: \(failure)\n") }
             // A run killed by the second signal is resumable as one the first ended.
             if let line = hint?.line(succeeded: status == 0) { Console.stderr(line) }
-            executor.discard()
+            made.value?.discard()
             _exit(status)
         }
+        let executor: Executor
+        do {
+            executor = try Executor(plan: plan, options: runOptions, bus: bus, cancellation: cancellation)
+        } catch {
+            // Before the journal is told of the run: a run that never started is not
+            // recorded (it was, as `interrupted`).
+            Console.stderr("error: \(error); nothing was run\n")
+            Glibc.exit(2)
+        }
+        made.value = executor
         // The journal is one more observer, opened while the run starts (see
         // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
         // output is on the terminal either way.

@@ -156,6 +156,8 @@ import Glibc
         #expect(sqlite3_exec(db, "BEGIN IMMEDIATE; UPDATE runs SET state = state", nil, nil, nil) == SQLITE_OK)
         let started = ContinuousClock.now
         let lines = try Self.values(box, "runs", "", ["logs"])
+        // A bound, as the property is one: before the 10 s busy timeout a writer waits. A
+        // completion takes a tenth of a second; 5 s is over ten times that.
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(lines.count == 2, "\(lines)")
         #expect(try Self.values(box, "run-steps", "", ["logs", id]).first == "build\tsucceeded")

@@ -240,6 +240,9 @@ final class LiveFlow: @unchecked Sendable {
     private var err = Data()
     private var openStreams = 2
     private var exitStatus: Int32?
+    /// The signal flow died of, once it has exited killed by one (`waitExit` gives 128 + it,
+    /// as it gives an exit status flow chose): whether flow handled a signal or was killed.
+    private(set) var killedBy: Int32?
 
     /// `blocked`: signals flow starts with blocked (as a parent that blocked them would pass on).
     init(executable: String, arguments: [String], environment: [String: String], directory: String,
@@ -400,6 +403,7 @@ final class LiveFlow: @unchecked Sendable {
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid {
                 let decoded = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                if status & 0x7f != 0 { killedBy = status & 0x7f }
                 exitStatus = decoded
                 return decoded
             }

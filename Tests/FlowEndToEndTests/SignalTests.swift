@@ -148,13 +148,12 @@ import Glibc
               - name: cleanup
                 print: cleaned
             """)
-        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "10s"])
+        // No grace period: with an hour of it, flow ends at all within the test's 15 s.
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "1h"])
         #expect(flow.waitForLine("stubborn | ready"), "\(flow.stderr)")
-        let sent = Date()
         flow.signal(SIGQUIT)
         let r = try flow.finish(timeout: 15)
         #expect(r.status == 131, "\(r)")
-        #expect(Date().timeIntervalSince(sent) < 2, "no grace period: \(r)")
         #expect(!r.stdout.contains("cleaned"), "\(r)")
         #expect(r.stderr.contains("flow: SIGQUIT; killed every step"), "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
@@ -392,7 +391,9 @@ import Glibc
         let took = Date().timeIntervalSince(signalled)
         #expect(r.status == 143, "\(r)")
         #expect(took >= 0.25, "SIGKILL only after the grace period: \(took)")
-        #expect(took < 1.8, "SIGKILL right after the 300ms grace period: \(took)")
+        // A bound, as the property is one: the grace given, not the default 5 s. 3 s is ten
+        // times the grace, and still short of the default.
+        #expect(took < 3, "SIGKILL right after the 300ms grace period: \(took)")
         #expect(box.leftoverProcesses().isEmpty)
     }
 
@@ -565,9 +566,10 @@ import Glibc
               - name: next
                 print: next
             """)
+        // The grandchild holds the step's pipes and sleeps 1,000 s: that the run ends within
+        // its 20 s, and the grandchild is gone, shows it was killed, not waited for.
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed"], timeout: 20)
         #expect(r.status == 0, "\(r)")
-        #expect(r.elapsed < 10, "a grandchild holding the pipes does not hold the step: \(r.elapsed)")
         #expect(box.leftoverProcesses().isEmpty)
     }
 
@@ -581,15 +583,15 @@ import Glibc
               - name: slowfin
                 shell: $CHILD --stderr ready --sleep 30
             """)
-        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "5s"])
+        // The second signal does not wait for the grace period: with an hour of it (and the
+        // `finally` step's 30 s), flow ends at all within the test's 15 s.
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "1h"])
         #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
         flow.signal(SIGINT)
         #expect(flow.waitForLine("slowfin | ready"), "finally runs after the first SIGINT: \(flow.stdout)\(flow.stderr)")
-        let second = Date()
         flow.signal(SIGINT)
         let r = try flow.finish(timeout: 15)
         #expect(r.status == 130, "\(r)")
-        #expect(Date().timeIntervalSince(second) < 2, "the second signal does not wait for the grace period")
         #expect(box.leftoverProcesses().isEmpty)
         // The journal has the run's end: cancelled with 130, the killed step cancelled.
         let runs = try JournalEndToEndTests.runs(box)
@@ -809,6 +811,47 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// A SIGINT or SIGTERM that comes as soon as the run's scratch directory exists is the
+    /// run's: flow exits 130 or 143 (not killed by it) and leaves no directory. flow made
+    /// the directory before it installed its handlers, and a signal between the two killed
+    /// it with the directory left for a later run's sweep. The directory's creation is
+    /// watched (inotify), so the signal follows it as closely as the test can; rounds, as
+    /// the window was a fraction of a millisecond.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalAsSoonAsTheScratchDirectoryExistsLeavesNone(_ signal: Int32) throws {
+        let box = try RunSandbox()
+        // The child is run directly, not through `sh -c`: dash catches a SIGINT that comes
+        // before it has started its command, and waits for the command instead (which
+        // never gets it: it is killed after the grace period).
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: \(RunSandbox.childPath) --stderr ready --sleep 30
+            """)
+        let tmp = box.path("tmp")
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: false)
+        let watch = inotify_init1(Int32(IN_CLOEXEC))
+        try #require(watch >= 0, "inotify_init1: errno \(errno)")
+        defer { close(watch) }
+        try #require(inotify_add_watch(watch, tmp, UInt32(IN_CREATE)) >= 0, "inotify_add_watch: errno \(errno)")
+        var events = [UInt8](repeating: 0, count: 4096)
+        for round in 0..<25 {
+            let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"], env: ["TMPDIR": tmp])
+            var ready = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
+            let created = poll(&ready, 1, 20_000) == 1
+            flow.signal(signal)
+            #expect(created, "round \(round): no scratch directory was made")
+            _ = events.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
+            let r = try flow.finish(timeout: 20)
+            #expect(r.status == 128 + signal && flow.killedBy == nil,
+                    "round \(round): flow was killed by signal \(flow.killedBy ?? 0), not ended by it: \(r)")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
+            #expect(left.isEmpty, "round \(round): left behind \(left)")
+            for name in left { try? FileManager.default.removeItem(atPath: tmp + "/" + name) }
+            #expect(box.leftoverProcesses().isEmpty)
+        }
+    }
+
     /// With its output blocked (a reader that stopped reading: `flow run … | less`), the
     /// second signal still ends flow: it waited for the reader, whatever the signals said
     /// (the first signal's note waited for the output, and held up the second signal).
@@ -874,17 +917,18 @@ import Glibc
               - name: hello
                 print: waiting now
               - name: wait
-                delay: 60s
+                delay: 1h
               - name: after
                 shell: touch after
             """)
-        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        // At once: with an hour's delay and an hour's grace, flow ends at all within the
+        // test's 15 s, and the delay says it was cancelled.
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--grace", "1h"])
         #expect(flow.waitFor { _, err in err.split(separator: "\n").contains { $0.hasPrefix("▶ wait") } }, "\(flow.stderr)")
-        let signalled = Date()
         flow.signal(SIGINT)
         let r = try flow.finish(timeout: 15)
         #expect(r.status == 130, "\(r)")
-        #expect(Date().timeIntervalSince(signalled) < 2)
+        #expect(r.stderrLines.contains { $0.hasPrefix("⊘ wait cancelled") }, "\(r)")
         #expect(!box.exists("after"))
         #expect(box.leftoverProcesses().isEmpty)
     }
@@ -962,16 +1006,17 @@ import Glibc
         try box.write("wf.yaml", """
             steps:
               - name: flaky
-                retry: { limit: 5, delay: 30s }
+                retry: { limit: 5, delay: 1h }
                 shell: echo attempt >> count; echo failing-now; exit 1
             """)
+        // The retry's delay is an hour: flow ending at all within the test's 15 s shows the
+        // signal ended it.
         let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
         let failedOnce = flow.waitFor { _, err in err.contains("retrying") || err.contains("✗ flaky") }
         flow.signal(SIGTERM)
         let r = try flow.finish(timeout: 15)
         #expect(failedOnce, "\(r)")
         #expect(r.status == 143, "\(r)")
-        #expect(r.elapsed < 10)
         #expect(box.lines("count").count == 1)
         #expect(box.leftoverProcesses().isEmpty)
     }

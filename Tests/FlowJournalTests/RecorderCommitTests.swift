@@ -59,6 +59,52 @@ import Testing
         #expect(attempts.count == 4, "one attempt row per step, each written once: \(attempts)")
     }
 
+    /// `catchUp`, before a step's `running`, writes an end with large outputs to the lock
+    /// file itself (the encoding was in the next step's time), and the settle before the
+    /// spawn then still writes that step's start: a flow killed while the step ran leaves
+    /// it `interrupted`, not `pending`. An end with small outputs is left to the settle,
+    /// which writes it with the start in one `write`, as before.
+    @Test func catchUpWritesALargeEndAndTheSettleStillWritesTheStart() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        let loaded = LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n  - shell: b\n  - shell: c\n"))
+        let plan = try Planner.plan(try #require(loaded.workflow))
+        let metadata = RunMetadata(id: "r1", kind: .run, parentID: nil, workflowPath: "wf.yaml", content: [],
+                                   args: RunArguments(PlanOptions()), cwd: "/")
+        let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan, warn: { _ in })
+        try recorder.begin()
+        let lockPath = RunLock.path(stateDir: journal.stateDir, runID: "r1")
+        func logged() throws -> [Int] {
+            TransitionRecord.parseLines(Array(try FileReader.read(lockPath))).map(\.seq)
+        }
+        func step(_ index: Int) -> StepRef { StepRef(node: plan.root.children[index]) }
+        func start(_ index: Int) {
+            recorder.catchUp()
+            recorder.handle(.stepState(StepTransition(step: step(index), from: .pending, to: .running, attempt: 1, time: .now())))
+            recorder.settle()
+        }
+        func end(_ index: Int, value: String) {
+            recorder.handle(.stepState(StepTransition(step: step(index), from: .running, to: .succeeded, attempt: 1, exitCode: 0,
+                                                      time: .now(), outputs: ["v": value])))
+        }
+
+        start(0)
+        #expect(try logged() == [], "a start alone is not written")
+        end(0, value: "small")
+        recorder.catchUp()
+        #expect(try logged() == [], "a small end is left to the settle")
+        recorder.handle(.stepState(StepTransition(step: step(1), from: .pending, to: .running, attempt: 1, time: .now())))
+        recorder.settle()
+        #expect(try logged() == [1, 2, 3], "the end and the next start, together")
+        end(1, value: String(repeating: "x", count: JournalRecorder.largeOutputs))
+        recorder.catchUp()
+        #expect(try logged() == [1, 2, 3, 4], "the large end, before the next step's clock starts")
+        recorder.handle(.stepState(StepTransition(step: step(2), from: .pending, to: .running, attempt: 1, time: .now())))
+        recorder.settle()
+        #expect(try logged() == [1, 2, 3, 4, 5], "the next step's start, before its spawn")
+    }
+
     /// The `steps` table's states, as written (not replayed from the transitions).
     static func tableStates(_ journal: Journal) throws -> [String] {
         try journal.read { db in try db.values("SELECT state FROM steps WHERE run_id = 'r1' ORDER BY position") }

@@ -183,6 +183,18 @@ public final class EventBus: Sendable {
         for observer in observers { observer.settle() }
     }
 
+    /// Before a step moves to `running`: every observer does the work its `settle` would
+    /// make the step's spawn wait for (see `RunObserver.catchUp`). Why: a step's time is
+    /// its own, from its `running` (right before its process starts) to its end; flow's
+    /// wait for the journal before the spawn (another process holding the database
+    /// locked: 10 s; a commit of a 30 MB output value under way: 2 s) was in the next
+    /// step's time, on its `✓` line, in `elapsed_seconds`, JUnit's `time`, `show`'s
+    /// duration, and ran down its `timeout` before its process had started.
+    func catchUp() {
+        let observers = state.withLock { $0.observers }
+        for observer in observers { observer.catchUp() }
+    }
+
     /// flow exits at once (a second signal killed every step; see `RunObserver.abandon`).
     /// The run still ends as every run does, for every observer: the killed steps'
     /// unfinished last lines, then each step under way moves to `cancelled` (through

@@ -349,6 +349,8 @@ extension Executor {
     func admittedAttempt(_ step: StepRun) async -> AttemptResult? {
         guard await admit(step.instance.node) else { return nil }
         defer { release(step.instance.node) }
+        // flow's wait for its journal before the spawn comes first: it is no step's time.
+        bus.catchUp()
         step.instance.transition(to: .running)
         return await attemptWithTimeout(step)
     }

@@ -26,6 +26,10 @@ public protocol RunObserver: AnyObject, Sendable {
     /// that defers work (the journal) must now record every finished step it has been told
     /// of. See `EventBus.settle`.
     func settle()
+    /// flow is about to start a step: an observer whose `settle` would make the step's
+    /// start wait (the journal's, for its database) does that work now, before the step's
+    /// clock starts. See `EventBus.catchUp`.
+    func catchUp()
 }
 
 extension RunObserver {
@@ -38,4 +42,5 @@ extension RunObserver {
     public func finish() {}
     public func abandon(exitStatus: Int32) { finish() }
     public func settle() {}
+    public func catchUp() {}
 }
