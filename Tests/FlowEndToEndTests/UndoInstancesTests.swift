@@ -181,6 +181,32 @@ import Glibc
         #expect(box.lines("log") == expected, "\(undo)")
     }
 
+    /// A resume whose retried group reused `login` in its first attempt and logged in again
+    /// in its second: `flow undo` of it logs out of both, the new login first, as the
+    /// resume's own rollback does (`JournalEndToEndTests.aRetriedGroupInAResumeRunsItsStepsAgainOnRetry`);
+    /// it logged out of the new one only.
+    @Test func undoOfAResumeReversesTheReusedInstanceAndTheOneRunAgain() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                retry: 1
+                sequential:
+                  - name: login
+                    shell: n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; echo "tok=t$n" >> "$FLOW_OUTPUT"
+                    undo:
+                      shell: echo "logout ${{ steps.login.outputs.tok }}" >> log
+                  - { name: push, shell: test -f ok }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        #expect(try box.run(["resume", "last", "--no-rollback"]).status == 1)
+        let resumeID = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        #expect(box.lines("log") == [])
+        let undo = try box.run(["undo", resumeID, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["logout t2", "logout t1"], "\(undo)")
+    }
+
     /// A run recorded before the journal kept each instance's outputs (v5) is undone as
     /// before: one result per step, the latest, with its outputs. The journal is the one a
     /// run records now, copied into a v5 one as a flow of then wrote it.
