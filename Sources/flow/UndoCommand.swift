@@ -10,6 +10,8 @@ struct UndoCommand: Command {
         discussion: """
             Uses the workflow content and outputs recorded with the run, so undo steps see \
             `steps.<name>.outputs` as they were, in the directory the run was started in. \
+            A step a retried group ran several times is reversed once per attempt that \
+            succeeded, each with its own outputs, as the run's own rollback does. \
             Steps already undone (by the run's own rollback or an earlier undo) are left \
             alone; steps whose undo failed or was cut short are undone again. Once every \
             step is undone, undo is refused (exit 2); --force undoes again the steps an \
