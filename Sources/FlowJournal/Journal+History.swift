@@ -1,3 +1,5 @@
+import FlowKit
+
 /// A run's steps as its history stands, for `resume` and `undo`.
 extension Journal {
     /// The steps of `run` with what the run it resumed left of the steps it never reached.
@@ -23,13 +25,31 @@ extension Journal {
         try carriedSteps(id: run.id, kind: run.kind, parentID: run.parentID, visited: [])
     }
 
-    private func carriedSteps(id: String, kind: String, parentID: String?, visited: Set<String>) throws(JournalError)
-        -> [StepRecord]
+    /// `carriedSteps` with each step of `run` itself that succeeded more than once (a
+    /// retried group's, once per attempt) as one record per instance that succeeded, in the
+    /// order they did, each with its own state (`undone` when the run's rollback reversed
+    /// it), outputs and completion: what `flow undo` reverses, as the run's own rollback
+    /// reverses every instance. A run recorded before the journal kept each instance's
+    /// outputs (`RunRecord.instanceOutputs`) has one record per step, as `carriedSteps`.
+    ///
+    /// Steps carried on from an earlier run stay one record each: the resume would have
+    /// reused that run's latest result only. An instance the resume reused keeps the
+    /// completion of the run that ran it, as `carriedSteps` gives a reused step.
+    public func undoableSteps(_ run: RunRecord) throws(JournalError) -> [StepRecord] {
+        try carriedSteps(id: run.id, kind: run.kind, parentID: run.parentID, visited: [],
+                         expandingInstances: run.instanceOutputs)
+    }
+
+    private func carriedSteps(id: String, kind: String, parentID: String?, visited: Set<String>,
+                              expandingInstances: Bool = false) throws(JournalError) -> [StepRecord]
     {
-        var steps = try steps(id)
+        let own = try steps(id)
+        var steps = own
         // `visited` only guards against a damaged journal whose parents loop.
         guard kind == "resume", let parentID, !visited.contains(parentID),
-              let parent = try parentRow(parentID) else { return steps }
+              let parent = try parentRow(parentID) else {
+            return expandingInstances ? try instances(of: id, own: own, carried: steps, earlier: [:]) : steps
+        }
         var earlier = try carriedSteps(id: parentID, kind: parent.kind, parentID: parent.parentID, visited: visited.union([id]))
         try applyUndos(of: parentID, to: &earlier)
         let byPath = Dictionary(earlier.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -59,7 +79,44 @@ extension Journal {
                 steps[i].generation = before.generation + 1
             }
         }
-        return steps
+        return expandingInstances ? try instances(of: id, own: own, carried: steps, earlier: byPath) : steps
+    }
+
+    /// `carried` (the steps of run `id` as `carriedSteps` reads them; `own`, as the run
+    /// recorded them) with each step that has successes in the run itself as one record per
+    /// success (see `undoableSteps`). `earlier`: the steps of the run it resumed, by path.
+    private func instances(of id: String, own: [StepRecord], carried: [StepRecord],
+                           earlier: [String: StepRecord]) throws(JournalError) -> [StepRecord] {
+        let successes = try successes(id, withOutputs: true)
+        let reusedPrefix = StepTransition.reusedReason(from: "")
+        var expanded: [StepRecord] = []
+        expanded.reserveCapacity(carried.count)
+        for (i, step) in carried.enumerated() {
+            // Successes of its own: the run reached the step (a later attempt of its group may
+            // have skipped it, which `carriedSteps` reads as never reached).
+            guard let found = successes[step.path], !found.isEmpty else {
+                expanded.append(step)
+                continue
+            }
+            for (n, success) in found.enumerated() {
+                var record = own[i]
+                record.state = success.state
+                record.exitCode = success.exitCode
+                record.outputs = success.outputs
+                record.completedSeq = success.completed
+                record.generation = 0
+                record.origin = nil
+                record.success = n + 1
+                record.successes = found.count
+                if success.reason?.hasPrefix(reusedPrefix) == true, let before = earlier[step.path],
+                   before.state == "succeeded", let completed = before.completedSeq, Self.leaves.contains(step.kind) {
+                    record.completedSeq = completed
+                    record.generation = before.generation + 1
+                }
+                expanded.append(record)
+            }
+        }
+        return expanded
     }
 
     /// The kinds of step a resume reuses (groups run again around them).

@@ -8,7 +8,8 @@ extension Journal {
     var runColumns: String {
         """
         id, kind, parent_id, workflow_path, workflow_name, content_hash, args, cwd, started_at, ended_at, state,
-        exit_status, pid, host, total_steps, \(hasNameBytes ? "workflow_path_bytes, cwd_bytes" : "NULL AS workflow_path_bytes, NULL AS cwd_bytes")
+        exit_status, pid, host, total_steps, \(hasNameBytes ? "workflow_path_bytes, cwd_bytes" : "NULL AS workflow_path_bytes, NULL AS cwd_bytes"),
+        \(hasInstanceOutputs ? "instance_outputs" : "NULL AS instance_outputs")
         """
     }
 
@@ -60,6 +61,7 @@ extension Journal {
             exitStatus: Self.plausibleCode(row["exit_status"]),
             pid: row["pid"] ?? 0, host: row["host"] ?? "", totalSteps: row["total_steps"] ?? 0)
         record.argsDamaged = args == nil
+        record.instanceOutputs = (row["instance_outputs"] as Int?) == 1
         return record
     }
 
@@ -228,9 +230,15 @@ extension Journal {
                 FROM steps s LEFT JOIN attempts a ON a.run_id = s.run_id AND a.path = s.path AND a.number = s.attempts
                 WHERE s.run_id = ? ORDER BY s.position
                 """, [runID])
-            var outputs: [String: [String: String]] = [:]
-            for row in try db.rows("SELECT path, key, value FROM outputs WHERE run_id = ?", [runID]) {
-                outputs[row["path"] ?? "", default: [:]][row["key"] ?? ""] = row["value"]
+            // A step's row shows its latest instance's outputs: those of its latest `seq` (v6
+            // keeps every instance's; rows from before it have 0, one set per step).
+            var outputs: [String: (seq: Int, values: [String: String])] = [:]
+            let seqColumn = hasInstanceOutputs ? "seq" : "0"
+            for row in try db.rows("SELECT path, \(seqColumn) AS seq, key, value FROM outputs WHERE run_id = ?", [runID]) {
+                let path: String = row["path"] ?? "", seq: Int = row["seq"] ?? 0
+                if let held = outputs[path], held.seq > seq { continue }
+                if outputs[path]?.seq != seq { outputs[path] = (seq, [:]) }
+                outputs[path]?.values[row["key"] ?? ""] = row["value"]
             }
             var records = StepRecord.markingSharedNames(Self.plausibleDepths(rows.map { row in
                 let path: String = row["path"] ?? ""
@@ -239,7 +247,7 @@ extension Journal {
                                   attempts: row["attempts"] ?? 0, exitCode: Self.plausibleCode(row["exit_code"]),
                                   startedAt: Self.plausibleTime(row["started_at"]), endedAt: Self.plausibleTime(row["ended_at"]),
                                   completedSeq: row["completed_seq"], signal: Self.plausibleCode(row["signal"]),
-                                  allowedFailure: (row["allowed_failure"] as Int?) == 1, outputs: outputs[path] ?? [:])
+                                  allowedFailure: (row["allowed_failure"] as Int?) == 1, outputs: outputs[path]?.values ?? [:])
             }))
             let state: String? = try db.value("SELECT state FROM runs WHERE id = ?", [runID])
             guard state == "running" else { return Self.withoutEarlierInstancesOutputs(records) }
@@ -258,8 +266,9 @@ extension Journal {
                 guard record.seq == next else { break }
                 ledger.apply(path: record.path, to: record.to, attempt: record.attempt, time: record.time, exitCode: record.exitCode,
                              signal: record.signal, allowedFailure: record.allowedFailure)
+                // A later instance's outputs replace the earlier one's, as in the database.
                 if !record.outputs.isEmpty, let i = records.firstIndex(where: { $0.path == record.path }) {
-                    for output in record.outputs { records[i].outputs[output.key] = output.value }
+                    records[i].outputs = Dictionary(record.outputs.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
                 }
                 next += 1
             }

@@ -20,6 +20,8 @@ public final class Journal: @unchecked Sendable {
     let hasNameBytes: Bool
     /// Whether `steps` and `transitions` have v5's `allowed_failure` (likewise).
     let hasAllowedFailures: Bool
+    /// Whether `outputs` has v6's `seq` and `runs` its `instance_outputs` (likewise).
+    let hasInstanceOutputs: Bool
 
     /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
     /// Trailing slashes are dropped (`state/` is `state`), so that paths made from it read
@@ -125,9 +127,9 @@ public final class Journal: @unchecked Sendable {
             }
             // A journal that had every migration has every column: asked only of one that
             // could not be migrated (this saves each `flow run` a query).
-            let columns = current ? (nameBytes: true, allowedFailures: true) : try laterColumns(connection)
+            let columns = current ? (nameBytes: true, allowedFailures: true, instanceOutputs: true) : try laterColumns(connection)
             let journal = Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: columns.nameBytes,
-                                  hasAllowedFailures: columns.allowedFailures)
+                                  hasAllowedFailures: columns.allowedFailures, hasInstanceOutputs: columns.instanceOutputs)
             journal.recover()
             return journal
         } catch let error as SQLiteError {
@@ -166,7 +168,7 @@ public final class Journal: @unchecked Sendable {
         // Another program's database lists nothing, rather than whatever its own tables hold.
         guard (try? JournalSchema.isJournal(connection)) == true, let columns = try? laterColumns(connection) else { return nil }
         return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: columns.nameBytes,
-                       hasAllowedFailures: columns.allowedFailures)
+                       hasAllowedFailures: columns.allowedFailures, hasInstanceOutputs: columns.instanceOutputs)
     }
 
     /// A journal in a directory this user cannot write (another user's state dir, a
@@ -183,7 +185,7 @@ public final class Journal: @unchecked Sendable {
                 + "to read the runs still in \(path)-wal; run `flow runs` once as a user who can write \(stateDir), "
                 + "or copy the state dir somewhere writable")
         }
-        let opened: (connection: SQLiteConnection, isJournal: Bool, columns: (nameBytes: Bool, allowedFailures: Bool))
+        let opened: (connection: SQLiteConnection, isJournal: Bool, columns: (nameBytes: Bool, allowedFailures: Bool, instanceOutputs: Bool))
         do {
             let connection = try SQLiteConnection(immutablePath: path)
             opened = (connection, try JournalSchema.isJournal(connection), try laterColumns(connection))
@@ -194,25 +196,29 @@ public final class Journal: @unchecked Sendable {
         // errors about it (`no such column: kind`) to `runs`, `show` and `logs`.
         guard opened.isJournal else { throw JournalError.notAJournal(path) }
         return Journal(stateDir: stateDir, path: path, connection: opened.connection, hasNameBytes: opened.columns.nameBytes,
-                       hasAllowedFailures: opened.columns.allowedFailures)
+                       hasAllowedFailures: opened.columns.allowedFailures, hasInstanceOutputs: opened.columns.instanceOutputs)
     }
 
-    init(stateDir: String, path: String, connection: SQLiteConnection, hasNameBytes: Bool = true, hasAllowedFailures: Bool = true) {
+    init(stateDir: String, path: String, connection: SQLiteConnection, hasNameBytes: Bool = true, hasAllowedFailures: Bool = true,
+         hasInstanceOutputs: Bool = true) {
         self.stateDir = stateDir
         self.path = path
         self.connection = connection
         self.hasNameBytes = hasNameBytes
         self.hasAllowedFailures = hasAllowedFailures
+        self.hasInstanceOutputs = hasInstanceOutputs
     }
 
     /// Which columns of later migrations the journal on `connection` has: one it could not
     /// migrate (this user may only read it) is read without them.
-    static func laterColumns(_ connection: SQLiteConnection) throws(SQLiteError) -> (nameBytes: Bool, allowedFailures: Bool) {
+    static func laterColumns(_ connection: SQLiteConnection) throws(SQLiteError)
+        -> (nameBytes: Bool, allowedFailures: Bool, instanceOutputs: Bool)
+    {
         let names: [String] = try connection.values("""
-            SELECT name FROM pragma_table_info('runs') WHERE name = 'workflow_path_bytes'
+            SELECT name FROM pragma_table_info('runs') WHERE name IN ('workflow_path_bytes', 'instance_outputs')
             UNION ALL SELECT name FROM pragma_table_info('steps') WHERE name = 'allowed_failure'
             """)
-        return (names.contains("workflow_path_bytes"), names.contains("allowed_failure"))
+        return (names.contains("workflow_path_bytes"), names.contains("allowed_failure"), names.contains("instance_outputs"))
     }
 
     static func describe(_ error: SQLiteError, path: String) -> String {

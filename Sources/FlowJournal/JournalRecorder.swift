@@ -220,8 +220,9 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 try s.transaction {
                     try db.execute("""
                         INSERT INTO runs (id, kind, parent_id, workflow_path, workflow_name, content_hash, content, args, cwd,
-                                          started_at, state, pid, host, total_steps, workflow_path_bytes, cwd_bytes)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)
+                                          started_at, state, pid, host, total_steps, workflow_path_bytes, cwd_bytes,
+                                          instance_outputs)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, 1)
                         """, [m.id, m.kind.rawValue, m.parentID, m.workflowPath, plan.workflowName,
                               Journal.hash(m.content), m.content, m.args.json, m.cwd,
                               startedAt, Int(getpid()), hostName, total, m.workflowPathBytes, m.cwdBytes])

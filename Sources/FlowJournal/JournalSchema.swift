@@ -6,9 +6,9 @@
 /// Tables keyed by (run, path) are `WITHOUT ROWID`: one B-tree instead of a table plus an
 /// index, so each transition's commit writes fewer pages.
 enum JournalSchema {
-    /// `runs`: as v1 made it, or with v4's columns.
+    /// `runs`: as v1 made it, or with v4's columns (and v6's, given `v4`).
     static func runs(v4: Bool = true) -> String {
-        let pathBytes = v4 ? ",\n    workflow_path_bytes BLOB,\n    cwd_bytes BLOB" : ""
+        let pathBytes = v4 ? ",\n    workflow_path_bytes BLOB,\n    cwd_bytes BLOB,\n    instance_outputs INTEGER          -- 1: outputs kept per instance (v6)" : ""
         return """
     CREATE TABLE runs (
         id TEXT PRIMARY KEY,
@@ -69,15 +69,21 @@ enum JournalSchema {
     ) WITHOUT ROWID;
     """
 
-    static let outputs = """
-    CREATE TABLE outputs (
+    /// `outputs`, named `name`: as v1 made it (one set per step), or as v6 makes it (one set
+    /// per instance that succeeded: `seq` is the `→ succeeded` transition's; 0 on rows from
+    /// before v6, and on those an older flow writes, which leaves the column alone).
+    static func outputs(_ name: String = "outputs", v6: Bool = true) -> String {
+        let seq = v6 ? "\n    seq INTEGER NOT NULL DEFAULT 0,     -- the `→ succeeded` transition that wrote it (0: before v6)" : ""
+        return """
+    CREATE TABLE \(name) (
         run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        path TEXT NOT NULL,
+        path TEXT NOT NULL,\(seq)
         key TEXT NOT NULL,
         value TEXT NOT NULL,
-        PRIMARY KEY (run_id, path, key)
+        PRIMARY KEY (run_id, path, \(v6 ? "seq, " : "")key)
     ) WITHOUT ROWID;
     """
+    }
 
     /// `transitions` since v2, named `name`: as v2 made it, or with v5's column.
     static func transitions(_ name: String, v5: Bool = true) -> String {
@@ -119,7 +125,7 @@ enum JournalSchema {
 
     /// The migrations, in order: each identifier and its SQL.
     static let migrations: [(identifier: String, sql: String)] = [
-        ("v1", runs(v4: false) + steps(v5: false) + attempts + outputs + """
+        ("v1", runs(v4: false) + steps(v5: false) + attempts + outputs(v6: false) + """
             CREATE TABLE transitions (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -183,6 +189,19 @@ enum JournalSchema {
         ("v5", """
             ALTER TABLE transitions ADD COLUMN allowed_failure INTEGER;
             ALTER TABLE steps ADD COLUMN allowed_failure INTEGER;
+            """),
+        // Outputs per instance: a retried group runs its steps again, and each instance that
+        // succeeded is reversed by the rollback with its own outputs; keyed by path and key,
+        // each attempt's overwrote the one before, so `flow undo` could reverse only the
+        // latest. Keyed by the seq of the instance's `→ succeeded` too (rows from before
+        // get 0: the step's latest outputs, as they were). `runs.instance_outputs` is 1 on
+        // runs recorded so (NULL on older ones, and on those an older flow records): `flow
+        // undo` reverses their every instance; the others one result per step, as before.
+        ("v6", outputs("outputs_v6") + """
+            INSERT INTO outputs_v6 (run_id, path, seq, key, value) SELECT run_id, path, 0, key, value FROM outputs;
+            DROP TABLE outputs;
+            ALTER TABLE outputs_v6 RENAME TO outputs;
+            ALTER TABLE runs ADD COLUMN instance_outputs INTEGER;
             """),
         // Named after what it does, not numbered: it only adds an index, so it may come
         // before or after any other migration (`IF NOT EXISTS`: a journal given it twice,
@@ -257,7 +276,7 @@ enum JournalSchema {
     static func createLatestIfEmpty(_ db: SQLiteConnection) throws(SQLiteError) -> Bool {
         let tables: Int? = try db.value("SELECT COUNT(*) FROM sqlite_master")
         guard tables == 0 else { return false }
-        try db.execute(runs() + steps() + attempts + outputs + transitions("transitions") + outputLines("output_lines") + """
+        try db.execute(runs() + steps() + attempts + outputs() + transitions("transitions") + outputLines("output_lines") + """
             CREATE INDEX output_lines_run ON output_lines(run_id, id);
             """ + runsParentIndex + migrationsTable)
         for identifier in identifiers {

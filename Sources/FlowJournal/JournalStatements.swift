@@ -53,7 +53,7 @@ final class JournalStatements {
             INSERT OR REPLACE INTO attempts (run_id, path, number, started_at, ended_at, state, exit_code, signal)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        insertOutput = try prepare("INSERT OR REPLACE INTO outputs (run_id, path, key, value) VALUES (?, ?, ?, ?)")
+        insertOutput = try prepare("INSERT OR REPLACE INTO outputs (run_id, path, seq, key, value) VALUES (?, ?, ?, ?, ?)")
         insertLines = try prepare("""
             INSERT INTO output_lines (run_id, path, stream, time, line, file_offset, file_length) VALUES (?, ?, ?, ?, x'', ?, ?)
             """)
@@ -102,7 +102,8 @@ final class JournalStatements {
     }
 
     /// Inserts one transition's row and, for a step that succeeded, its outputs (inside the
-    /// caller's transaction).
+    /// caller's transaction), keyed by the transition's `seq`: each instance of a retried
+    /// group's step keeps its own (see `JournalSchema`'s v6).
     func insert(_ r: TransitionRecord, runID: String) throws(SQLiteError) {
         func optional(_ value: Int?) -> Value { value.map { .int(Int64($0)) } ?? .null }
         // Its own statement, the column set to 1: the common one binds nothing more.
@@ -121,7 +122,7 @@ final class JournalStatements {
                 .int(Int64(r.attempt)), .double(r.time), r.reason.map { .text($0) } ?? .null, optional(r.exitCode),
                 optional(r.signal))
         for output in r.outputs {
-            try run(insertOutput, .text(runID), .text(r.path), .text(output.key), .text(output.value))
+            try run(insertOutput, .text(runID), .text(r.path), .int(Int64(r.seq)), .text(output.key), .text(output.value))
         }
     }
 

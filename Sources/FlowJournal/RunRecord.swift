@@ -29,6 +29,10 @@ public struct RunRecord: Sendable {
     /// Whether the run's `args` could not be read back (a row edited by hand or by another
     /// tool): `args` then holds none, which are not the arguments it ran with.
     public var argsDamaged = false
+    /// Whether the journal kept the outputs of each instance of its steps (a retried
+    /// group's step succeeds once per attempt), so `flow undo` can reverse every one: false
+    /// for runs recorded before it did (v6), which are undone one result per step.
+    public var instanceOutputs = false
     /// Leaf steps per final state.
     public var counts: [String: Int] = [:]
     /// Of `counts`, the steps whose failure `continue_on_error` allowed, by state (`failed`,
@@ -99,6 +103,11 @@ public struct StepRecord: Sendable {
     /// Its result is that run's step at this path, which the run read may have had
     /// another step at (a resume with `--force` of an edited file).
     public var origin: String?
+    /// For one instance of a step that succeeded (`Journal.undoableSteps`): which of the
+    /// step's successes in the run it is, from 1, and how many the step had (a retried
+    /// group's step succeeds once per attempt). 1 of 1 otherwise.
+    public var success = 1
+    public var successes = 1
 
     /// Whether this step completed before `other` (both succeeded in a run or the runs it
     /// carries on): a step of an earlier run before every step of a later one, and within

@@ -82,18 +82,36 @@ enum JournalInput {
         throw ExitCode(2)
     }
 
-    /// The steps of run `id` that its earlier undos reached, by path: the state each ended
-    /// in there (`undone`, `undo_failed`, or `undoing` when that undo was killed) and the
-    /// undo run; where several did, the one that reversed it (`undone`) wins.
-    static func reachedByUndos(_ undos: [RunRecord], in journal: Journal) throws -> [String: (state: String, by: String)] {
-        var reached: [String: (state: String, by: String)] = [:]
+    /// The successes of run `id`'s steps that its earlier undos reached, by path and success
+    /// (an undo reverses each instance of a retried group's step that succeeded): the state
+    /// each ended in there (`undone`, `undo_failed`, or `undoing` when that undo was killed)
+    /// and the undo run; where several did, the one that reversed it (`undone`) wins.
+    static func reachedByUndos(_ undos: [RunRecord], in journal: Journal) throws -> [Reversal: (state: String, by: String)] {
+        var reached: [Reversal: (state: String, by: String)] = [:]
         for undo in undos {
-            let steps = try attempt { () throws(JournalError) in try journal.steps(undo.id) }
-            for step in steps where ["undone", "undo_failed", "undoing"].contains(step.state) {
-                if reached[step.path]?.state != "undone" { reached[step.path] = (step.state, undo.id) }
+            let reversals = try attempt { () throws(JournalError) in try journal.reversals(byUndo: undo.id) }
+            for reversal in reversals {
+                let key = Reversal(path: reversal.path, success: reversal.success)
+                if reached[key]?.state != "undone" { reached[key] = (reversal.state, undo.id) }
             }
         }
         return reached
+    }
+
+    /// One success of a step in a run, which a `flow undo` of it reverses: its path and
+    /// which of the step's successes it is (a retried group's step succeeds once per attempt).
+    struct Reversal: Hashable {
+        var path: String
+        var success: Int
+
+        init(path: String, success: Int) {
+            self.path = path
+            self.success = success
+        }
+
+        init(_ step: ReversedStep) {
+            self.init(path: step.path, success: step.success)
+        }
     }
 
     /// The results of the steps that succeeded in a recorded run, by path (what `resume`

@@ -20,7 +20,7 @@ struct RunSession {
     static let secondSignalDeadline: UInt32 = 2
 
     /// `undo`: the steps to roll back (completion order), instead of running the plan.
-    var undo: [(path: String, result: StepResult)]?
+    var undo: [ReversedStep]?
     /// `undo`: how the run being undone ended (`run.status` in its undo steps).
     var undoneRunStatus: RunStatus = .failed
     /// The journal, if its opening was started early (`run`).

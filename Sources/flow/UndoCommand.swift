@@ -10,6 +10,8 @@ struct UndoCommand: Command {
         discussion: """
             Uses the workflow content and outputs recorded with the run, so undo steps see \
             `steps.<name>.outputs` as they were, in the directory the run was started in. \
+            A step a retried group ran several times is reversed once per attempt that \
+            succeeded, each with its own outputs, as the run's own rollback does. \
             Steps already undone (by the run's own rollback or an earlier undo) are left \
             alone; steps whose undo failed or was cut short are undone again. Once every \
             step is undone, undo is refused (exit 2); --force undoes again the steps an \
@@ -56,8 +58,9 @@ struct UndoCommand: Command {
         try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")
         let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowDisplayPath, args: record.args,
                                               noColor: execution.noColor)
-        // A resume reads with the steps it never got to as the run it resumed left them.
-        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }
+        // A resume reads with the steps it never got to as the run it resumed left them; a
+        // step that succeeded in several attempts of its retried group, once per success.
+        let steps = try JournalInput.attempt { () throws(JournalError) in try journal.undoableSteps(record) }
         var seeds = JournalInput.succeededResults(steps, leavesOnly: false)
         // A result a killed `--force` resume carried on from the run it resumed is taken by
         // path: after the edit its path can hold another step, whose `undo` (with the
@@ -78,14 +81,20 @@ struct UndoCommand: Command {
             Console.stderr("note: \(ControlEscaping.escaped(label)) is not undone: \(ControlEscaping.escaped(reason)); "
                            + "that step's result is left as it is\n")
         }
-        // The steps to reverse: those that succeeded, and those whose rollback in the run
-        // failed or was cut short (`undo_failed`, `undoing`): their undo is tried again.
-        let order = steps.filter {
-            reversible.contains($0.state) && $0.completedSeq != nil && !leftAlone.contains($0.path)
+        // Every success of the run's steps, in the order they completed (steps carried on
+        // from an earlier run before any of this run's); each instance of a step that
+        // succeeded in several attempts of its retried group is one, as in the run's own
+        // rollback. Those to reverse: the ones that succeeded, and those whose rollback in
+        // the run failed or was cut short (`undo_failed`, `undoing`): their undo is tried again.
+        let history = steps.filter {
+            (reversible.contains($0.state) || $0.state == "undone") && $0.completedSeq != nil && !leftAlone.contains($0.path)
         }
-            // Steps carried on from an earlier run completed before any of this run's.
             .sorted { $0.completed(before: $1) }
-            .map { (path: $0.path, result: StepResult(state: .succeeded, exitCode: $0.exitCode.map(Int32.init), outputs: $0.outputs)) }
+            .map {
+                ReversedStep(path: $0.path, result: StepResult(state: .succeeded, exitCode: $0.exitCode.map(Int32.init), outputs: $0.outputs),
+                             success: $0.success, successes: $0.successes, reverses: reversible.contains($0.state))
+            }
+        let order = history.filter(\.reverses)
         // Taken once: `plan.steps` walks the plan, and a search of it per step made the undo
         // of 10,000 steps wait minutes before the first one.
         let withUndo = Set(plan.steps.filter { !$0.undo.isEmpty }.map(\.path))
@@ -112,9 +121,9 @@ struct UndoCommand: Command {
         // Steps an earlier `flow undo` of this run reversed are left alone unless --force;
         // those it failed to reverse (or was killed reversing) are tried again.
         let reached = try JournalInput.reachedByUndos(undos, in: journal)
-        let pending = force ? undoable : undoable.filter { reached[$0.path]?.state != "undone" }
+        let pending = force ? undoable : undoable.filter { reached[JournalInput.Reversal($0)]?.state != "undone" }
         if pending.isEmpty {
-            let by = undoable.compactMap { reached[$0.path]?.by }.first ?? "?"
+            let by = undoable.compactMap { reached[JournalInput.Reversal($0)]?.by }.first ?? "?"
             Console.stderr("error: run \(id) was already undone by run \(by)\n")
             Console.stderr("help: use --force to run its undo steps again\n")
             throw ExitCode(2)
@@ -131,7 +140,14 @@ struct UndoCommand: Command {
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = seeds
-        session.undo = pending
+        // Every success is given, in order, those not reversed too: an undo step of an
+        // earlier attempt sees the results of that attempt's steps, as in the run's rollback.
+        let reversing = Set(pending.map(JournalInput.Reversal.init))
+        session.undo = history.map { step in
+            var step = step
+            step.reverses = reversing.contains(JournalInput.Reversal(step))
+            return step
+        }
         // What its undo steps see as `run.status`: how the run ended (one flow killed never
         // ended; it stopped as a cancelled one does).
         session.undoneRunStatus = record.state == "succeeded" ? .succeeded : record.state == "failed" ? .failed : .cancelled

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 @testable import FlowJournal
+import FlowKit
 
 /// The journal's tables through its own API: migrations, runs that never finished, pruning.
 @Suite struct JournalStorageTests {
@@ -94,7 +95,7 @@ import Testing
         try journal.access { db in
             let statements = try JournalStatements(db)
             for (index, text) in texts.enumerated() {
-                try statements.run(statements.insertOutput, .text("r"), .text("\(index)"), .text(text), .text(text))
+                try statements.run(statements.insertOutput, .text("r"), .text("\(index)"), .int(1), .text(text), .text(text))
             }
         }
         let stored = try journal.read { db in
@@ -198,6 +199,63 @@ import Testing
         #expect(new.cwdName == Array("/tmp/".utf8) + [0xFF])
     }
 
+    /// A v5 journal gets v6's outputs per instance: its runs read as they were (a step's
+    /// outputs, one result per step for `flow undo`); a run recorded since keeps each
+    /// instance's outputs, which `show` gives only of the latest, and says which instance a
+    /// rollback's `undoing` and `undone` were of (the latest one still `succeeded`).
+    @Test func aVersionFiveJournalGetsOutputsPerInstance() throws {
+        let dir = try Self.oldJournal(upTo: "v5", """
+            INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, state, pid, host)
+            VALUES ('old', 'run', 'w.yml', 'w', 'h', x'', '{}', '/', 1, 'failed', 1, 'host');
+            INSERT INTO steps (run_id, path, position, depth, kind, label, state, exit_code, completed_seq)
+                VALUES ('old', '1', 0, 0, 'shell', 's', 'succeeded', 0, 2);
+            INSERT INTO transitions (run_id, seq, path, from_state, to_state, attempt, time) VALUES
+                ('old', 1, '1', 'pending', 'running', 1, 1), ('old', 2, '1', 'running', 'succeeded', 1, 2),
+                ('old', 3, '1', 'pending', 'running', 1, 3), ('old', 4, '1', 'running', 'succeeded', 1, 4);
+            INSERT INTO outputs (run_id, path, key, value) VALUES ('old', '1', 'id', 'r2');
+            """)
+        defer { Self.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        #expect(journal.hasInstanceOutputs)
+        #expect(try journal.read { try JournalSchema.appliedMigrations($0) }.contains("v6"))
+        let old = try journal.run("old")
+        #expect(!old.instanceOutputs)
+        #expect(try journal.steps("old").map(\.outputs) == [["id": "r2"]])
+        #expect(try journal.undoableSteps(old).map(\.outputs) == [["id": "r2"]])
+
+        try journal.write { db in
+            try Self.insertUnfinishedRun(db, id: "new", transitions: [])
+            try db.execute("UPDATE runs SET instance_outputs = 1 WHERE id = 'new'")
+            let s = try JournalStatements(db)
+            let moves: [(String, String, [(key: String, value: String)])] = [
+                ("pending", "running", []), ("running", "succeeded", [("id", "r1"), ("old", "yes")]),
+                ("pending", "running", []), ("running", "succeeded", [("id", "r2")]),
+                ("succeeded", "undoing", []), ("undoing", "undone", []), ("succeeded", "undoing", []), ("undoing", "undo_failed", []),
+            ]
+            for (seq, move) in moves.enumerated() {
+                try s.insert(TransitionRecord(seq: seq + 1, path: "1", from: move.0, to: move.1, attempt: 1, time: Double(seq + 1),
+                                              outputs: move.2), runID: "new")
+            }
+        }
+        // `show` of the run (read from its transitions: it never finished) has the latest outputs.
+        #expect(try journal.steps("new").first?.outputs == ["id": "r2"])
+        let successes = try journal.successes("new", withOutputs: true)["1"] ?? []
+        #expect(successes.map(\.outputs) == [["id": "r1", "old": "yes"], ["id": "r2"]])
+        #expect(successes.map(\.state) == ["undo_failed", "undone"])
+        #expect(successes.map(\.completed) == [1, 2])
+        var new = try journal.run("new")
+        new.state = "failed"
+        #expect(new.instanceOutputs)
+        let undoable = try journal.undoableSteps(new)
+        #expect(undoable.map(\.success) == [1, 2, 1, 1] && undoable.map(\.successes) == [2, 2, 1, 1])
+        #expect(undoable.map(\.state) == ["undo_failed", "undone", "pending", "pending"])
+        #expect(undoable.map(\.path) == ["1", "1", "2", "3"])
+        // Which success an undo run's recorded success was of.
+        #expect(StepTransition.reversedSuccess(in: StepTransition.reversedReason(from: "a-b", success: 2, of: 3)) == 2)
+        #expect(StepTransition.reversedReason(from: "a-b", success: 1, of: 1) == "succeeded in run a-b")
+        #expect(StepTransition.reversedSuccess(in: "succeeded in run a-b") == 1)
+    }
+
     /// A v4 journal gets v5's `allowed_failure` on `steps` and `transitions`; its runs read
     /// as they were (no failure allowed: the journal did not know), finished or not, and the
     /// runs recorded since say which failures were allowed. Read as it is (a journal this
@@ -215,7 +273,8 @@ import Testing
             try old.transaction {
                 try Self.insertUnfinishedRun(old, id: "live", transitions: [("1", "pending", "running", 1, nil), ("1", "running", "failed", 1, 3)])
             }
-            let asItIs = Journal(stateDir: dir, path: dir + "/journal.sqlite", connection: old, hasAllowedFailures: false)
+            let asItIs = Journal(stateDir: dir, path: dir + "/journal.sqlite", connection: old, hasAllowedFailures: false,
+                                hasInstanceOutputs: false)
             let runs = try asItIs.runs(limit: nil)
             #expect(runs.map(\.countsSummary) == ["1 failed, 2 pending", "1 succeeded, 1 failed"])
             #expect(try asItIs.steps("live").map(\.allowedFailure) == [false, false, false])

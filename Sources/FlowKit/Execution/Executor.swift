@@ -734,8 +734,11 @@ extension Executor {
 extension Executor {
     /// `flow undo`: rolls back steps that succeeded in an earlier run (given in completion
     /// order; rollback goes latest first), with
-    /// the outputs recorded then. Each step is first marked as succeeded (from that run).
-    public func runUndo(_ steps: [(path: String, result: StepResult)]) async -> RunOutcome {
+    /// the outputs recorded then. Each step is first marked as succeeded (from that run); a
+    /// step given more than once (instances of a retried group's step) is a new instance
+    /// each time, as in the run, and each one's undo sees its own outputs. Steps not
+    /// reversed (`ReversedStep.reverses`) only make their result what later undos look back on.
+    public func runUndo(_ steps: [ReversedStep]) async -> RunOutcome {
         let start = Timestamp.monotonic()
         undoesEndedRun.set()
         defer { scratch.remove() }
@@ -750,11 +753,16 @@ extension Executor {
         // Before the frames are made: a `use`'s params are evaluated again from its `with`,
         // which may read any earlier step (`ver: "${{ steps.tag.outputs.version }}"`).
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
-        for (path, result) in steps {
-            guard let node = byPath[path], !node.undo.isEmpty else { continue }
+        for step in steps {
+            guard let node = byPath[step.path] else { continue }
+            guard step.reverses, !node.undo.isEmpty else {
+                runState.recall(node, step.result)
+                continue
+            }
             let frame = recordedFrame(for: node, parents: parents)
             let instance = makeInstance(of: node, frame: frame)
-            let reason = options.reusedFrom.map(StepTransition.reversedReason)
+            let reason = options.reusedFrom.map { StepTransition.reversedReason(from: $0, success: step.success, of: step.successes) }
+            let result = step.result
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,
                                 outputs: result.outputs.isEmpty ? nil : result.outputs)
@@ -762,7 +770,7 @@ extension Executor {
         }
         // The other steps are not part of this run: skipped (with the reason), not left
         // `pending` in the journal as if the run had stopped before them.
-        let undone = Set(steps.compactMap { byPath[$0.path].map(ObjectIdentifier.init) })
+        let undone = Set(steps.filter(\.reverses).compactMap { byPath[$0.path].flatMap { $0.undo.isEmpty ? nil : ObjectIdentifier($0) } })
         func skipOthers(_ nodes: [PlanNode]) {
             for node in nodes {
                 // A group being undone is not its steps: those not undone themselves are

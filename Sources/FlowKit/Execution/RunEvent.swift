@@ -44,6 +44,20 @@ public struct StepTransition: Sendable {
     /// "reused": nothing of it is used again).
     public static func reversedReason(from id: String) -> String { "succeeded in run \(id)" }
 
+    /// `reversedReason` of the `success`-th of a step's `successes` successes in run `id`
+    /// (a retried group's step succeeds once per attempt): the count is said only when there
+    /// were several, `succeeded in run ID (success 1 of 2)`.
+    public static func reversedReason(from id: String, success: Int, of successes: Int) -> String {
+        successes > 1 ? "\(reversedReason(from: id)) (success \(success) of \(successes))" : reversedReason(from: id)
+    }
+
+    /// Which success a `reversedReason` names: 1 when it names none (the step succeeded
+    /// once; an undo recorded before the count was said reversed one result per step).
+    public static func reversedSuccess(in reason: String) -> Int {
+        guard reason.hasSuffix(")"), let open = reason.ranges(of: " (success ").last else { return 1 }
+        return Int(reason[open.upperBound...].prefix { $0.isNumber }) ?? 1
+    }
+
     /// The reason of a group that failed because a step inside it did (or its `finally`):
     /// that step's own end says why.
     public static let insideFailedReason = "a step inside failed"

@@ -59,6 +59,20 @@ final class RunState: Sendable {
         state.withLock { $0.results[Self.key(node.scope, name)] = result }
     }
 
+    /// Makes `result`, of a step of an earlier run that `flow undo` does not reverse, the one
+    /// expressions see, as `record` does: later undos winding the clock back (`reinstate`)
+    /// see the result it replaces where that succeeded before them.
+    func recall(_ node: PlanNode, _ result: StepResult) {
+        guard let name = node.name else { return }
+        state.withLock { s in
+            s.records += 1
+            let key = Self.key(node.scope, name)
+            if let earlier = s.results.updateValue(result, forKey: key) {
+                s.superseded.append((s.records, key, earlier))
+            }
+        }
+    }
+
     /// `firstRan`: a reused result's place among those first completed (see `Completion`).
     func record(_ instance: StepInstance, _ result: StepResult, firstRan: Int? = nil) {
         state.withLock { s in
