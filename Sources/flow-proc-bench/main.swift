@@ -80,6 +80,7 @@ func probeExhaustion() async {
 func probeEarlySignal() {
     let cancellation = RunCancellation()
     let trap = SignalTrap(cancellation: cancellation) { _, _ in }
+    trap.listen()
     kill(getpid(), SIGINT)
     let deadline = now() + 5
     while !cancellation.isCancelled && now() < deadline { usleep(1_000) }

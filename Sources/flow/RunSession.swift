@@ -182,6 +182,9 @@ struct RunSession {
             Glibc.exit(2)
         }
         made.value = executor
+        // Its handlers were in from the start; the reader of what they caught starts now,
+        // once the executor is made (see `SignalTrap.listen`).
+        trap.listen()
         // The journal is one more observer, opened while the run starts (see
         // `JournalRecorder.opening`). If it cannot be opened the run still goes on: its
         // output is on the terminal either way.

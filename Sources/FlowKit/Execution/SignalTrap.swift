@@ -15,6 +15,8 @@ import Dispatch
 /// until the guard saw flow gone.
 public final class SignalTrap: @unchecked Sendable {
     private var source: DispatchSourceRead?
+    private let readEnd: Int32
+    private let cancellation: RunCancellation
 
     /// Why not `DispatchSource.makeSignalSource`: libdispatch installs its handler later, on
     /// its own thread, and a signal that came before (while the default action had to be
@@ -33,6 +35,8 @@ public final class SignalTrap: @unchecked Sendable {
         }
         precondition(piped == 0, "flow: cannot create the signal pipe")
         let (readEnd, writeEnd) = ends
+        self.readEnd = readEnd
+        self.cancellation = cancellation
         _ = fcntl(readEnd, F_SETFL, O_NONBLOCK)
         // A full pipe (thousands of signals unread) drops a signal rather than block a handler.
         _ = fcntl(writeEnd, F_SETFL, O_NONBLOCK)
@@ -44,6 +48,23 @@ public final class SignalTrap: @unchecked Sendable {
             ProcessGuard.shared.stop()
             onSecond(cancellation.signal ?? sig, sig)
         }
+        // SIGHUP (the terminal went away: an ssh session dropped, a terminal window
+        // closed) is a request to stop like SIGTERM, passed on to the steps as SIGHUP;
+        // unless flow was started with it ignored (nohup), which it then keeps. So is
+        // SIGQUIT, which a shell ignores in the commands it starts in the background.
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] where sig == SIGINT || sig == SIGTERM || !Self.isIgnored(sig) {
+            precondition(cflow_forward_signal(sig, writeEnd) == 0, "flow: cannot handle signal \(sig)")
+        }
+    }
+
+    /// Starts reading the signals the handlers wrote to the pipe (those that came before
+    /// wait there). Apart from `init` so that a caller can install the handlers first and
+    /// start the reader, which wakes libdispatch's threads, once its own start-up is done:
+    /// started before the executor was made, the reader made a one-step run 6–10 % slower
+    /// in paired rounds (its threads starting beside the executor's and the journal's);
+    /// started after, as before, the run is as quick as it was. Called once.
+    public func listen() {
+        let readEnd = readEnd, cancellation = cancellation
         let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
         source.setEventHandler {
             var bytes = [UInt8](repeating: 0, count: 64)
@@ -58,13 +79,6 @@ public final class SignalTrap: @unchecked Sendable {
         }
         source.resume()
         self.source = source
-        // SIGHUP (the terminal went away: an ssh session dropped, a terminal window
-        // closed) is a request to stop like SIGTERM, passed on to the steps as SIGHUP;
-        // unless flow was started with it ignored (nohup), which it then keeps. So is
-        // SIGQUIT, which a shell ignores in the commands it starts in the background.
-        for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] where sig == SIGINT || sig == SIGTERM || !Self.isIgnored(sig) {
-            precondition(cflow_forward_signal(sig, writeEnd) == 0, "flow: cannot handle signal \(sig)")
-        }
     }
 
     /// Whether `sig` is ignored now (inherited from whoever started flow).
