@@ -241,3 +241,47 @@ import Glibc
                 == ["id": "r2"])
     }
 }
+
+/// `flow undo` after an undo recorded by a flow from before v6, which still reads and writes
+/// a v6 journal and reverses one result per step, the latest, recording it without a count.
+@Suite struct UndoAfterAnOlderFlowsUndoTests {
+    /// Makes the newest undo run look as a flow from before v6 records one: the step's
+    /// latest success reversed, said `succeeded in run ID`, and nothing more of it.
+    static func asAnOlderFlowsUndo(_ box: RunSandbox, path: String, successes: Int) throws {
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        let undos: [String] = try db.values("SELECT id FROM runs WHERE kind = 'undo' ORDER BY started_at DESC, rowid DESC LIMIT 1")
+        let undo = try #require(undos.first)
+        let latest = " (success \(successes) of \(successes))"
+        // Only the reversal of the latest success stays (the first `undoing` and what ends it).
+        let kept: [Int] = try db.values("""
+            SELECT seq FROM transitions WHERE run_id = ? AND path = ? AND to_state IN ('undoing', 'undone', 'undo_failed')
+            ORDER BY seq LIMIT 2
+            """, [undo, path])
+        try db.execute("""
+            DELETE FROM transitions WHERE run_id = ? AND path = ? AND (
+                (to_state IN ('running', 'succeeded') AND reason NOT LIKE ?)
+                OR (to_state IN ('undoing', 'undone', 'undo_failed') AND seq NOT IN (?, ?)))
+            """, [undo, path, "%" + latest, kept[0], kept[1]])
+        try db.execute("UPDATE transitions SET reason = replace(reason, ?, '') WHERE run_id = ? AND path = ?", [latest, undo, path])
+    }
+
+    /// An older flow's `flow undo` deleted r2, the step's latest instance: `flow undo` now
+    /// deletes r1, and only r1 (it took the older undo's reversal for success 1, deleted r2
+    /// a second time and left r1).
+    @Test func undoAfterAnOlderFlowsUndoReversesTheEarlierInstancesOnly() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", UndoInstancesTests.workflow())
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let id = try UndoInstancesTests.runID(box)
+        #expect(try box.run(["undo", id]).status == 0)
+        #expect(box.lines("log") == ["deleting r2", "deleting r1"])
+        try Self.asAnOlderFlowsUndo(box, path: "1.1", successes: 2)
+        try box.write("log", "deleting r2\n")
+        let undo = try box.run(["undo", id, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1"], "\(undo)")
+        #expect(!undo.stderrLines.contains { $0.contains("(success 2 of 2)") }, "\(undo)")
+        let again = try box.run(["undo", id])
+        #expect(again.status == 2 && again.stderr.contains("was already undone by run"), "\(again)")
+    }
+}
