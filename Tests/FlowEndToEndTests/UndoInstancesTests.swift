@@ -285,3 +285,37 @@ import Glibc
         #expect(again.status == 2 && again.stderr.contains("was already undone by run"), "\(again)")
     }
 }
+
+/// A run recorded per instance that died, its lock file folded in by a flow from before v6
+/// (which still reads and writes a v6 journal): that flow wrote the folded outputs with
+/// `seq` 0, one set per step, the last folded instance's.
+@Suite struct OutputsAnOlderFlowFoldedInTests {
+    /// Attempt 1's `create` (r1) was committed by the run; attempt 2's (r2) was in the lock
+    /// file when the run was SIGKILLed, and an older flow folded it in. `show` gives the
+    /// step r2 (it gave r1, the lowest `seq` read as the earliest), and `flow undo` reverses
+    /// one result per step, r2, as for a run recorded before v6: attempt 1's outputs are
+    /// gone (it reversed r1 and then an instance with no outputs at all, `deleting `).
+    @Test func outputsAnOlderFlowFoldedInAreTheLatestAndTheRunIsUndoneOneResultPerStep() throws {
+        let box = try RunSandbox()
+        let hang = """
+                  - name: hang
+                    shell: 'test "$(cat n)" = 1 || kill -KILL $PPID'
+
+            """
+        try box.write("wf.yaml", UndoInstancesTests.workflow(more: hang))
+        #expect(try box.run(["run", "wf.yaml"]).status == 128 + SIGKILL)
+        let id = try UndoInstancesTests.runID(box)  // folds the lock file in, each instance's outputs by its seq
+        do {
+            // As the older flow's fold leaves them: r2 with seq 0.
+            let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+            try db.execute("UPDATE outputs SET seq = 0 WHERE run_id = ? AND value = 'r2'", [id])
+            let kept: [Int] = try db.values("SELECT seq FROM outputs WHERE run_id = ? ORDER BY seq", [id])
+            #expect(kept.count == 2 && kept[0] == 0 && kept[1] > 0, "\(kept)")
+        }
+        let shown = try JournalEndToEndTests.show(box, id)
+        #expect(JournalEndToEndTests.step(named: "create", in: shown)?["outputs"] as? [String: String] == ["id": "r2"], "\(shown)")
+        let undo = try box.run(["undo", id, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["deleting r2"], "\(undo)")
+    }
+}
