@@ -319,3 +319,27 @@ import Glibc
         #expect(box.lines("log") == ["deleting r2"], "\(undo)")
     }
 }
+
+/// A step reversed once per attempt that succeeded whose earlier instance's undo failed
+/// after its latest one's was undone.
+@Suite struct EarlierInstanceUndoFailedTests {
+    /// Both in `flow undo` and in the run's own rollback, the summary, `runs` and `show` say
+    /// the step's undo failed (they said `1 undone`, beside `✗ create undo failed` and a
+    /// failed rollback).
+    @Test(arguments: [false, true])
+    func aStepWhoseEarlierInstancesUndoFailedIsUndoFailed(byFlowUndo: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", UndoInstancesTests.workflow(undoTail: "; test ${{ steps.create.outputs.id }} != r1"))
+        let ran = try box.run(["run", "wf.yaml", "--output", "prefixed"] + (byFlowUndo ? ["--no-rollback"] : []))
+        #expect(ran.status == 1)
+        let rollback = byFlowUndo ? try box.run(["undo", try UndoInstancesTests.runID(box), "--output", "prefixed"]) : ran
+        #expect(rollback.status == 1, "\(rollback)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1"], "\(rollback)")
+        let summary = try #require(rollback.stderrLines.last { $0.hasPrefix("✗ failed:") })
+        #expect(summary.contains("1 undo_failed") && !summary.contains("undone"), "\(rollback)")
+        let shown = try JournalEndToEndTests.show(box)
+        #expect(JournalEndToEndTests.step(named: "create", in: shown)?["state"] as? String == "undo_failed", "\(shown)")
+        let counts = try #require(try JournalEndToEndTests.runs(box).first?["counts"] as? [String: Int])
+        #expect(counts["undo_failed"] == 1 && counts["undone"] == nil, "\(counts)")
+    }
+}
