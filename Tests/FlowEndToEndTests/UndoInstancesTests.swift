@@ -343,3 +343,34 @@ import Glibc
         #expect(counts["undo_failed"] == 1 && counts["undone"] == nil, "\(counts)")
     }
 }
+
+/// A run SIGKILLed in its rollback after it reversed every instance of a retried group's step:
+/// its lock file is folded in whole.
+@Suite struct RollbackOfInstancesFoldedInTests {
+    /// The rollback deleted r2, then r1, and flow was killed in the next undo (`first`'s).
+    /// The fold stopped at r1's `succeeded → undoing` (the step's latest state was r2's
+    /// `undone`), losing r1's reversal and the rest: `flow undo` then deleted r1 again.
+    /// Now it runs `first`'s undo only.
+    @Test func aKilledRollbackOfEveryInstanceIsFoldedInWhole() throws {
+        let box = try RunSandbox()
+        // `first` completed before the group: its undo comes after every `create`'s.
+        let first = """
+              - name: first
+                shell: "true"
+                undo:
+                  shell: echo "undo first" >> log; test -e killed || { touch killed; kill -KILL $PPID; }
+
+            """
+        try box.write("wf.yaml", UndoInstancesTests.workflow().replacing("steps:\n", with: "steps:\n" + first))
+        let killed = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(killed.status == 128 + SIGKILL, "\(killed)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1", "undo first"], "\(killed)")
+        let id = try UndoInstancesTests.runID(box)
+        let shown = try JournalEndToEndTests.show(box, id)
+        #expect(JournalEndToEndTests.step(named: "first", in: shown)?["state"] as? String == "undo_interrupted", "\(shown)")
+        #expect(JournalEndToEndTests.step(named: "create", in: shown)?["state"] as? String == "undone", "\(shown)")
+        let undo = try box.run(["undo", id, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1", "undo first", "undo first"], "\(undo)")
+    }
+}
