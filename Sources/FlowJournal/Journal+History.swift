@@ -30,14 +30,28 @@ extension Journal {
     /// order they did, each with its own state (`undone` when the run's rollback reversed
     /// it), outputs and completion: what `flow undo` reverses, as the run's own rollback
     /// reverses every instance. A run recorded before the journal kept each instance's
-    /// outputs (`RunRecord.instanceOutputs`) has one record per step, as `carriedSteps`.
+    /// outputs (`RunRecord.instanceOutputs`) has one record per step, as `carriedSteps`; so
+    /// does one whose outputs an older flow wrote in part (`hasOutputsOfAnOlderFlow`).
     ///
     /// Steps carried on from an earlier run stay one record each: the resume would have
     /// reused that run's latest result only. An instance the resume reused keeps the
     /// completion of the run that ran it, as `carriedSteps` gives a reused step.
     public func undoableSteps(_ run: RunRecord) throws(JournalError) -> [StepRecord] {
-        try carriedSteps(id: run.id, kind: run.kind, parentID: run.parentID, visited: [],
-                         expandingInstances: run.instanceOutputs)
+        var perInstance = run.instanceOutputs
+        if perInstance { perInstance = try !hasOutputsOfAnOlderFlow(run.id) }
+        return try carriedSteps(id: run.id, kind: run.kind, parentID: run.parentID, visited: [], expandingInstances: perInstance)
+    }
+
+    /// Whether run `id`, recorded per instance, has outputs a flow from before v6 wrote: it
+    /// folded in the lock file of the run, which had died, with `seq` 0 and one set per
+    /// step (each folded instance's overwrote the one before). The earlier instances'
+    /// outputs are then gone: reversed one by one, their undos got none (`deleting ` with
+    /// an empty id). Such a run is undone one result per step, as one recorded before v6.
+    func hasOutputsOfAnOlderFlow(_ id: String) throws(JournalError) -> Bool {
+        try read { db in
+            let found: Int? = try db.value("SELECT 1 FROM outputs WHERE run_id = ? AND seq = 0 LIMIT 1", [id])
+            return found != nil
+        }
     }
 
     private func carriedSteps(id: String, kind: String, parentID: String?, visited: Set<String>,

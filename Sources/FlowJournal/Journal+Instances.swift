@@ -66,9 +66,10 @@ extension Journal {
 
     /// Which of their step's successes in the run they reversed the instances `flow undo`
     /// `undoID` reversed (or tried to) are, with the state it left them in, by path and
-    /// success (`ReversedStep.success`, as the reason of their recorded success says).
-    public func reversals(byUndo undoID: String) throws(JournalError) -> [(path: String, success: Int, state: String)] {
-        var reached: [(path: String, success: Int, state: String)] = []
+    /// success (`ReversedStep.success`, as the reason of their recorded success says; nil
+    /// where it says none: the step's latest, see `StepTransition.reversedSuccess`).
+    public func reversals(byUndo undoID: String) throws(JournalError) -> [(path: String, success: Int?, state: String)] {
+        var reached: [(path: String, success: Int?, state: String)] = []
         for (path, instances) in try successes(undoID, withOutputs: false) {
             for instance in instances where ["undone", "undo_failed", "undoing"].contains(instance.state) {
                 reached.append((path, StepTransition.reversedSuccess(in: instance.reason ?? ""), instance.state))

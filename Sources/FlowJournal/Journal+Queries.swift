@@ -231,11 +231,17 @@ extension Journal {
                 WHERE s.run_id = ? ORDER BY s.position
                 """, [runID])
             // A step's row shows its latest instance's outputs: those of its latest `seq` (v6
-            // keeps every instance's; rows from before it have 0, one set per step).
+            // keeps every instance's; rows from before it have 0, one set per step). In a run
+            // recorded per instance, rows with 0 are the latest: a flow from before v6 wrote
+            // them when it folded in the run's lock file, after the run had died, so after
+            // everything the run itself committed (read as the earliest, `show` and `resume`
+            // took an earlier attempt's outputs for the step's).
             var outputs: [String: (seq: Int, values: [String: String])] = [:]
             let seqColumn = hasInstanceOutputs ? "seq" : "0"
+            let perInstance: Int? = hasInstanceOutputs ? try db.value("SELECT instance_outputs FROM runs WHERE id = ?", [runID]) : nil
             for row in try db.rows("SELECT path, \(seqColumn) AS seq, key, value FROM outputs WHERE run_id = ?", [runID]) {
-                let path: String = row["path"] ?? "", seq: Int = row["seq"] ?? 0
+                let path: String = row["path"] ?? "", recorded: Int = row["seq"] ?? 0
+                let seq = recorded == 0 && perInstance == 1 ? Int.max : recorded
                 if let held = outputs[path], held.seq > seq { continue }
                 if outputs[path]?.seq != seq { outputs[path] = (seq, [:]) }
                 outputs[path]?.values[row["key"] ?? ""] = row["value"]

@@ -78,7 +78,12 @@ extension Journal {
             // another plan, a move from a state the step is not in) is not this run's, and
             // ends what is folded in, as a line cut short does. A move from `pending` always
             // carries on: a retried group runs its steps again as new instances, each from
-            // `pending` after the attempt before ended them.
+            // `pending` after the attempt before ended them. So does `succeeded → undoing`
+            // while the step has an instance not yet reversed: the rollback reverses every
+            // instance that succeeded, latest first, so an earlier one's comes after the
+            // latest one's `undone` (or its `failed`, when only attempt 1 succeeded). The
+            // fold stopped there: the reversal of the earlier instances and the rest of the
+            // rollback were lost, and `flow undo` reversed them a second time.
             let paths = Set<String>(try db.values("SELECT path FROM steps WHERE run_id = ?", [runID]))
             var states: [String: String] = [:]
             for row in try db.rows("""
@@ -87,12 +92,24 @@ extension Journal {
                 """, [runID, runID]) {
                 if let path: String = row["path"], let state: String = row["to_state"] { states[path] = state }
             }
+            // Per path, its instances that succeeded and were not yet reversed.
+            var unreversed: [String: Int] = [:]
+            for row in try db.rows("""
+                SELECT path, SUM(to_state = 'succeeded') - SUM(to_state = 'undoing') AS n FROM transitions
+                WHERE run_id = ? AND to_state IN ('succeeded', 'undoing') GROUP BY path
+                """, [runID]) {
+                if let path: String = row["path"], let n: Int = row["n"] { unreversed[path] = n }
+            }
             let statements = try JournalStatements(db)
             for record in records where record.seq >= next {
+                let earlierInstance = record.from == "succeeded" && record.to == "undoing" && unreversed[record.path, default: 0] > 0
                 guard record.seq == next, paths.contains(record.path),
-                      record.from == "pending" || record.from == states[record.path, default: "pending"] else { break }
+                      record.from == "pending" || record.from == states[record.path, default: "pending"] || earlierInstance
+                else { break }
                 try statements.insert(record, runID: runID)
                 states[record.path] = record.to
+                if record.to == "succeeded" { unreversed[record.path, default: 0] += 1 }
+                if record.to == "undoing" { unreversed[record.path, default: 0] -= 1 }
                 next += 1
             }
             return true

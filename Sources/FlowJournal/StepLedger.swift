@@ -68,9 +68,12 @@ struct StepLedger {
         // latest first. An entry is the step's latest instance: the undo of an earlier one
         // leaves it as it is when that instance did not succeed (failed, skipped, …) or was
         // reversed already. The failed run's `show` said `undone` for a step whose last
-        // attempt failed, counting no failure.
+        // attempt failed, counting no failure. Except that the reversal of an earlier
+        // instance after the latest one's was undone is the step's too: one that failed
+        // leaves it `undo_failed` (and one cut short, `undoing`), as the summary counts it;
+        // `undone` said the step was reversed while what an earlier attempt made was not.
         switch StepState(rawValue: to) {
-        case .undoing where !["succeeded", "pending"].contains(entry.state),
+        case .undoing where !["succeeded", "pending", "undone"].contains(entry.state),
              .undone where entry.state != "undoing", .undoFailed where entry.state != "undoing":
             return
         case .skipped:

@@ -86,12 +86,19 @@ enum JournalInput {
     /// (an undo reverses each instance of a retried group's step that succeeded): the state
     /// each ended in there (`undone`, `undo_failed`, or `undoing` when that undo was killed)
     /// and the undo run; where several did, the one that reversed it (`undone`) wins.
-    static func reachedByUndos(_ undos: [RunRecord], in journal: Journal) throws -> [Reversal: (state: String, by: String)] {
+    /// `successes`: how many successes each step had in run `id`. An undo that names no
+    /// success reversed the step's latest: the step succeeded once, or the undo was recorded
+    /// by a flow from before v6, which reverses one result per step, the latest (taken as
+    /// success 1, a `flow undo` after it reversed that latest result again and never the
+    /// earlier ones).
+    static func reachedByUndos(_ undos: [RunRecord], successes: [String: Int], in journal: Journal) throws
+        -> [Reversal: (state: String, by: String)]
+    {
         var reached: [Reversal: (state: String, by: String)] = [:]
         for undo in undos {
             let reversals = try attempt { () throws(JournalError) in try journal.reversals(byUndo: undo.id) }
             for reversal in reversals {
-                let key = Reversal(path: reversal.path, success: reversal.success)
+                let key = Reversal(path: reversal.path, success: reversal.success ?? successes[reversal.path] ?? 1)
                 if reached[key]?.state != "undone" { reached[key] = (reversal.state, undo.id) }
             }
         }

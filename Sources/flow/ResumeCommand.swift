@@ -98,7 +98,7 @@ struct ResumeCommand: Command {
         var reuse = JournalInput.succeededResults(steps, leavesOnly: true)
         // A step a `flow undo` of this run reversed (or tried to) runs again, as one the
         // run rolled back itself does: its effect is gone, or in doubt.
-        for reversal in try JournalInput.reachedByUndos(undos, in: journal).keys { reuse[reversal.path] = nil }
+        for reversal in try JournalInput.reachedByUndos(undos, successes: [:], in: journal).keys { reuse[reversal.path] = nil }
         // Steps match by path, a position: with another file (--force, now or in a resume
         // whose results this one carries on) a step whose position holds another step now
         // runs again rather than take its result.

@@ -120,7 +120,8 @@ struct UndoCommand: Command {
         }
         // Steps an earlier `flow undo` of this run reversed are left alone unless --force;
         // those it failed to reverse (or was killed reversing) are tried again.
-        let reached = try JournalInput.reachedByUndos(undos, in: journal)
+        let successes = Dictionary(history.map { ($0.path, $0.successes) }, uniquingKeysWith: max)
+        let reached = try JournalInput.reachedByUndos(undos, successes: successes, in: journal)
         let pending = force ? undoable : undoable.filter { reached[JournalInput.Reversal($0)]?.state != "undone" }
         if pending.isEmpty {
             let by = undoable.compactMap { reached[JournalInput.Reversal($0)]?.by }.first ?? "?"

@@ -241,3 +241,136 @@ import Glibc
                 == ["id": "r2"])
     }
 }
+
+/// `flow undo` after an undo recorded by a flow from before v6, which still reads and writes
+/// a v6 journal and reverses one result per step, the latest, recording it without a count.
+@Suite struct UndoAfterAnOlderFlowsUndoTests {
+    /// Makes the newest undo run look as a flow from before v6 records one: the step's
+    /// latest success reversed, said `succeeded in run ID`, and nothing more of it.
+    static func asAnOlderFlowsUndo(_ box: RunSandbox, path: String, successes: Int) throws {
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        let undos: [String] = try db.values("SELECT id FROM runs WHERE kind = 'undo' ORDER BY started_at DESC, rowid DESC LIMIT 1")
+        let undo = try #require(undos.first)
+        let latest = " (success \(successes) of \(successes))"
+        // Only the reversal of the latest success stays (the first `undoing` and what ends it).
+        let kept: [Int] = try db.values("""
+            SELECT seq FROM transitions WHERE run_id = ? AND path = ? AND to_state IN ('undoing', 'undone', 'undo_failed')
+            ORDER BY seq LIMIT 2
+            """, [undo, path])
+        try db.execute("""
+            DELETE FROM transitions WHERE run_id = ? AND path = ? AND (
+                (to_state IN ('running', 'succeeded') AND reason NOT LIKE ?)
+                OR (to_state IN ('undoing', 'undone', 'undo_failed') AND seq NOT IN (?, ?)))
+            """, [undo, path, "%" + latest, kept[0], kept[1]])
+        try db.execute("UPDATE transitions SET reason = replace(reason, ?, '') WHERE run_id = ? AND path = ?", [latest, undo, path])
+    }
+
+    /// An older flow's `flow undo` deleted r2, the step's latest instance: `flow undo` now
+    /// deletes r1, and only r1 (it took the older undo's reversal for success 1, deleted r2
+    /// a second time and left r1).
+    @Test func undoAfterAnOlderFlowsUndoReversesTheEarlierInstancesOnly() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", UndoInstancesTests.workflow())
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let id = try UndoInstancesTests.runID(box)
+        #expect(try box.run(["undo", id]).status == 0)
+        #expect(box.lines("log") == ["deleting r2", "deleting r1"])
+        try Self.asAnOlderFlowsUndo(box, path: "1.1", successes: 2)
+        try box.write("log", "deleting r2\n")
+        let undo = try box.run(["undo", id, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1"], "\(undo)")
+        #expect(!undo.stderrLines.contains { $0.contains("(success 2 of 2)") }, "\(undo)")
+        let again = try box.run(["undo", id])
+        #expect(again.status == 2 && again.stderr.contains("was already undone by run"), "\(again)")
+    }
+}
+
+/// A run recorded per instance that died, its lock file folded in by a flow from before v6
+/// (which still reads and writes a v6 journal): that flow wrote the folded outputs with
+/// `seq` 0, one set per step, the last folded instance's.
+@Suite struct OutputsAnOlderFlowFoldedInTests {
+    /// Attempt 1's `create` (r1) was committed by the run; attempt 2's (r2) was in the lock
+    /// file when the run was SIGKILLed, and an older flow folded it in. `show` gives the
+    /// step r2 (it gave r1, the lowest `seq` read as the earliest), and `flow undo` reverses
+    /// one result per step, r2, as for a run recorded before v6: attempt 1's outputs are
+    /// gone (it reversed r1 and then an instance with no outputs at all, `deleting `).
+    @Test func outputsAnOlderFlowFoldedInAreTheLatestAndTheRunIsUndoneOneResultPerStep() throws {
+        let box = try RunSandbox()
+        let hang = """
+                  - name: hang
+                    shell: 'test "$(cat n)" = 1 || kill -KILL $PPID'
+
+            """
+        try box.write("wf.yaml", UndoInstancesTests.workflow(more: hang))
+        #expect(try box.run(["run", "wf.yaml"]).status == 128 + SIGKILL)
+        let id = try UndoInstancesTests.runID(box)  // folds the lock file in, each instance's outputs by its seq
+        do {
+            // As the older flow's fold leaves them: r2 with seq 0.
+            let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+            try db.execute("UPDATE outputs SET seq = 0 WHERE run_id = ? AND value = 'r2'", [id])
+            let kept: [Int] = try db.values("SELECT seq FROM outputs WHERE run_id = ? ORDER BY seq", [id])
+            #expect(kept.count == 2 && kept[0] == 0 && kept[1] > 0, "\(kept)")
+        }
+        let shown = try JournalEndToEndTests.show(box, id)
+        #expect(JournalEndToEndTests.step(named: "create", in: shown)?["outputs"] as? [String: String] == ["id": "r2"], "\(shown)")
+        let undo = try box.run(["undo", id, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["deleting r2"], "\(undo)")
+    }
+}
+
+/// A step reversed once per attempt that succeeded whose earlier instance's undo failed
+/// after its latest one's was undone.
+@Suite struct EarlierInstanceUndoFailedTests {
+    /// Both in `flow undo` and in the run's own rollback, the summary, `runs` and `show` say
+    /// the step's undo failed (they said `1 undone`, beside `✗ create undo failed` and a
+    /// failed rollback).
+    @Test(arguments: [false, true])
+    func aStepWhoseEarlierInstancesUndoFailedIsUndoFailed(byFlowUndo: Bool) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", UndoInstancesTests.workflow(undoTail: "; test ${{ steps.create.outputs.id }} != r1"))
+        let ran = try box.run(["run", "wf.yaml", "--output", "prefixed"] + (byFlowUndo ? ["--no-rollback"] : []))
+        #expect(ran.status == 1)
+        let rollback = byFlowUndo ? try box.run(["undo", try UndoInstancesTests.runID(box), "--output", "prefixed"]) : ran
+        #expect(rollback.status == 1, "\(rollback)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1"], "\(rollback)")
+        let summary = try #require(rollback.stderrLines.last { $0.hasPrefix("✗ failed:") })
+        #expect(summary.contains("1 undo_failed") && !summary.contains("undone"), "\(rollback)")
+        let shown = try JournalEndToEndTests.show(box)
+        #expect(JournalEndToEndTests.step(named: "create", in: shown)?["state"] as? String == "undo_failed", "\(shown)")
+        let counts = try #require(try JournalEndToEndTests.runs(box).first?["counts"] as? [String: Int])
+        #expect(counts["undo_failed"] == 1 && counts["undone"] == nil, "\(counts)")
+    }
+}
+
+/// A run SIGKILLed in its rollback after it reversed every instance of a retried group's step:
+/// its lock file is folded in whole.
+@Suite struct RollbackOfInstancesFoldedInTests {
+    /// The rollback deleted r2, then r1, and flow was killed in the next undo (`first`'s).
+    /// The fold stopped at r1's `succeeded → undoing` (the step's latest state was r2's
+    /// `undone`), losing r1's reversal and the rest: `flow undo` then deleted r1 again.
+    /// Now it runs `first`'s undo only.
+    @Test func aKilledRollbackOfEveryInstanceIsFoldedInWhole() throws {
+        let box = try RunSandbox()
+        // `first` completed before the group: its undo comes after every `create`'s.
+        let first = """
+              - name: first
+                shell: "true"
+                undo:
+                  shell: echo "undo first" >> log; test -e killed || { touch killed; kill -KILL $PPID; }
+
+            """
+        try box.write("wf.yaml", UndoInstancesTests.workflow().replacing("steps:\n", with: "steps:\n" + first))
+        let killed = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(killed.status == 128 + SIGKILL, "\(killed)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1", "undo first"], "\(killed)")
+        let id = try UndoInstancesTests.runID(box)
+        let shown = try JournalEndToEndTests.show(box, id)
+        #expect(JournalEndToEndTests.step(named: "first", in: shown)?["state"] as? String == "undo_interrupted", "\(shown)")
+        #expect(JournalEndToEndTests.step(named: "create", in: shown)?["state"] as? String == "undone", "\(shown)")
+        let undo = try box.run(["undo", id, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(box.lines("log") == ["deleting r2", "deleting r1", "undo first", "undo first"], "\(undo)")
+    }
+}

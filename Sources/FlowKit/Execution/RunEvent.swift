@@ -51,11 +51,13 @@ public struct StepTransition: Sendable {
         successes > 1 ? "\(reversedReason(from: id)) (success \(success) of \(successes))" : reversedReason(from: id)
     }
 
-    /// Which success a `reversedReason` names: 1 when it names none (the step succeeded
-    /// once; an undo recorded before the count was said reversed one result per step).
-    public static func reversedSuccess(in reason: String) -> Int {
-        guard reason.hasSuffix(")"), let open = reason.ranges(of: " (success ").last else { return 1 }
-        return Int(reason[open.upperBound...].prefix { $0.isNumber }) ?? 1
+    /// Which success a `reversedReason` names; nil when it names none, which is the step's
+    /// latest: it succeeded once, or the undo was recorded by a flow from before the count was
+    /// said (one without v6, which reversed one result per step, the latest; it still writes
+    /// to a v6 journal).
+    public static func reversedSuccess(in reason: String) -> Int? {
+        guard reason.hasSuffix(")"), let open = reason.ranges(of: " (success ").last else { return nil }
+        return Int(reason[open.upperBound...].prefix { $0.isNumber })
     }
 
     /// The reason of a group that failed because a step inside it did (or its `finally`):

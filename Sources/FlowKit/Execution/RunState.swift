@@ -131,6 +131,14 @@ final class RunState: Sendable {
                 s.leafStates[node] = (next, id, false)
                 return
             }
+            // The undo of an earlier instance (a retried group's step is reversed once per
+            // attempt that succeeded, the latest first) that fails after the latest one's
+            // was undone is the step's: counted `undone`, the summary said `1 undone` beside
+            // `✗ … undo failed` and a failed rollback.
+            if next == .undoFailed, let counted = s.leafStates[node], counted.instance != id, counted.state == .undone {
+                s.leafStates[node] = (next, counted.instance, false)
+                return
+            }
             guard s.leafStates[node]?.instance == id else { return }
             s.leafStates[node] = (next, id, false)
         }
