@@ -11,14 +11,7 @@ import Testing
     @Test func aBackgroundCommitLeavesInTheLockFileOnlyWhatItHasNotCommitted() throws {
         let dir = JournalStorageTests.stateDir()
         defer { JournalStorageTests.removeStateDir(dir) }
-        let journal = try Journal.open(stateDir: dir, create: true)
-        let loaded = LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n  - shell: b\n  - shell: c\n  - shell: d\n"))
-        let plan = try Planner.plan(try #require(loaded.workflow))
-        let metadata = RunMetadata(id: "r1", kind: .run, parentID: nil, workflowPath: "wf.yaml", content: [],
-                                   args: RunArguments(PlanOptions()), cwd: "/")
-        let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan, warn: { _ in })
-        try recorder.begin()
-        let lockPath = RunLock.path(stateDir: journal.stateDir, runID: "r1")
+        let (journal, plan, recorder, lockPath) = try Self.recording(steps: 4, in: dir)
 
         func run(_ index: Int, settle: Bool = true) {
             let step = StepRef(node: plan.root.children[index])
@@ -67,14 +60,7 @@ import Testing
     @Test func catchUpWritesALargeEndAndTheSettleStillWritesTheStart() throws {
         let dir = JournalStorageTests.stateDir()
         defer { JournalStorageTests.removeStateDir(dir) }
-        let journal = try Journal.open(stateDir: dir, create: true)
-        let loaded = LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n  - shell: b\n  - shell: c\n"))
-        let plan = try Planner.plan(try #require(loaded.workflow))
-        let metadata = RunMetadata(id: "r1", kind: .run, parentID: nil, workflowPath: "wf.yaml", content: [],
-                                   args: RunArguments(PlanOptions()), cwd: "/")
-        let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan, warn: { _ in })
-        try recorder.begin()
-        let lockPath = RunLock.path(stateDir: journal.stateDir, runID: "r1")
+        let (journal, plan, recorder, lockPath) = try Self.recording(steps: 3, in: dir)
         func logged() throws -> [Int] {
             TransitionRecord.parseLines(Array(try FileReader.read(lockPath))).map(\.seq)
         }
@@ -108,5 +94,18 @@ import Testing
     /// The `steps` table's states, as written (not replayed from the transitions).
     static func tableStates(_ journal: Journal) throws -> [String] {
         try journal.read { db in try db.values("SELECT state FROM steps WHERE run_id = 'r1' ORDER BY position") }
+    }
+
+    /// A journal in `dir` recording run `r1` of `steps` shell steps (`a`, `b`, …), begun,
+    /// and the path of its lock file.
+    static func recording(steps: Int, in dir: String) throws -> (Journal, Plan, JournalRecorder, String) {
+        let journal = try Journal.open(stateDir: dir, create: true)
+        let text = "steps:\n" + "abcdefgh".prefix(steps).map { "  - shell: \($0)\n" }.joined()
+        let plan = try Planner.plan(try #require(LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: text)).workflow))
+        let metadata = RunMetadata(id: "r1", kind: .run, parentID: nil, workflowPath: "wf.yaml", content: [],
+                                   args: RunArguments(PlanOptions()), cwd: "/")
+        let recorder = JournalRecorder(journal: journal, metadata: metadata, plan: plan, warn: { _ in })
+        try recorder.begin()
+        return (journal, plan, recorder, RunLock.path(stateDir: journal.stateDir, runID: "r1"))
     }
 }
