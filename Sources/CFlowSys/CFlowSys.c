@@ -5,6 +5,7 @@
 #include <linux/close_range.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
@@ -548,4 +549,8 @@ int cflow_anonymous_temp_file(char *template_path) {
 
 int cflow_punch_hole(int fd, int64_t offset, int64_t length) {
     return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)offset, (off_t)length);
+}
+
+int cflow_malloc_one_arena(void) {
+    return mallopt(M_ARENA_MAX, 1) == 1 ? 0 : -1;
 }

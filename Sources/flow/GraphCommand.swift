@@ -35,6 +35,8 @@ struct GraphCommand: Command {
         noColor = arguments.flag("no-color")
     }
 
+    var onlyReads: Bool { true }
+
     func run() async throws {
         let options = selection.planOptions(action: action)
         let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor, running: false)

@@ -46,6 +46,8 @@ struct PlanCommand: Command {
         noColor = arguments.flag("no-color")
     }
 
+    var onlyReads: Bool { true }
+
     func run() async throws {
         try Self.printPlan(file: file, action: action, selection: selection, json: format == .json, noColor: noColor)
     }

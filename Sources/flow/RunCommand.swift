@@ -58,6 +58,8 @@ struct RunCommand: Command {
         execution = try ExecutionOptions(arguments)
     }
 
+    var onlyReads: Bool { dryRun }
+
     func run() async throws {
         if dryRun {
             try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)

@@ -44,6 +44,8 @@ struct ValidateCommand: Command {
         noColor = arguments.flag("no-color")
     }
 
+    var onlyReads: Bool { true }
+
     func run() async throws {
         var all: [Diagnostic] = []
         var failed = 0

@@ -43,6 +43,13 @@ do {
         // without its `pthread_exit` (see `cflow_park_main_thread`).
         // Handed to the task, which alone uses it from then on (commands are not Sendable).
         nonisolated(unsafe) let command = try FlowCommand.command(arguments)
+        // A command that only reads a workflow and prints (100,000 steps: ~170 MB of
+        // allocations) does it on a thread of the pool, whose own malloc arena grows a page
+        // at a time, an `mprotect` each (22,000 for `plan` of 100,000 steps); the main
+        // arena grows by `brk` with room to spare (700 calls). Set before the pool's
+        // threads exist, this keeps them on the main arena: `validate` and `plan` of
+        // 100,000 steps 8–9 % quicker. Not for runs: their threads allocate at once.
+        if command.onlyReads { _ = cflow_malloc_one_arena() }
         Task.detached {
             do {
                 try await command.run()

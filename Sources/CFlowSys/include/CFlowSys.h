@@ -175,6 +175,11 @@ const void *cflow_memrchr(const void *bytes, int c, size_t count);
 /// and steps do not inherit it (unlike RLIMIT_STACK, which flow leaves as it found it).
 size_t cflow_ensure_thread_stack(size_t minimum);
 
+/// Keeps every thread made from now on on glibc's main malloc arena (`mallopt(M_ARENA_MAX,
+/// 1)`): for a command that only reads and prints, whose work runs on a thread of the pool
+/// (see `main.swift`). 0 on success.
+int cflow_malloc_one_arena(void);
+
 /// Parks the calling thread (flow's main thread, once the command runs on a task) for
 /// good, in `sigsuspend` with no signal blocked, as libdispatch's `dispatch_main` leaves it:
 /// the main thread stays the one that takes process-directed signals. Never returns.
