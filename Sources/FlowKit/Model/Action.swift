@@ -4,6 +4,9 @@ public struct Action: Sendable {
     public var description: Located<String>?
     public var params: [Param] = []
     public var steps: [Step] = []
+    /// The names of the action's steps that could not be read: see
+    /// `Workflow.unreadStepNames`.
+    public var unreadStepNames: Set<String> = []
     public var span: SourceSpan
 
     public init(name: Located<String>, span: SourceSpan) {

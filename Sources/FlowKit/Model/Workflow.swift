@@ -19,6 +19,14 @@ public struct Workflow: Sendable {
     /// syntax error, already reported): uses all the same, so no `unused-var` or
     /// `unused-param` warning says such a name is never used.
     public var namesInUnreadExpressions: Set<String> = []
+    /// The names of the workflow's steps (`steps`, `finally` and what is inside them) that
+    /// could not be read (a step without a kind, or whose kind's value was wrong, already
+    /// reported): declared all the same, so a reference to one is not a second error
+    /// ("no step named `build`" for the step whose `shel:` was just reported).
+    public var unreadStepNames: Set<String> = []
+    /// The variables declared with a value that could not be read (already reported): a
+    /// reference to one is not also an unknown variable.
+    public var unreadVarNames: Set<String> = []
 
     public init(file: SourceFile, stepsSpan: SourceSpan) {
         self.file = file

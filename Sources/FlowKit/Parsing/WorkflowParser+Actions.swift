@@ -27,8 +27,13 @@ extension WorkflowParser {
                 case "params": action.params = params(v)
                 case "steps":
                     sawSteps = true
+                    // The action is a scope of its own: its unread step names are its own.
+                    let outerUnread = unreadStepNames
+                    unreadStepNames = []
                     action.steps = stepList(v, owner: "`steps` of action `\(name.value)`", ownerSpan: option.span,
                                             whole: "the action")
+                    action.unreadStepNames = unreadStepNames
+                    unreadStepNames = outerUnread
                 default:
                     unknownKey(option, in: "action `\(name.value)`", candidates: Self.actionKeys, foreign: .action)
                     // `cmds:` was meant as the steps, and was said to be: not also "no steps".

@@ -115,6 +115,7 @@ extension WorkflowParser {
         }
         guard node.kind == .mapping else {
             wrongType(id, expected: "a mapping or a command string", what: "a step")
+            noteUnread(id)
             return nil
         }
         let pairs = document.pairs(id)
@@ -157,6 +158,7 @@ extension WorkflowParser {
                 bag.error(.missingKind, "this step has no kind", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
                           help: "add one of `print`, `delay`, `shell`, `sequential`, `concurrent` or `use`")
             }
+            noteUnread(id)
             return nil
         }
         let kindName = kindKey.name.value
@@ -164,6 +166,7 @@ extension WorkflowParser {
             // The kind's value was wrong (already reported); still check the other keys.
             let placeholder = Step(kind: .delay(Located(.zero, kindKey.name.span)), kindSpan: kindKey.name.span, span: node.span)
             commonOptions(pairs, into: placeholder, kindName: kindName, listOwner: owner)
+            noteUnread(id)
             return nil
         }
         let step = Step(kind: kind, kindSpan: kindKey.name.span, span: node.span)

@@ -21,6 +21,14 @@ public struct WorkflowParser {
     var listOwner: (kind: String, keySpan: SourceSpan)?
     /// See `Workflow.namesInUnreadExpressions`.
     var namesInUnreadExpressions: Set<String> = []
+    /// The names of the steps of the scope being parsed (the workflow, or one action) that
+    /// could not be read: see `Workflow.unreadStepNames`.
+    var unreadStepNames: Set<String> = []
+    /// See `Workflow.unreadVarNames`.
+    var unreadVarNames: Set<String> = []
+    /// The nodes `noteUnread` has walked: an alias brings a node in many times (a
+    /// "billion laughs" file would otherwise be walked exponentially).
+    var unreadWalked: Set<Int32> = []
     /// How many `undo` lists enclose the step being parsed: an `undo` met inside one never
     /// runs (see `undoSteps`).
     var undoDepth = 0
@@ -126,6 +134,8 @@ public struct WorkflowParser {
                       help: "add `steps:` with a list of steps")
         }
         workflow.namesInUnreadExpressions = namesInUnreadExpressions
+        workflow.unreadStepNames = unreadStepNames
+        workflow.unreadVarNames = unreadVarNames
         return workflow
     }
 
@@ -145,6 +155,36 @@ public struct WorkflowParser {
                 var end = i + prefix.count
                 while end < scalars.count, isNameScalar(scalars[end]) { end += 1 }
                 if end > i + prefix.count { namesInUnreadExpressions.insert(String(String.UnicodeScalarView(scalars[i..<end]))) }
+            }
+        }
+    }
+
+    /// Notes what a step that could not be read (left out of the model, its problem
+    /// already reported) declares and uses: the `name` of every mapping in it (the step's
+    /// own, those of steps inside it) as a step of the current scope, and the `vars.NAME`
+    /// and `params.NAME` its text mentions. As a compiler still declares a declaration it
+    /// could not type, so that its uses are not further errors: without this, `shel:`
+    /// also gave "no step named `build`" at each reference to the step, and "parameter
+    /// `env` is never used" for the parameter its command used.
+    mutating func noteUnread(_ id: Int32) {
+        var pending = [id]
+        while let next = pending.popLast() {
+            guard unreadWalked.insert(next).inserted else { continue }
+            let node = document[next]
+            switch node.kind {
+            case .scalar:
+                if node.value.contains("vars.") || node.value.contains("params.") { noteNames(inUnread: node.value) }
+            case .sequence:
+                pending.append(contentsOf: document.children(of: next))
+            case .mapping:
+                for (key, value) in document.pairs(next) {
+                    let keyNode = document[key], valueNode = document[value]
+                    if keyNode.kind == .scalar, keyNode.value == "name", valueNode.kind == .scalar, valueNode.isString {
+                        unreadStepNames.insert(valueNode.value)
+                    }
+                    pending.append(key)
+                    pending.append(value)
+                }
             }
         }
     }
@@ -187,6 +227,8 @@ public struct WorkflowParser {
                 result.append(Variable(name: name, value: Located("", node.span)))
             } else if let text = self.text(value, "the value of `\(name.value)`") {
                 result.append(Variable(name: name, value: text))
+            } else {
+                unreadVarNames.insert(name.value)
             }
         }
         return result

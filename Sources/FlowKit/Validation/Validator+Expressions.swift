@@ -107,7 +107,8 @@ extension Validator {
             guard let name = field(1, "<name>") else { return }
             noMore(2)
             usedVars.insert(name.value)
-            if !varNames.contains(name.value) {
+            // A variable whose value could not be read has its error already.
+            if !varNames.contains(name.value), !workflow.unreadVarNames.contains(name.value) {
                 bag.error(.unknownReference, "unknown variable `\(name.value)`", at: name.span,
                           help: varHelp(for: name.value) ?? "declare it under `vars:`")
             }
@@ -185,6 +186,8 @@ extension Validator {
         }
         let name = path[1], field = path[2]
         guard let target = scope.steps[name.value] else {
+            // A step that could not be read has its error already (see `noteUnread`).
+            if scope.unreadSteps.contains(name.value) { return }
             let place = scope.action.map { "action `\($0.name.value)`" } ?? "this workflow"
             bag.error(.unknownReference, "no step named `\(name.value)` in \(place)", at: name.span,
                       help: stepHelp(for: name.value) ?? otherScopeHelp(for: name.value))

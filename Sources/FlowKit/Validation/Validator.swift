@@ -20,6 +20,8 @@ public struct Validator {
     /// The names visible to expressions in one scope (the workflow, or one action's body).
     struct Scope {
         var steps: [String: NamedStep] = [:]
+        /// The scope's steps that could not be read (see `Workflow.unreadStepNames`).
+        var unreadSteps: Set<String> = []
         /// Set inside an action: its parameters.
         var action: Action?
         var usedParams: Set<String> = []
@@ -47,7 +49,7 @@ public struct Validator {
 
     /// The help for an unknown step name in the current scope.
     mutating func stepHelp(for name: String) -> String? {
-        if scope.stepSuggestions == nil { scope.stepSuggestions = SuggestionIndex(scope.steps.keys.sorted()) }
+        if scope.stepSuggestions == nil { scope.stepSuggestions = SuggestionIndex(scope.steps.keys.sorted() + scope.unreadSteps.sorted()) }
         return scope.stepSuggestions!.help(for: name)
     }
 
@@ -62,7 +64,7 @@ public struct Validator {
 
     /// The help for an unknown variable.
     mutating func varHelp(for name: String) -> String? {
-        if varSuggestions == nil { varSuggestions = SuggestionIndex(workflow.vars.map(\.name.value)) }
+        if varSuggestions == nil { varSuggestions = SuggestionIndex(workflow.vars.map(\.name.value) + workflow.unreadVarNames.sorted()) }
         return varSuggestions!.help(for: name)
     }
 
@@ -106,7 +108,7 @@ public struct Validator {
         checkUseDepth(graph, index: actionIndex)
         checkExpansion(graph, index: actionIndex)
         // The workflow's own scope: steps, finally, and their undo steps.
-        scope = Scope()
+        scope = Scope(unreadSteps: workflow.unreadStepNames)
         collectNames(workflow.steps, base: StepPath(components: []), list: .sequential)
         let rootFinallyBase = StepPath(components: [StepPath.Component(list: .finally, index: -1)])
         collectNames(workflow.finally, base: rootFinallyBase, list: .sequential)
@@ -116,7 +118,7 @@ public struct Validator {
         walk(workflow.finally, base: rootFinallyBase, list: .sequential)
 
         for action in workflow.actions {
-            scope = Scope(action: action)
+            scope = Scope(unreadSteps: action.unreadStepNames, action: action)
             collectNames(action.steps, base: StepPath(components: []), list: .sequential)
             walk(action.steps, base: StepPath(components: []), list: .sequential)
             // An action without steps is an error of its own: its params are not "unused".

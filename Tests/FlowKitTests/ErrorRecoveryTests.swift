@@ -1,0 +1,77 @@
+@testable import FlowKit
+import Testing
+
+/// What a declaration that could not be read still declares: as a compiler goes on after a
+/// declaration it could not type, a step, variable or parameter use whose declaration has
+/// an error already reported is not a second error or warning.
+@Suite struct ErrorRecoveryTests {
+    /// The step whose `shel:` is reported is still the step `build`: a reference to it is
+    /// no "no step named `build`" (nor in `if:`), and a misspelt one is offered `build`.
+    @Test func aStepWithoutAKindStillDeclaresItsName() {
+        let loaded = expectDiagnostics("""
+            steps:
+              - name: build
+                ⟦unknown-key⟧shel: echo hi
+                outputs: [x]
+              - shell: echo ${{ steps.build.outputs.x }}
+                if: steps.build.status == 'succeeded'
+              - print: ${{ steps.⟦unknown-reference⟧biuld.status }}
+            """)
+        #expect(loaded.diagnostics.last?.help == "did you mean `build`?")
+    }
+
+    /// The same for a step whose kind's value is wrong, for a group left out because all of
+    /// its steps were (their names and its own), for a step of `finally` and for an item
+    /// that is a list rather than a step.
+    @Test func everyWayAStepIsLeftOutKeepsItsNames() {
+        expectDiagnostics("""
+            steps:
+              - name: wait
+                delay: ⟦invalid-duration⟧5 parsecs
+              - name: group
+                sequential:
+                  - name: inner
+                    ⟦unknown-key⟧shel: "true"
+              - ⟦wrong-type⟧- name: listed
+                  shell: "true"
+              - print: ${{ steps.wait.status }} ${{ steps.group.status }} ${{ steps.inner.status }} ${{ steps.listed.status }} ${{ steps.late.status }}
+            finally:
+              - name: late
+                print: [1]
+            """.replacingOccurrences(of: "print: [1]", with: "print: ⟦wrong-type⟧[1]"))
+    }
+
+    /// An action is a scope of its own: a step left out there is declared there only, and
+    /// the parameter its command used is used (it was "never used").
+    @Test func anActionsStepLeftOutKeepsItsNameAndItsUses() {
+        expectDiagnostics("""
+            actions:
+              deploy:
+                params:
+                  env: {required: true}
+                steps:
+                  - name: a
+                    ⟦unknown-key⟧shel: echo ${{ params.env }}
+                  - shell: echo ${{ steps.a.status }}
+            steps:
+              - use: deploy
+                with: {env: prod}
+              - print: ${{ steps.⟦unknown-reference⟧a.status }}
+            """)
+    }
+
+    /// A variable whose value is not a string is reported once, not again at each use;
+    /// a variable a left-out step used is not "never used".
+    @Test func aVariableWithABadValueIsStillDeclared() {
+        expectDiagnostics("""
+            vars:
+              target: ⟦wrong-type⟧[1, 2]
+              other: x
+            steps:
+              - print: ${{ vars.target }}
+              - name: s
+                ⟦unknown-key⟧shel: echo ${{ vars.other }}
+              - print: ${{ vars.⟦unknown-reference⟧targt }}
+            """)
+    }
+}
