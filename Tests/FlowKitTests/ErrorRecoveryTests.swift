@@ -74,4 +74,44 @@ import Testing
               - print: ${{ vars.⟦unknown-reference⟧targt }}
             """)
     }
+
+    /// An action whose definition is not a mapping, or whose name is invalid, is reported
+    /// once, not again as "unknown action" at each `use`.
+    @Test func anActionThatCouldNotBeReadIsStillDeclared() {
+        expectDiagnostics("""
+            actions:
+              deploy: ⟦wrong-type⟧[1]
+              ⟦invalid-name⟧bad.name:
+                steps:
+                  - print: hi
+            steps:
+              - use: deploy
+                with: {env: prod}
+              - use: bad.name
+              - use: ⟦unknown-action⟧deplo
+            """)
+    }
+
+    /// A parameter whose definition is not a mapping is declared with no options; when
+    /// `params` as a whole could not be read, which parameters the action takes is unknown,
+    /// and neither a `with` key nor a `params.NAME` is reported as unknown.
+    @Test func aParameterThatCouldNotBeReadIsStillDeclared() {
+        expectDiagnostics("""
+            actions:
+              build:
+                params:
+                  target: ⟦wrong-type⟧5
+                steps:
+                  - shell: echo ${{ params.target }} ${{ params.⟦unknown-reference⟧targt }}
+              test:
+                params: ⟦wrong-type⟧on
+                steps:
+                  - shell: echo ${{ params.suite }}
+            steps:
+              - use: build
+                with: {target: a, ⟦unknown-param⟧mode: b}
+              - use: test
+                with: {suite: unit}
+            """)
+    }
 }

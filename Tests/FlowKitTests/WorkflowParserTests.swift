@@ -507,7 +507,7 @@ import Testing
                   t: ⟦wrong-type⟧5
                   u: {required: ⟦wrong-type⟧maybe}
                 steps:
-                  - print: ${{ params.p }} ${{ params.q }} ${{ params.r }} ${{ params.s }} ${{ params.u }}
+                  - print: ${{ params.p }} ${{ params.q }} ${{ params.r }} ${{ params.s }} ${{ params.t }} ${{ params.u }}
             steps: [echo]
             """)
         #expect(loaded.diagnostics.first { $0.code == .unknownKey }?.help == "did you mean `required`?")

@@ -27,6 +27,9 @@ public struct Workflow: Sendable {
     /// The variables declared with a value that could not be read (already reported): a
     /// reference to one is not also an unknown variable.
     public var unreadVarNames: Set<String> = []
+    /// The actions declared with a definition that could not be read (not a mapping) or
+    /// an invalid name (already reported): a `use` of one is not also "unknown action".
+    public var unreadActionNames: Set<String> = []
 
     public init(file: SourceFile, stepsSpan: SourceSpan) {
         self.file = file

@@ -13,10 +13,14 @@ extension WorkflowParser {
             guard Self.isIdentifier(name.value) else {
                 bag.error(.invalidName, "invalid action name `\(name.value)`", at: name.span,
                           help: "names start with a letter or `_` and hold letters, digits, `_` and `-`")
+                unreadActionNames.insert(name.value)
                 continue
             }
             var action = Action(name: name, span: document[value].span)
-            guard mapping(value, "action `\(name.value)`") else { continue }
+            guard mapping(value, "action `\(name.value)`") else {
+                unreadActionNames.insert(name.value)
+                continue
+            }
             let actionMerges = enterMerges(value)
             defer { leaveMerges(actionMerges) }
             var sawSteps = false
@@ -24,7 +28,12 @@ extension WorkflowParser {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
                 case "description": action.description = text(v, "`description`")
-                case "params": action.params = params(v)
+                case "params":
+                    action.params = params(v)
+                    let node = document[v]
+                    // Not a mapping (reported): unless a list of valid names, read as such,
+                    // or empty, which parameters the action takes is unknown.
+                    if !node.isNull, node.kind != .mapping, action.params.isEmpty { action.paramsUnread = true }
                 case "steps":
                     sawSteps = true
                     // The action is a scope of its own: its unread step names are its own.
@@ -79,7 +88,12 @@ extension WorkflowParser {
                 result.append(param)
                 continue
             }
-            guard mapping(value, "parameter `\(name.value)`") else { continue }
+            // A definition that is not a mapping (reported) still declares the parameter, with
+            // no options: its uses are not also "has no parameter".
+            guard mapping(value, "parameter `\(name.value)`") else {
+                result.append(param)
+                continue
+            }
             let paramMerges = enterMerges(value)
             defer { leaveMerges(paramMerges) }
             for (k, v) in document.pairs(value) {

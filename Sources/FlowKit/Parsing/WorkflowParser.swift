@@ -26,6 +26,8 @@ public struct WorkflowParser {
     var unreadStepNames: Set<String> = []
     /// See `Workflow.unreadVarNames`.
     var unreadVarNames: Set<String> = []
+    /// See `Workflow.unreadActionNames`.
+    var unreadActionNames: Set<String> = []
     /// The nodes `noteUnread` has walked: an alias brings a node in many times (a
     /// "billion laughs" file would otherwise be walked exponentially).
     var unreadWalked: Set<Int32> = []
@@ -136,6 +138,7 @@ public struct WorkflowParser {
         workflow.namesInUnreadExpressions = namesInUnreadExpressions
         workflow.unreadStepNames = unreadStepNames
         workflow.unreadVarNames = unreadVarNames
+        workflow.unreadActionNames = unreadActionNames
         return workflow
     }
 

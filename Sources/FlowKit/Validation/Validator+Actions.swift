@@ -10,6 +10,8 @@ extension Validator {
                             : "name one of " + Suggestion.list(workflow.actions.map(\.name.value)))
                 return
             }
+            // An action whose definition could not be read has its error already.
+            if workflow.unreadActionNames.contains(use.action.value) { return }
             bag.error(.unknownAction, "unknown action `\(use.action.value)`", at: use.action.span,
                       help: actionHelp(for: use.action.value)
                         ?? (workflow.actions.isEmpty ? "declare it under `actions:`" : "the actions are "
@@ -23,6 +25,7 @@ extension Validator {
         for (name, value) in values {
             given.insert(name.value)
             guard let param = actionTable.param(named: name.value, of: action.name.value) else {
+                if action.paramsUnread { continue }
                 bag.error(.unknownParam, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
                           help: Suggestion.help(for: name.value, in: action.params.map(\.name.value))
                             ?? (action.params.isEmpty ? "it takes no parameters" : "its parameters are "

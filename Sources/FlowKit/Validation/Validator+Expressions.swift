@@ -124,7 +124,7 @@ extension Validator {
                 return
             }
             scope.usedParams.insert(name.value)
-            if actionTable.param(named: name.value, of: action.name.value) == nil {
+            if actionTable.param(named: name.value, of: action.name.value) == nil, !action.paramsUnread {
                 bag.error(.unknownReference, "action `\(action.name.value)` has no parameter `\(name.value)`", at: name.span,
                           help: Suggestion.help(for: name.value, in: action.params.map(\.name.value)) ?? "declare it under `params:`")
             }
