@@ -7,6 +7,13 @@ struct GraphCommand: Command {
         name: "graph",
         abstract: "Print the execution tree as a Mermaid flowchart or a Graphviz digraph.",
         discussion: """
+            The tree `flow plan` prints, drawn: a start node named after the workflow and an \
+            `end` node; a sequential list chains its steps, a concurrent group forks to its \
+            steps and joins after them, and groups and `use` steps are subgraphs (clusters \
+            in dot). A step's if, timeout, retry and continue_on_error show on a second \
+            line of its label. Steps that --tags, --skip-tags or --only leave out are \
+            dashed; undo steps are not drawn.
+
             Examples:
               flow graph build.yaml > build.mmd                 # paste into a Markdown ```mermaid block
               flow graph build.yaml --format dot | dot -Tsvg > build.svg

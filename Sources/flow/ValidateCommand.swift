@@ -10,7 +10,8 @@ struct ValidateCommand: Command {
             Each problem is printed as FILE:LINE:COLUMN: error|warning: message, with the \
             source line and a caret under it. Exit status: 0 when no errors (warnings are \
             allowed unless --strict), 1 when any file has errors (or stdout refused the \
-            report: a full disk), 2 on usage errors.
+            report: a full disk), 2 on usage errors (or when fewer than 16 processes are \
+            left to this user: ulimit -u).
 
             A directory stands for the workflow files in it (*.yaml, *.yml; not its \
             subdirectories or hidden files); one that holds none is an error.

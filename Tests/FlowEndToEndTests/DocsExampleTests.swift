@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The examples in README.md and docs/ are what the built binary does: a user copies them
-/// first. Three checks (and those of the CLI reference's options, below):
+/// first. Four checks (and those of the CLI reference's options, below):
 ///
 /// - every ```` ```console ```` block whose commands are `flow validate`, `plan`, `graph`
 ///   or `schema` (with `printf … > FILE` or `python3 -c … > FILE` to set up) prints what the block shows, stdout and
@@ -13,7 +13,9 @@ import Testing
 ///   that command's exit status. Blocks with other commands (`ls`, a pipe) and commands
 ///   shown without output (a usage illustration) are left out;
 /// - every ```` ```yaml ```` block that is a whole workflow (it has `steps:` at the top)
-///   and is not the input of such an example validates without a problem;
+///   and is not the input of such an example (one that is run) validates without a problem;
+/// - docs/cli.md's synopsis and README.md's command table name every subcommand, the
+///   synopsis with the arguments its `--help` usage takes;
 /// - every `flow SUBCOMMAND …` command line in them, and in the help's examples, gives only
 ///   options that subcommand takes, with values they offer.
 @Suite struct DocsExampleTests {
@@ -116,16 +118,23 @@ import Testing
         return !name.contains(" ") && (name.hasSuffix(".yaml") || name.hasSuffix(".yml")) ? String(name) : nil
     }
 
+    /// The commands of a console block that `consoleExamplesAreTheRealOutput` runs, or nil
+    /// when it leaves the block out (a command it cannot check, or no `flow` command).
+    static func checkedCommands(of block: Block) -> [Command]? {
+        guard block.language == "console" else { return nil }
+        let commands = Self.commands(of: block).filter { !$0.text.hasPrefix("flow ") || !$0.expected.isEmpty }
+        guard !commands.isEmpty, commands.allSatisfy(Self.isCheckable),
+              commands.contains(where: { $0.text.hasPrefix("flow ") }) else { return nil }
+        return commands
+    }
+
     @Test(arguments: documents)
     func consoleExamplesAreTheRealOutput(document: String) throws {
         var input: Block?
         var checked = 0
         for block in try Self.blocks(of: document) {
             if block.language == "yaml" { input = block }
-            guard block.language == "console" else { continue }
-            let commands = Self.commands(of: block).filter { !$0.text.hasPrefix("flow ") || !$0.expected.isEmpty }
-            guard !commands.isEmpty, commands.allSatisfy(Self.isCheckable),
-                  commands.contains(where: { $0.text.hasPrefix("flow ") }) else { continue }
+            guard let commands = Self.checkedCommands(of: block) else { continue }
             let box = try RunSandbox()
             // The repository's example workflows, for the examples that name them.
             for file in try FileManager.default.contentsOfDirectory(
@@ -178,8 +187,9 @@ import Testing
         let box = try RunSandbox()
         for (index, block) in blocks.enumerated() where block.language == "yaml" {
             guard block.text.hasPrefix("steps:") || block.text.contains("\nsteps:") else { continue }
-            // The input of a console example is checked by what the example shows.
-            if index + 1 < blocks.count, blocks[index + 1].language == "console" { continue }
+            // The input of a console example is checked by what the example shows, when the
+            // example is one that is run; else it is validated here like any other.
+            if index + 1 < blocks.count, Self.checkedCommands(of: blocks[index + 1]) != nil { continue }
             try box.write("example.yaml", block.text)
             let result = try box.run(["validate", "example.yaml"])
             #expect(result.status == 0 && result.stderr.isEmpty,
@@ -201,6 +211,61 @@ import Testing
             return line[name].trimmingCharacters(in: .whitespaces)
         }
         #expect(listed.sorted() == Self.subcommands.sorted(), "\(help)")
+    }
+
+    /// The shape of a subcommand's arguments: each required, optional (`[ACTION]`) or
+    /// repeated (`FILE…`), in order.
+    enum ArgumentShape: Equatable {
+        case required, optional, repeated
+    }
+
+    /// The arguments of `flow SUBCOMMAND --help`'s USAGE line: `<file> [<action>]`,
+    /// `<files> ...`; options (`[<options>]`, `[--json]`) are not arguments.
+    static func argumentShapes(inUsage usage: Substring) -> [ArgumentShape] {
+        var shapes: [ArgumentShape] = []
+        let arguments = String(usage).replacingOccurrences(of: #"\[(--[^\]]*|<options>)\]"#, with: "", options: .regularExpression)
+        for word in arguments.split(separator: " ").dropFirst(2) {
+            if word == "..." {
+                shapes[shapes.count - 1] = .repeated
+            } else if word.hasPrefix("[<"), word != "[<options>]" {
+                shapes.append(.optional)
+            } else if word.hasPrefix("<") {
+                shapes.append(.required)
+            }
+        }
+        return shapes
+    }
+
+    /// The arguments of a line of docs/cli.md's synopsis (`flow logs     RUN [STEP]   what …`):
+    /// the words in capitals after the name, before the summary.
+    static func argumentShapes(inSynopsis line: Substring) -> [ArgumentShape] {
+        line.split(separator: " ").dropFirst(2)
+            .prefix { $0.range(of: #"^\[?[A-Z][A-Z|]*…?\]?$"#, options: .regularExpression) != nil }
+            .map { $0.hasPrefix("[") ? .optional : $0.hasSuffix("…") ? .repeated : .required }
+    }
+
+    /// docs/cli.md's synopsis names every subcommand `flow --help` lists, with the
+    /// arguments its `--help` usage takes, and README.md's command table names each: a
+    /// subcommand added, or an argument added or made optional, must show in the first
+    /// lines a reader sees too.
+    @Test func theSynopsesNameEverySubcommandWithItsArguments() throws {
+        let synopsis = try #require(Self.blocks(of: "docs/cli.md").first { $0.language.isEmpty }).text
+        let readme = try String(contentsOf: FlowBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let table = try #require(readme.components(separatedBy: "\n## Commands\n").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        let box = try RunSandbox()
+        for subcommand in Self.subcommands {
+            let help = try box.run([subcommand, "--help"]).stdout
+            let usage = try #require(help.split(separator: "\n").first { $0.hasPrefix("USAGE: ") }).dropFirst("USAGE: ".count)
+            let line = synopsis.split(separator: "\n").first { $0.hasPrefix("flow \(subcommand) ") }
+            #expect(line != nil, "docs/cli.md's synopsis has no line for `flow \(subcommand)`")
+            if let line {
+                #expect(Self.argumentShapes(inSynopsis: line) == Self.argumentShapes(inUsage: usage),
+                        "docs/cli.md: `\(line)` against `flow \(subcommand) --help`: `\(usage)`")
+            }
+            #expect(table.contains("`flow \(subcommand)") || table.contains("`\(subcommand) "),
+                    "README.md's command table does not name `flow \(subcommand)`")
+        }
     }
 
     /// Every option each subcommand's `--help` lists, and every value of its choices, is in

@@ -32,7 +32,7 @@ enum ForeignKey {
             if dependencyKeys.contains(key) {
                 return "flow runs a list's steps in order, each after the one before; put steps that may run at once in a `concurrent` group"
             }
-            return nil
+            return stepConstructs[key]
         case .workflow:
             // GitHub Actions' and GitLab CI's triggers: a "did you mean `env`" by spelling
             // would send the user the wrong way.
@@ -83,7 +83,24 @@ enum ForeignKey {
         "desc": "description", "summary": "description",
         "environment": "env",
         "retries": "retry",
+        // Ansible's `block` groups tasks, and its `always` section runs whatever happened.
+        "block": "sequential", "always": "finally",
     ]
+
+    /// Step keys of other tools that flow has as a construct rather than a key (Ansible's
+    /// `register`, `rescue` and `loop`, GitHub Actions' `strategy.matrix`): the help says
+    /// what to write, since no key of flow's is the answer.
+    static let stepConstructs: [String: String] = {
+        let loop = "flow has no loops: write one step per value in a `concurrent` group, "
+            + "or an action with a parameter used once per value (`with:`)"
+        return [
+            "register": "a shell step's outputs are the `key=value` lines it writes to `$FLOW_OUTPUT`; "
+                + "later steps read them as `${{ steps.NAME.outputs.KEY }}`",
+            "rescue": "flow has no `rescue`: a step with `if: failure()` runs after a failure in its group, "
+                + "and a group's `finally` runs whatever happened",
+            "loop": loop, "with_items": loop, "matrix": loop, "strategy": loop,
+        ]
+    }()
 
     /// go-task's `deps`, GitHub Actions' `needs`…: flow orders steps by their place instead.
     static let dependencyKeys: Set<String> = ["deps", "needs", "depends_on", "depends-on", "dependencies"]
