@@ -430,6 +430,29 @@ import Glibc
         ], "\(run.report)")
     }
 
+    /// `tty` repeats the failed step's whole output, not its last 64 KiB ("the full output
+    /// of failed steps"): what leaves memory goes to a temporary file, read back at the end.
+    /// A chatty step that succeeded before it is not repeated.
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+    func theOutputOfAFailedStepIsRepeatedWholeHoweverLong() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: chatty
+                shell: 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo "fine $i"; done'
+              - name: big
+                shell: 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo "line $i of the output"; done; exit 1'
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 80)
+        #expect(run.finish() == 1, "\(run.report)")
+        let lines = TTYOutputTests.timeless(run.screen.all)
+        let header = try #require(lines.firstIndex(of: "── output of big ──"), "\(lines.suffix(5))")
+        let replayed = Array(lines[(header + 1)...].prefix(3001))
+        let whole = replayed == (1...3000).map { "line \($0) of the output" } + ["✗ failed: 1 succeeded, 1 failed in T"]
+        #expect(whole, "\(replayed.count) lines, starting \(replayed.prefix(2))")
+        #expect(!lines.contains("fine 3000"), "a succeeded step's output is not repeated")
+    }
+
     /// `flow validate` reports tab indentation at the tab.
     @Test func tabIndentationIsAnErrorAtTheTab() throws {
         let box = try RunSandbox()

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import FlowKit
 import Testing
 
@@ -64,5 +67,64 @@ struct FailureLogTests {
         log.finished(StepTransition(step: step, from: .running, to: .succeeded, attempt: 1, time: .now()))
         #expect(log.kept(step.path).isEmpty)
         #expect(log.failed.isEmpty)
+    }
+
+    /// What `replay` writes for the failed `step`, through a file.
+    static func replayed(_ log: FailureLog, _ step: StepRef) throws -> String {
+        var template = Array("/tmp/flow-failure-log-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        try #require(fd >= 0)
+        defer { close(fd); template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        log.replay(to: OutputWriter(fd: fd), style: ReporterStyle(color: false))
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, off_t(bytes.count)) }
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func fail(_ log: inout FailureLog, _ step: StepRef) {
+        log.finished(StepTransition(step: step, from: .running, to: .failed, attempt: 1, time: .now()))
+    }
+
+    /// With a spill (`tty`), the replay is the failed step's whole output, however long:
+    /// what left memory is read back from the file, in order, and nothing is said missing.
+    @Test func withASpillTheReplayIsTheWholeOutput() throws {
+        let step = try Self.step()
+        var log = FailureLog(spill: OutputSpill())
+        var all = ""
+        for i in 0..<20_000 {
+            let line = "line \(i) of the output\n"
+            all += line
+            Self.feed(&log, step, line)
+        }
+        Self.fail(&log, step)
+        #expect(try Self.replayed(log, step) == "── output of \(step.label) ──\n" + all)
+    }
+
+    /// A spill that cannot be written (a full disk) keeps what it took and drops the rest,
+    /// as without one, and the replay says how much and why, between the two.
+    @Test func aSpillThatCannotBeWrittenSaysWhatItLeftOut() throws {
+        let step = try Self.step()
+        let full = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        try #require(full >= 0)
+        var log = FailureLog(spill: OutputSpill(fd: full))
+        var all = ""
+        for i in 0..<20_000 {
+            let line = "line \(i) of the output\n"
+            all += line
+            Self.feed(&log, step, line)
+        }
+        Self.fail(&log, step)
+        let lines = try Self.replayed(log, step).split(separator: "\n", omittingEmptySubsequences: false)
+        let marker = try #require(lines[1].wholeMatch(of: /… \(([0-9]+) bytes of earlier output left out: cannot write to a temporary file in descriptor [0-9]+ \((.+)\)\)/),
+                                  "\(lines[1])")
+        #expect(marker.2.lowercased().contains("no space"), "\(marker.2)")
+        let kept = lines[2...].joined(separator: "\n")
+        #expect(kept.hasPrefix("line ") && all.hasSuffix(kept))
+        #expect(Int(marker.1)! + kept.utf8.count == all.utf8.count)
     }
 }

@@ -1,19 +1,26 @@
-/// Keeps the recent output of every running step so the output of failed steps can be
-/// shown again at the end of the run.
+/// Keeps the output of every running step so the output of failed steps can be shown
+/// again at the end of the run.
 ///
-/// Each step keeps the tail of its output as a few byte chunks (about `maxBytes` in all):
-/// recording appends to the last chunk, and the oldest chunk is dropped whole, so a chatty
-/// step costs one copy of its output, not one per trim. It sits on the hot path of every
-/// output line.
+/// Each step keeps the tail of its output in memory as a few byte chunks (about `maxBytes`
+/// in all): recording appends to the last chunk, and the oldest chunk leaves memory whole,
+/// so a chatty step costs one copy of its output, not one per trim. It sits on the hot
+/// path of every output line. With a `spill` (`tty`, whose contract is "the full output of
+/// failed steps") a chunk leaving memory goes to that file, and the replay reads it back:
+/// memory stays bounded and nothing is lost; without one (`prefixed`, which has shown every
+/// line already), or once the file cannot be written, it is dropped and the replay says so.
 struct FailureLog {
-    /// Bytes kept per step (at least; the most recent ones, cut at a line start on replay).
+    /// Bytes kept in memory per step (at least; the most recent ones, cut at a line start
+    /// on replay when earlier ones were dropped).
     static let maxBytes = 64 * 1024
     static let chunkBytes = 16 * 1024
 
     private struct Tail {
         var chunks: [[UInt8]] = []
         var count = 0
-        /// Bytes of the oldest chunks dropped, for the replay's "left out" line.
+        /// The step's earliest output, moved to `spill`, in order.
+        var spilled: [OutputSpill.Extent] = []
+        /// Bytes of the oldest chunks dropped, for the replay's "left out" line: all of them
+        /// without a spill, those after the spill failed with one.
         var dropped = 0
     }
 
@@ -22,6 +29,13 @@ struct FailureLog {
     /// The command that prints a step's whole output (`flow logs ID STEP`, given its label),
     /// named after the "left out" line; nil, or returning nil, when the run is not recorded.
     var fullOutput: (@Sendable (String) -> String?)?
+    /// Where output leaving memory goes (see the type's summary); nil drops it.
+    var spill: OutputSpill?
+
+    /// A log that drops what leaves memory, or (`spill`) moves it to that file.
+    init(spill: OutputSpill? = nil) {
+        self.spill = spill
+    }
 
     mutating func record(_ step: StepRef, _ stream: OutputChannel, _ line: UnsafeRawBufferPointer) {
         record(step, lines: line)
@@ -30,10 +44,10 @@ struct FailureLog {
 
     /// Records whole lines that already end in `\n` (one dictionary access per run).
     mutating func record(_ step: StepRef, lines: UnsafeRawBufferPointer) {
-        Self.append(lines, to: &tails[step.path, default: Tail()])
+        Self.append(lines, to: &tails[step.path, default: Tail()], spill: spill)
     }
 
-    private static func append(_ bytes: UnsafeRawBufferPointer, to tail: inout Tail) {
+    private static func append(_ bytes: UnsafeRawBufferPointer, to tail: inout Tail, spill: OutputSpill?) {
         if tail.chunks.isEmpty || tail.chunks[tail.chunks.count - 1].count >= chunkBytes {
             tail.chunks.append([])
             tail.chunks[tail.chunks.count - 1].reserveCapacity(max(chunkBytes, bytes.count))
@@ -41,9 +55,14 @@ struct FailureLog {
         tail.chunks[tail.chunks.count - 1].append(contentsOf: bytes)
         tail.count += bytes.count
         while tail.chunks.count > 1, tail.count - tail.chunks[0].count >= maxBytes {
-            let chunk = tail.chunks.removeFirst().count
-            tail.count -= chunk
-            tail.dropped += chunk
+            let chunk = tail.chunks.removeFirst()
+            tail.count -= chunk.count
+            // Once one chunk is dropped, later ones are too: what is kept stays in order.
+            if let spill, tail.dropped == 0, let extent = chunk.withUnsafeBytes({ spill.store($0) }) {
+                tail.spilled.append(extent)
+            } else {
+                tail.dropped += chunk.count
+            }
         }
     }
 
@@ -60,7 +79,9 @@ struct FailureLog {
         guard let tail = tails[path] else { return ([], 0) }
         var bytes = tail.chunks.flatMap { $0 }
         var omitted = tail.dropped
-        if bytes.count > Self.maxBytes {
+        // Cut only where something was dropped: after spilled output the tail goes on from
+        // where the spill ends, mid-line or not.
+        if bytes.count > Self.maxBytes, spill == nil || omitted > 0 {
             let window = bytes.count - Self.maxBytes
             var cut = window
             // A line start with something after it (the last byte is usually `\n`).
@@ -86,7 +107,9 @@ struct FailureLog {
             if !failed.contains(t.step) { failed.append(t.step) }
         case .succeeded, .skipped, .cancelled:
             // Most steps print nothing: no hashing of their path then.
-            if !tails.isEmpty { tails[t.step.path] = nil }
+            if !tails.isEmpty, let tail = tails.removeValue(forKey: t.step.path), !tail.spilled.isEmpty {
+                spill?.release(tail.spilled)
+            }
         default: break
         }
     }
@@ -95,13 +118,25 @@ struct FailureLog {
     func replay(to writer: OutputWriter, style: ReporterStyle) {
         for step in failed {
             let (bytes, omitted) = keptAndOmitted(step.path)
-            guard !bytes.isEmpty else { continue }
+            let spilled = tails[step.path]?.spilled ?? []
+            guard !bytes.isEmpty || !spilled.isEmpty else { continue }
             writer.append(style.paint("── output of \(step.label) ──", "1;31") + "\n")
+            if let spill {
+                for extent in spilled {
+                    // The file was written by this run moments ago: a read that fails is an
+                    // I/O error, said in place of the bytes (the rest still follows).
+                    if let code = spill.load(extent, { writer.append($0) }) {
+                        writer.append("… (\(extent.count) bytes of output could not be read back: \(SpawnError.message(code)))\n")
+                    }
+                }
+            }
             // Said, as the JUnit report says it: a replay that starts mid-way looked like the
             // step's whole output (the contract promises the full output of failed steps).
             if omitted > 0 {
                 let whole = fullOutput?(step.label).map { "; `\($0)` prints all of it" } ?? ""
-                writer.append("… (\(omitted) bytes of earlier output left out\(whole))\n")
+                // With a spill, bytes are dropped only after it failed: say why.
+                let why = spill?.failure.map { ": \($0)" } ?? ""
+                writer.append("… (\(omitted) bytes of \(spilled.isEmpty ? "earlier" : "later") output left out\(why)\(whole))\n")
             }
             bytes.withUnsafeBytes { writer.append($0) }
         }

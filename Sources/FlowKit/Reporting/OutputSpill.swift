@@ -4,8 +4,9 @@ import Glibc
 import CFlowSys
 
 /// Where `--output grouped` keeps the part of a step's output that does not fit in memory
-/// until the step's block is written: one temporary file for the whole run, shared by
-/// every step, in `$TMPDIR` (else `/tmp`).
+/// until the step's block is written, and `tty` the output of running steps past what it
+/// keeps in memory for the replay of failed steps (`FailureLog`): one temporary file for
+/// the whole run, shared by every step, in `$TMPDIR` (else `/tmp`).
 ///
 /// Not in the run's scratch directory: that is in `/dev/shm` when `$TMPDIR` is unset, and
 /// a file there is memory too, which is what spilling is meant to spare. One file, not one
@@ -110,7 +111,7 @@ final class OutputSpill {
 
     private func openFile() -> Bool {
         if fd >= 0 { return true }
-        var template = Array("\(directory)/flow-grouped-\(getpid())-XXXXXX".utf8CString)
+        var template = Array("\(directory)/flow-output-\(getpid())-XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { cflow_anonymous_temp_file($0.baseAddress!) }
         guard made >= 0 else {
             fail(errno)

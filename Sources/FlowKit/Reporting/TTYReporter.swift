@@ -65,7 +65,8 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     var drawn = 0
     var finished = 0
     var total = 0
-    var log = FailureLog()
+    /// The contract promises the full output of failed steps: what leaves memory is spilled.
+    var log = FailureLog(spill: OutputSpill())
     var done = false
     /// Interactive steps running (one at most: no other shell step runs beside one).
     var interactive = 0
