@@ -30,6 +30,13 @@ public struct RecordedOptions: Sendable, Equatable {
         RecordedOptions(rollback: rollback ?? run.rollback, maxParallel: maxParallel ?? run.maxParallel, grace: grace ?? run.grace)
     }
 
+    /// Those of these options (the run's) that `given` leaves to them: what a resume or
+    /// undo takes from the run, which it says.
+    public func left(by given: RecordedOptions) -> RecordedOptions {
+        RecordedOptions(rollback: given.rollback == nil ? rollback : nil, maxParallel: given.maxParallel == nil ? maxParallel : nil,
+                        grace: given.grace == nil ? grace : nil)
+    }
+
     /// Whether none was given.
     public var isEmpty: Bool { self == RecordedOptions() }
 

@@ -37,6 +37,14 @@ import Testing
         #expect(RecordedOptions(grace: "1s").inheriting(RecordedOptions()) == RecordedOptions(grace: "1s"))
     }
 
+    /// What a resume says it takes from the run: what it was not given itself.
+    @Test func theRunsOptionsLeftByTheGivenOnesAreThoseNotGiven() {
+        let run = RecordedOptions(rollback: false, maxParallel: 3, grace: "30s")
+        #expect(run.left(by: RecordedOptions()) == run)
+        #expect(run.left(by: RecordedOptions(rollback: true, grace: "1s")) == RecordedOptions(maxParallel: 3))
+        #expect(RecordedOptions().left(by: RecordedOptions(maxParallel: 2)).isEmpty)
+    }
+
     @Test func theyAreSaidAsCommandLineWords() {
         #expect(RecordedOptions().commandLine == "")
         #expect(RecordedOptions(rollback: true).commandLine == "", "rollback is on without a word")
