@@ -1,7 +1,8 @@
 import FlowKit
 
 /// The command-line choices that shape a plan, stored (as JSON) so `resume` and `undo`
-/// plan the same tree.
+/// plan the same tree; and the options that decide how the run runs and fails, which they
+/// carry on (`options`).
 public struct RunArguments: Sendable, Equatable {
     public var action: String?
     public var vars: [[String]] = []
@@ -9,6 +10,9 @@ public struct RunArguments: Sendable, Equatable {
     public var tags: [String] = []
     public var skipTags: [String] = []
     public var only: String?
+    /// `--no-rollback`, `--max-parallel`, `--grace`: none in runs recorded before flow kept
+    /// them, which are resumed and undone as they were then.
+    public var options = RecordedOptions()
 
     public init(_ options: PlanOptions) {
         action = options.action
@@ -63,6 +67,10 @@ public struct RunArguments: Sendable, Equatable {
         var members: [(String, JSONValue)] = []
         if let action { members.append(("action", .string(action))) }
         if let only { members.append(("only", .string(only))) }
+        // Only when one was given: a run without them is recorded as flow recorded every run
+        // before it kept them (and an older flow, which ignores members it does not know,
+        // resumes it as it resumes any run).
+        if !options.isEmpty { members.append(("options", .object(options.jsonMembers))) }
         members.append(("skip_tags", strings(skipTags)))
         members.append(("tags", strings(tags)))
         members.append(("vars", .array(vars.map(strings))))
@@ -88,6 +96,10 @@ public struct RunArguments: Sendable, Equatable {
         var arguments = RunArguments(PlanOptions())
         arguments.action = object["action"]?.stringValue
         arguments.only = object["only"]?.stringValue
+        if let options = object["options"] {
+            guard case .object = options, let decoded = RecordedOptions.decode(options) else { return nil }
+            arguments.options = decoded
+        }
         guard let tags = strings(object["tags"]), let skipTags = strings(object["skip_tags"]),
               let vars = pairs(object["vars"]), let with = pairs(object["with"])
         else { return nil }

@@ -4,10 +4,13 @@ import FlowKit
 /// A duration on the command line (`--grace 10s`).
 struct DurationArgument: ArgumentValue, Sendable {
     var value: Duration
+    /// As it was written: what the journal records, and `flow show` says.
+    var text: String
 
     init?(argument: String) {
         guard let value = Duration.parse(argument) else { return nil }
         self.value = value
+        text = argument
     }
 
     /// As a workflow's invalid duration is explained (`WorkflowParser`'s durations).

@@ -1,4 +1,5 @@
 import FlowCommandLine
+import FlowJournal
 import FlowKit
 
 /// Options of every command that runs steps: `run`, `resume`, `undo`.
@@ -6,9 +7,11 @@ struct ExecutionOptions {
     var output: OutputMode = .auto
     var quiet = false
     var noColor = false
-    var grace = DurationArgument(argument: "5s")!
+    /// `--grace`, `--max-parallel`, and `--no-rollback` (or `resume`'s `--rollback`): nil
+    /// when not given. A resume or undo takes those of the run (see `inherit`).
+    var grace: DurationArgument?
     var maxParallel: Int?
-    var noRollback = false
+    var rollback: Bool?
     var junit: String?
     var journal: JournalOptions
     var noJournal = false
@@ -26,6 +29,25 @@ struct ExecutionOptions {
         .flag("no-journal", help: "Record nothing in the journal."),
     ]
 
+    /// `options` as `resume` and `undo` take them: those a run records say that they default
+    /// to the run's; `resume` has `--rollback` beside `--no-rollback`, to turn back on a
+    /// rollback the run was started without (`undo`, itself a rollback, has neither).
+    static func carryingOn(for command: String) -> [OptionSpec] {
+        options.flatMap { option -> [OptionSpec] in
+            var option = option
+            switch option.long {
+            case "grace": option.defaultValue = "the run's, else 5s"
+            case "max-parallel": option.defaultValue = "the run's, else none"
+            case "no-rollback" where command == "undo": return []
+            case "no-rollback":
+                option.help = "Do not run undo steps when the resume fails or is cancelled (as without it, when the run was started with it)."
+                return [option, .flag("rollback", help: "Roll back if the resume fails or is cancelled, though the run was started with --no-rollback.")]
+            default: break
+            }
+            return [option]
+        }
+    }
+
     init(_ arguments: ParsedArguments) throws(UsageError) {
         output = try arguments.value("output", as: OutputMode.self) ?? .auto
         quiet = arguments.flag("quiet")
@@ -34,10 +56,15 @@ struct ExecutionOptions {
                                   + "summary, use --output prefixed --quiet or --output grouped --quiet")
         }
         noColor = arguments.flag("no-color")
-        if let grace = try arguments.value("grace", as: DurationArgument.self) { self.grace = grace }
+        grace = try arguments.value("grace", as: DurationArgument.self)
         maxParallel = try arguments.value("max-parallel", as: Int.self)
         if let maxParallel, maxParallel < 1 { throw arguments.error("--max-parallel must be 1 or more") }
-        noRollback = arguments.flag("no-rollback")
+        switch (arguments.flag("rollback"), arguments.flag("no-rollback")) {
+        case (true, true): throw arguments.error("--rollback and --no-rollback contradict each other: give one")
+        case (true, false): rollback = true
+        case (false, true): rollback = false
+        case (false, false): rollback = nil
+        }
         junit = arguments.value("junit")
         // Refused before the run, not found at its end (`cannot write : No such file`), when
         // the report could never be written where it is asked for.
@@ -50,6 +77,30 @@ struct ExecutionOptions {
         }
         journal = JournalOptions(arguments)
         noJournal = arguments.flag("no-journal")
+    }
+
+    /// The grace period when none is given: `--grace`'s default.
+    static let defaultGrace = Duration.seconds(5)
+
+    /// The options a run records for its resumes and undos to carry on (docs/journal.md,
+    /// "Options a resume carries on").
+    var recorded: RecordedOptions {
+        RecordedOptions(rollback: rollback, maxParallel: maxParallel, grace: grace?.text)
+    }
+
+    /// Takes the recorded options of the run a resume or undo carries on, where none was
+    /// given on its own command line; returns the note that says which it took (empty when
+    /// none), for the command to print once it has said what it does: a resume that does
+    /// not roll back, with nothing on its command line that says so, would surprise.
+    mutating func inherit(_ run: RecordedOptions, from id: String) -> String {
+        let taken = run.left(by: recorded).commandLine
+        let note = taken.isEmpty ? "" : "note: carrying on \(taken) from run \(id)\n"
+        let options = recorded.inheriting(run)
+        rollback = options.rollback
+        maxParallel = options.maxParallel
+        // Recorded only once it parsed (a damaged one makes the arguments damaged).
+        grace = options.grace.flatMap(DurationArgument.init(argument:))
+        return note
     }
 
     /// Why `mode` cannot leave anything out, or nil if `--quiet` fits it. Refused rather
@@ -75,9 +126,16 @@ struct JournalOptions {
 
     /// `flow run`'s options that `resume` and `undo` decline, with why: they run with the
     /// arguments recorded with the run, so that what they resume or reverse is what ran.
+    /// And `resume`'s `--rollback`, which `run` declines: offered `--no-rollback` as the
+    /// nearest name, a user asking for rollback was pointed to its opposite.
     static func declined(by command: String) -> @Sendable (String) -> String? {
         { option in
             switch option {
+            case "rollback" where command == "run":
+                "a run rolls back when it fails unless given --no-rollback (or its workflow says `rollback: false`); "
+                    + "--rollback is for `flow resume` of a run started with --no-rollback"
+            case _ where command == "run":
+                nil
             case "var", "with", "only", "tags", "skip-tags":
                 "\(command) runs with the vars, --with values, ACTION and selection recorded with the run; "
                     + "to run with others, start a new run: flow run FILE …"
@@ -87,6 +145,8 @@ struct JournalOptions {
                 "undo has no dry run: `flow show RUN` lists the steps that succeeded, whose undo steps it runs"
             case "no-rollback" where command == "undo":
                 "an undo is a rollback: without it, it would reverse nothing"
+            case "rollback" where command == "undo":
+                "an undo is a rollback: it always reverses the run's steps"
             default:
                 nil
             }

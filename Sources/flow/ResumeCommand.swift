@@ -15,11 +15,14 @@ struct ResumeCommand: Command {
             only when the step at its position is still the same step). \
             The steps run in the directory the run was started in, wherever resume is \
             invoked from. The new run is recorded as a run of its own; a run that was resumed \
-            before is resumed through that run, and steps an undo reversed run again.
+            before is resumed through that run, and steps an undo reversed run again. \
+            The run's --no-rollback, --max-parallel and --grace carry on unless given here \
+            (--rollback turns rollback back on); --output, --quiet, --no-color and --junit \
+            are this command's own.
             """,
         arguments: [JournalOptions.runArgument],
         options: [.flag("force", help: "Resume even though the workflow file changed (with the current file).")]
-            + ExecutionOptions.options,
+            + ExecutionOptions.carryingOn(for: "resume"),
         declined: JournalOptions.declined(by: "resume")
     )
 
@@ -105,10 +108,16 @@ struct ResumeCommand: Command {
         let changed = try JournalInput.attempt { () throws(JournalError) in
             try journal.unmatchedReuse(&reuse, steps: steps, plan: plan, content: content, run: record)
         }
-        let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
-                                   content: content, args: record.args, cwd: record.cwd,
-                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
+        // The run is carried on as it was started: its `--no-rollback`, `--max-parallel` and
+        // `--grace` hold unless given here, and are recorded with the resume, which a resume
+        // of it carries on in turn.
         var execution = self.execution
+        let carried = execution.inherit(record.args.options, from: id)
+        var args = record.args
+        args.options = execution.recorded
+        let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .resume, parentID: id, workflowPath: record.workflowPath,
+                                   content: content, args: args, cwd: record.cwd,
+                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = reuse
@@ -123,6 +132,7 @@ struct ResumeCommand: Command {
         session.reusedOrder = Dictionary(firstCompleted.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
         let reused = JournalInput.reusedCount(reuse, plan: plan)
         Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
+        if !carried.isEmpty { Console.stderr(carried) }
         for (label, reason) in changed { Console.stderr("note: \(ControlEscaping.escaped(label)) runs again: \(ControlEscaping.escaped(reason))\n") }
         await session.run()
     }

@@ -41,7 +41,8 @@ struct RunCommand: Command {
             ArgumentSpec("action", help: "Run only this action of the workflow (its params come from --with).", isOptional: true, completion: CompletionValues.actions),
         ],
         options: SelectionOptions.options + [.flag("dry-run", help: "Print the execution tree and run nothing.")]
-            + ExecutionOptions.options
+            + ExecutionOptions.options,
+        declined: JournalOptions.declined(by: "run")
     )
 
     var file: String
@@ -89,8 +90,10 @@ struct RunCommand: Command {
         if workflow.file.path == LoadedWorkflow.stdinName, file == "-" { Self.reopenStandardInputAsTerminal() }
         // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.
         let directory = PathBytes.currentDirectory() ?? Array(".".utf8)
+        var args = RunArguments(planOptions)
+        args.options = execution.recorded
         let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .run, parentID: nil, workflowPath: file,
-                                   content: workflow.file.bytes, args: RunArguments(planOptions),
+                                   content: workflow.file.bytes, args: args,
                                    cwd: ControlEscaping.displayName(ofPathBytes: directory),
                                    workflowPathBytes: RawArguments.bytes(of: file), cwdBytes: PathBytes.unlessUTF8(directory))
         var session = RunSession(plan: plan, options: execution, metadata: metadata)

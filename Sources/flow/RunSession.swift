@@ -118,9 +118,9 @@ struct RunSession {
         let junit = options.junit.map(JUnitReport.init(path:))
         if let junit { bus.add(junit) }
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
-        runOptions.grace = options.grace.value
+        runOptions.grace = options.grace?.value ?? ExecutionOptions.defaultGrace
         runOptions.maxParallel = options.maxParallel
-        runOptions.rollback = !options.noRollback
+        runOptions.rollback = options.rollback ?? true
         // Raw output reaches the journal only through flow: captured (and passed through
         // byte for byte by RawReporter) unless nothing records it.
         runOptions.passThroughOutput = mode == .raw && options.noJournal

@@ -34,8 +34,15 @@ struct ShowCommand: Command {
         if json {
             // What `runs --json` says of the run (the text's start, duration, parent and
             // counts were missing), then where it ran and its steps.
+            let options = record.args.options
             let value = JSONValue.object(RunsCommand.members(record) + [
                 ("host", .string(record.host)), ("pid", .int(record.pid)),
+                // How it ran and failed: what a resume or undo of it carries on (null: not given).
+                ("options", .object([
+                    ("rollback", .bool(options.rollback ?? true)),
+                    ("max_parallel", options.maxParallel.map(JSONValue.int) ?? .null),
+                    ("grace", options.grace.map(JSONValue.string) ?? .null),
+                ])),
                 ("steps", .array(steps.map { step -> JSONValue in
                     var members: [(String, JSONValue)] = [
                         ("path", .string(step.path)), ("name", step.name.map(JSONValue.string) ?? .null),
@@ -69,6 +76,9 @@ struct ShowCommand: Command {
         // What it was run with: its vars, params and selection decided what ran.
         let arguments = record.args.commandLine
         if !arguments.isEmpty { Console.stdout("arguments: \(ControlEscaping.escaped(arguments))\n") }
+        // How it ran and failed, which its resume or undo carries on: why a resume did not roll back.
+        let options = record.args.options.commandLine
+        if !options.isEmpty { Console.stdout("options: \(ControlEscaping.escaped(options))\n") }
         for step in steps {
             var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
             line += step.path.contains("u") ? "undo " : ""

@@ -16,12 +16,13 @@ struct UndoCommand: Command {
             alone; steps whose undo failed or was cut short are undone again. Once every \
             step is undone, undo is refused (exit 2); --force undoes again the steps an \
             earlier undo reversed. A run that was resumed is undone \
-            through its resume. The rollback is recorded as a run of its own.
+            through its resume. The rollback is recorded as a run of its own. The run's \
+            --grace and --max-parallel carry on unless given here.
             """,
         arguments: [JournalOptions.runArgument],
         // `--no-rollback` would mean nothing here: an undo is a rollback.
         options: [.flag("force", help: "Undo again the steps an earlier undo of the run reversed.")]
-            + ExecutionOptions.options.filter { $0.long != "no-rollback" },
+            + ExecutionOptions.carryingOn(for: "undo"),
         declined: JournalOptions.declined(by: "undo")
     )
 
@@ -134,10 +135,17 @@ struct UndoCommand: Command {
             Console.stderr("undoing run \(id): \(left) step\(left == 1 ? "" : "s") already undone by an earlier undo "
                            + "left alone (--force undoes them again)\n")
         }
-        let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .undo, parentID: id, workflowPath: record.workflowPath,
-                                   content: record.content, args: record.args, cwd: record.cwd,
-                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
+        // The run's rollback, done later: with the `--grace` and `--max-parallel` its own
+        // rollback would have had (its undo steps are the run's steps), unless given here.
+        // Not its `--no-rollback`, which would reverse nothing.
         var execution = self.execution
+        let run = record.args.options
+        let carriedOptions = execution.inherit(RecordedOptions(maxParallel: run.maxParallel, grace: run.grace), from: id)
+        var args = record.args
+        args.options = execution.recorded
+        let metadata = RunMetadata(id: ProcessEnvironment.newRunID(), kind: .undo, parentID: id, workflowPath: record.workflowPath,
+                                   content: record.content, args: args, cwd: record.cwd,
+                                   workflowPathBytes: record.workflowPathBytes, cwdBytes: record.cwdBytes)
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = seeds
@@ -152,6 +160,7 @@ struct UndoCommand: Command {
         // What its undo steps see as `run.status`: how the run ended (one flow killed never
         // ended; it stopped as a cancelled one does).
         session.undoneRunStatus = record.state == "succeeded" ? .succeeded : record.state == "failed" ? .failed : .cancelled
+        if !carriedOptions.isEmpty { Console.stderr(carriedOptions) }
         await session.run()
     }
 }

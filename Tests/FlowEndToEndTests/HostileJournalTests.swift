@@ -280,7 +280,7 @@ import Glibc
     /// tool) is not resumed or undone (exit 2, nothing run): the arguments were taken as
     /// none, and `flow resume` ran the steps with the defaults of `vars`, not with the
     /// `--var` the run was given.
-    @Test(arguments: ["{not json", "[]", #"{"vars":"x"}"#])
+    @Test(arguments: ["{not json", "[]", #"{"vars":"x"}"#, #"{"options":{"rollback":"off"}}"#])
     func aRunWhoseRecordedArgumentsAreDamagedIsNotResumedOrUndone(_ damage: String) throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

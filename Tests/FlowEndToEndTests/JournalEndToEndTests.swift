@@ -1309,7 +1309,8 @@ import Glibc
             try? FileManager.default.removeItem(atPath: box.path("ok"))
             #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
             try box.write("ok", "")
-            let resumed = try box.run(["resume", "last", "--output", "prefixed"] + (undoLater ? ["--no-rollback"] : []))
+            // The run's --no-rollback carries on to the resume: `--rollback` turns it back on.
+            let resumed = try box.run(["resume", "last", "--output", "prefixed"] + (undoLater ? [] : ["--rollback"]))
             #expect(resumed.status == 1, "\(resumed)")
             if undoLater { #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0) }
             #expect(box.lines("log") == ["s2", "s1", "undo-s1", "undo-s2"], "undo later: \(undoLater)")
@@ -1334,7 +1335,7 @@ import Glibc
             """)
         #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
         try box.write("ok", "")
-        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        let resumed = try box.run(["resume", "last", "--rollback", "--output", "prefixed"])
         #expect(resumed.status == 1, "\(resumed)")
         #expect(resumed.stderr.contains("resuming run") && resumed.stderr.contains("1 step already succeeded"), "\(resumed)")
         #expect(resumed.stderr.contains("✓ notify reused from run"), "\(resumed)")
@@ -1365,7 +1366,7 @@ import Glibc
         #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
         #expect(box.lines("log") == ["login t0", "push t0", "login t1", "push t1"])
         try? FileManager.default.removeItem(atPath: box.path("log"))
-        let resumed = try box.run(["resume", "last", "--output", "prefixed"])
+        let resumed = try box.run(["resume", "last", "--rollback", "--output", "prefixed"])
         #expect(resumed.status == 1, "\(resumed)")
         #expect(resumed.stderr.components(separatedBy: "✓ login reused from run").count == 2, "\(resumed)")
         #expect(box.lines("log") == ["push t1", "login t2", "push t2", "logout t2", "logout t1"], "\(resumed)")

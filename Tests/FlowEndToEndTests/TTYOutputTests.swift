@@ -104,8 +104,9 @@ struct TTYOutputTests {
         try box.write("ok", "")
         let resumed = try TerminalRun(box, ["resume", "last", "--output", "tty"], rows: 20, columns: 80)
         #expect(resumed.finish() == 0, "\(resumed.report)")
-        #expect(Self.timeless(resumed.screen.all).prefix(4) == [
+        #expect(Self.timeless(resumed.screen.all).prefix(5) == [
             "resuming run \(runID): 1 step already succeeded",
+            "note: carrying on --no-rollback from run \(runID)",
             "✓ a reused from run \(runID)",
             "✓ b T",
             "2/2 steps finished",
