@@ -300,7 +300,9 @@ import Testing
         }
         #expect(!options.isEmpty, "no options found in `flow \(subcommand) --help`")
         for option in options where option != "-h" {
-            #expect(reference.contains("`\(option)") || reference.contains(" \(option)") || reference.contains("\(option)`"),
+            // The whole option, not part of a longer one (`--rollback` in `--no-rollback`).
+            let escaped = NSRegularExpression.escapedPattern(for: option)
+            #expect(reference.range(of: "(?<![A-Za-z0-9-])\(escaped)(?![A-Za-z0-9-])", options: .regularExpression) != nil,
                     "`flow \(subcommand) --help` lists \(option), which docs/cli.md does not mention")
         }
         for choice in choices {
