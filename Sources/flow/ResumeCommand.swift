@@ -19,6 +19,10 @@ struct ResumeCommand: Command {
             The run's --no-rollback, --max-parallel and --grace carry on unless given here \
             (--rollback turns rollback back on); --output, --quiet, --no-color and --junit \
             are this command's own.
+
+            Examples:
+              flow resume last                # after fixing what failed
+              flow resume 6b0729 --force      # the workflow file was edited since
             """,
         arguments: [JournalOptions.runArgument],
         options: [.flag("force", help: "Resume even though the workflow file changed (with the current file).")]

@@ -7,7 +7,13 @@ struct ShowCommand: Command {
     static let spec = CommandSpec(
         name: "show",
         abstract: "Show one run: every step with its state, attempts, exit code and duration.",
-        discussion: "RUN is a run id, a unique prefix of one, or `last`.",
+        discussion: """
+            RUN is a run id, a unique prefix of one, or `last`.
+
+            Examples:
+              flow show last                  # the newest run's tree
+              flow show 6b0729 --json | jq -r '.steps[] | select(.state == "failed") | .label'
+            """,
         arguments: [JournalOptions.runArgument],
         options: JournalOptions.options + [.flag("json", help: "Print the run as JSON.")]
     )

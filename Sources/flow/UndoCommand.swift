@@ -18,6 +18,11 @@ struct UndoCommand: Command {
             earlier undo reversed. A run that was resumed is undone \
             through its resume. The rollback is recorded as a run of its own. The run's \
             --grace and --max-parallel carry on unless given here.
+
+            Examples:
+              flow show 6b0729                # the steps that succeeded: their undo steps run
+              flow undo 6b0729
+              flow undo last --force          # reverse again what an earlier undo reversed
             """,
         arguments: [JournalOptions.runArgument],
         // `--no-rollback` would mean nothing here: an undo is a rollback.
