@@ -22,7 +22,7 @@ struct ExecutionOptions {
         .flag("quiet", help: "Print only failures and the summary (output prefixed or grouped; auto picks prefixed)."),
         .flag("no-color", help: "Disable color (also when NO_COLOR is set); FORCE_COLOR=1 colours without a terminal."),
         .value("grace", valueName: "duration", help: "Time between the polite signal and SIGKILL when a step is stopped: on cancellation, a timeout or fail-fast.", defaultValue: "5s"),
-        .value("max-parallel", valueName: "n", help: "Cap on running shell steps across the run."),
+        .value("max-parallel", valueName: "n", help: "Cap on running shell steps across the run (1 or more)."),
         .flag("no-rollback", help: "Do not run undo steps when the run fails or is cancelled."),
         .value("junit", valueName: "file", help: "Write a JUnit XML report of the steps.", completion: .file(extensions: [])),
     ] + JournalOptions.options + [
