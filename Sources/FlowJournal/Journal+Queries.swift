@@ -13,11 +13,12 @@ extension Journal {
         """
     }
 
-    func runRecord(_ row: SQLiteRow, content: [UInt8] = []) -> RunRecord {
+    func runRecord(_ row: SQLiteRow, content: [UInt8] = [],
+                   arguments: (String) -> RunArguments? = RunArguments.decode) -> RunRecord {
         let id: String = row["id"] ?? ""
         var state: String = row["state"] ?? ""
         if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = RunRecord.interrupted }
-        return runRecord(row, state: state, content: content)
+        return runRecord(row, state: state, content: content, arguments: arguments)
     }
 
     /// The records of `rows`, read in one snapshot, with the state each run is in now.
@@ -28,8 +29,9 @@ extension Journal {
     /// `interrupted` (found by the concurrency audit: `flow runs` in a loop beside short
     /// runs, about one read in 700), which `flow resume` would have taken up. Read after the
     /// lock was seen free, a row still `running` is of a run that died.
-    func runRecords(_ rows: [SQLiteRow], content: (SQLiteRow) -> [UInt8] = { _ in [] }) throws(JournalError) -> [RunRecord] {
-        var records = rows.map { runRecord($0, content: content($0)) }
+    func runRecords(_ rows: [SQLiteRow], content: (SQLiteRow) -> [UInt8] = { _ in [] },
+                    arguments: (String) -> RunArguments? = RunArguments.decode) throws(JournalError) -> [RunRecord] {
+        var records = rows.map { runRecord($0, content: content($0), arguments: arguments) }
         let unheld = records.indices.filter { records[$0].state == RunRecord.interrupted }
         guard !unheld.isEmpty else { return records }
         let ids = unheld.map { records[$0].id }
@@ -49,9 +51,10 @@ extension Journal {
         return records
     }
 
-    private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8]) -> RunRecord {
+    private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8],
+                           arguments: (String) -> RunArguments? = RunArguments.decode) -> RunRecord {
         let id: String = row["id"] ?? ""
-        let args = (row["args"] as String?).flatMap(RunArguments.decode)
+        let args = (row["args"] as String?).flatMap(arguments)
         var record = RunRecord(
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
@@ -133,29 +136,66 @@ extension Journal {
     /// ended, so each is a range of `runs_started`): a run that starts meanwhile is newer
     /// than every page and is not listed, and one pruned meanwhile is not listed if its page
     /// comes later. Within a page, a run's state is derived as `runRecords` says.
-    public func forEachRun(limit: Int? = nil, _ body: (RunRecord) -> Void) throws(JournalError) {
+    ///
+    /// With `listing`, each record has only what `flow runs` shows (id, kind, parent, file,
+    /// workflow, arguments, times, state, exit status, counts), read from the index
+    /// `runs_listing` alone where the journal has it; its directory, host, process, content
+    /// hash, step total and name bytes are left empty.
+    public func forEachRun(limit: Int? = nil, listing: Bool = false, _ body: (RunRecord) -> Void) throws(JournalError) {
         var left = limit ?? Int.max
         var after: [SQLiteValue]?
-        let columns = runColumns
+        // The stored counts come with each run (one lookup of `run_counts`' key a run).
+        let lean = listing && hasListingIndex
+        let columns = (lean ? Self.listingColumns : runColumns)
+            + (hasRunCounts ? ", c.counts AS stored_counts, c.allowed AS stored_allowed" : "")
+        // Named: SQLite's planner takes `runs_started`, which gives `rowid DESC` without a
+        // sort, and reads the rows; this index sorts only runs that started at the same time.
+        let counted = (lean ? " INDEXED BY runs_listing" : "") + (hasRunCounts ? " LEFT JOIN run_counts c ON c.run_id = runs.id" : "")
+        // Most runs of a history share their arguments and their counts (the same workflow,
+        // run the same way, ending the same way): each distinct text is decoded once, not
+        // once a run (a listing's largest cost after reading the rows).
+        var decodedArguments: [String: RunArguments?] = [:], parsedCounts: [String: [String: Int]] = [:]
+        func arguments(_ text: String) -> RunArguments? {
+            if let known = decodedArguments[text] { return known }
+            if decodedArguments.count >= Self.listingPage { decodedArguments = [:] }
+            let decoded = RunArguments.decode(text)
+            decodedArguments[text] = decoded
+            return decoded
+        }
+        func counts(_ text: String) -> [String: Int] {
+            if let known = parsedCounts[text] { return known }
+            if parsedCounts.count >= Self.listingPage { parsedCounts = [:] }
+            let parsed = Self.parseCounts(text)
+            parsedCounts[text] = parsed
+            return parsed
+        }
         while left > 0 {
             let page = min(left, Self.listingPage)
             let rows: [SQLiteRow] = try read { db in
-                var sql = "SELECT \(columns), rowid AS listing_rowid FROM runs"
+                var sql = "SELECT \(columns), runs.rowid AS listing_rowid FROM runs\(counted)"
                 // A row value: `started_at` and `rowid` compared as `ORDER BY` orders them,
                 // whatever the type a damaged row's `started_at` has.
-                if after != nil { sql += " WHERE (started_at, rowid) < (?, ?)" }
-                sql += " ORDER BY started_at DESC, rowid DESC LIMIT \(page)"
+                if after != nil { sql += " WHERE (runs.started_at, runs.rowid) < (?, ?)" }
+                sql += " ORDER BY runs.started_at DESC, runs.rowid DESC LIMIT \(page)"
                 return try db.rows(sql, (after ?? []).map { $0 as any SQLiteBindable })
             }
             guard let last = rows.last else { return }
-            var records = try runRecords(rows)
-            try fillCounts(&records, onlyThese: true)
+            var records = try runRecords(rows, arguments: arguments)
+            var stored: [String: Counts] = [:]
+            for row in rows {
+                guard let id: String = row["id"], let text: String = row["stored_counts"] else { continue }
+                stored[id] = (counts(text), counts(row["stored_allowed"] ?? ""))
+            }
+            try fillCounts(&records, onlyThese: true, stored: stored)
             for record in records { body(record) }
             left -= rows.count
             guard rows.count == page, let started = last.columns["started_at"] else { return }
             after = [last.values[started], .int(last["listing_rowid"] ?? 0)]
         }
     }
+
+    /// The columns of `runs_listing` (`JournalSchema.runsListingIndex`).
+    static let listingColumns = "id, kind, parent_id, workflow_path, workflow_name, args, started_at, ended_at, state, exit_status"
 
     /// How many runs `forEachRun` reads at a time: few enough that a page's step counts
     /// are looked up by id (`countsByIDLimit`), and a page's records are little memory.
@@ -174,9 +214,11 @@ extension Journal {
     /// the query reads only their steps: `flow show` and a TAB asked for one run or a page
     /// of them, and counting every run's steps made them as slow as the whole journal is
     /// large.
-    func fillCounts(_ records: inout [RunRecord], onlyThese: Bool) throws(JournalError) {
+    /// `stored`: the counts `run_counts` holds, read with the runs (nil: looked up here).
+    func fillCounts(_ records: inout [RunRecord], onlyThese: Bool, stored: [String: Counts]? = nil) throws(JournalError) {
         guard !records.isEmpty else { return }
-        var summaries = try storedCounts(of: records.filter { !$0.isUnfinished }.map(\.id))
+        var summaries: [String: Counts]
+        if let stored { summaries = stored } else { summaries = try storedCounts(of: records.filter { !$0.isUnfinished }.map(\.id)) }
         let uncounted = records.filter { !$0.isUnfinished && summaries[$0.id] == nil }.map(\.id)
         if !uncounted.isEmpty {
             for (id, counts) in try countsFromSteps(of: uncounted, onlyThese: onlyThese) { summaries[id] = counts }

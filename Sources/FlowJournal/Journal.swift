@@ -24,6 +24,8 @@ public final class Journal: @unchecked Sendable {
     let hasInstanceOutputs: Bool
     /// Whether the journal has `run_counts` (likewise).
     let hasRunCounts: Bool
+    /// Whether the journal has the index `runs_listing` (likewise).
+    let hasListingIndex: Bool
 
     /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
     /// Trailing slashes are dropped (`state/` is `state`), so that paths made from it read
@@ -129,8 +131,7 @@ public final class Journal: @unchecked Sendable {
             }
             // A journal that had every migration has every column: asked only of one that
             // could not be migrated (this saves each `flow run` a query).
-            let columns = current ? LaterColumns(nameBytes: true, allowedFailures: true, instanceOutputs: true, runCounts: true)
-                : try laterColumns(connection)
+            let columns = current ? LaterColumns() : try laterColumns(connection)
             let journal = Journal(stateDir: stateDir, path: path, connection: connection, columns: columns)
             journal.recover()
             return journal
@@ -206,6 +207,7 @@ public final class Journal: @unchecked Sendable {
         var allowedFailures = true
         var instanceOutputs = true
         var runCounts = true
+        var listingIndex = true
     }
 
     init(stateDir: String, path: String, connection: SQLiteConnection, columns: LaterColumns = LaterColumns()) {
@@ -216,6 +218,7 @@ public final class Journal: @unchecked Sendable {
         self.hasAllowedFailures = columns.allowedFailures
         self.hasInstanceOutputs = columns.instanceOutputs
         self.hasRunCounts = columns.runCounts
+        self.hasListingIndex = columns.listingIndex
     }
 
     /// Which columns and tables of later migrations the journal on `connection` has: one it
@@ -224,10 +227,11 @@ public final class Journal: @unchecked Sendable {
         let names: [String] = try connection.values("""
             SELECT name FROM pragma_table_info('runs') WHERE name IN ('workflow_path_bytes', 'instance_outputs')
             UNION ALL SELECT name FROM pragma_table_info('steps') WHERE name = 'allowed_failure'
-            UNION ALL SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'run_counts'
+            UNION ALL SELECT name FROM sqlite_master WHERE name IN ('run_counts', 'runs_listing')
             """)
         return LaterColumns(nameBytes: names.contains("workflow_path_bytes"), allowedFailures: names.contains("allowed_failure"),
-                            instanceOutputs: names.contains("instance_outputs"), runCounts: names.contains("run_counts"))
+                            instanceOutputs: names.contains("instance_outputs"), runCounts: names.contains("run_counts"),
+                            listingIndex: names.contains("runs_listing"))
     }
 
     static func describe(_ error: SQLiteError, path: String) -> String {

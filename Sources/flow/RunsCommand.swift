@@ -103,7 +103,7 @@ struct RunsCommand: Command {
             // As `JSONValue.array(…).rendered(pretty: true)` writes it, one element at a time.
             var count = 0
             try JournalInput.attempt { () throws(JournalError) in
-                try journal.forEachRun(limit: limit) { run in
+                try journal.forEachRun(limit: limit, listing: true) { run in
                     var text = count == 0 ? "[\n  " : ",\n  "
                     Self.json(run).write(to: &text, pretty: true, indent: 1)
                     output.append(text)
@@ -122,7 +122,7 @@ struct RunsCommand: Command {
         var widths = header.map { DisplayWidth.columns(of: $0) }
         var count = 0
         try JournalInput.attempt { () throws(JournalError) in
-            try journal.forEachRun(limit: limit) { run in
+            try journal.forEachRun(limit: limit, listing: true) { run in
                 // Padded by terminal columns, not characters: a workflow named after its file may
                 // be `构建.yaml`'s `构建`, two columns a character, which pushed STEPS out of line.
                 for (column, cell) in Self.cells(run).enumerated() {
@@ -137,7 +137,7 @@ struct RunsCommand: Command {
         }
         output.append(Self.line(header, widths: widths))
         try JournalInput.attempt { () throws(JournalError) in
-            try journal.forEachRun(limit: limit) { run in output.append(Self.line(Self.cells(run), widths: widths)) }
+            try journal.forEachRun(limit: limit, listing: true) { run in output.append(Self.line(Self.cells(run), widths: widths)) }
         }
         output.flush()
     }

@@ -144,6 +144,19 @@ import Testing
         #expect(before.map(\.allowedFailures) == runs.map(\.allowedFailures))
         #expect(try journal.run("done").counts == rich, "`flow show` reads them too")
 
+        // What `flow runs` reads (`listing`): the same runs, states and counts, and the
+        // same of every field it shows.
+        var listed: [RunRecord] = []
+        try journal.forEachRun(listing: true) { listed.append($0) }
+        #expect(listed.map(\.id) == runs.map(\.id))
+        #expect(listed.map(\.state) == runs.map(\.state))
+        #expect(listed.map(\.counts) == runs.map(\.counts))
+        #expect(listed.map(\.allowedFailures) == runs.map(\.allowedFailures))
+        #expect(listed.map(\.kind) == runs.map(\.kind) && listed.map(\.parentID) == runs.map(\.parentID))
+        #expect(listed.map(\.workflowPath) == runs.map(\.workflowPath) && listed.map(\.workflowName) == runs.map(\.workflowName))
+        #expect(listed.map(\.startedAt) == runs.map(\.startedAt) && listed.map(\.endedAt) == runs.map(\.endedAt))
+        #expect(listed.map(\.exitStatus) == runs.map(\.exitStatus) && listed.map(\.args.action) == runs.map(\.args.action))
+
         // Every finished run's counts were stored but the tool's; the pruned run's went.
         let stored: [String] = try journal.read { db in try db.values("SELECT run_id FROM run_counts ORDER BY run_id") }
         #expect(stored == ["abandoned", "before", "before-empty", "done", "resume", "undo"])
@@ -183,11 +196,22 @@ import Testing
         }
         let expected: [String] = try journal.read { db in try db.values("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC") }
         #expect(expected.first == "run-0100")
-        var seen: [String] = []
-        try journal.forEachRun { seen.append($0.id) }
-        #expect(seen == expected)
-        for limit in [1, Journal.listingPage - 1, Journal.listingPage, Journal.listingPage + 1, total, total + 5] {
-            #expect(try journal.runs(limit: limit).map(\.id) == Array(expected.prefix(limit)), "limit \(limit)")
+        for listing in [false, true] {
+            var seen: [String] = []
+            try journal.forEachRun(listing: listing) { seen.append($0.id) }
+            #expect(seen == expected, "listing: \(listing)")
+            for limit in [1, Journal.listingPage - 1, Journal.listingPage, Journal.listingPage + 1, total, total + 5] {
+                var page: [String] = []
+                try journal.forEachRun(limit: limit, listing: listing) { page.append($0.id) }
+                #expect(page == Array(expected.prefix(limit)), "limit \(limit), listing: \(listing)")
+            }
         }
+        // The listing reads the index alone: the rows' pages (each run's workflow content)
+        // are not read.
+        let plan: [String] = try journal.read { db in
+            try db.rows("EXPLAIN QUERY PLAN SELECT \(Journal.listingColumns), rowid FROM runs INDEXED BY runs_listing "
+                        + "WHERE (started_at, rowid) < (?, ?) ORDER BY started_at DESC, rowid DESC LIMIT 5", [1.0, 1]).map { $0[3] ?? "" }
+        }
+        #expect(plan.contains { $0.contains("USING COVERING INDEX runs_listing") }, "\(plan)")
     }
 }
