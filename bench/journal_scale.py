@@ -8,7 +8,7 @@ group with a step that prints 5 lines, one that writes an output and one with an
 one run in ten fails at its last step, kept unrolled back with --no-rollback) and times,
 against each, the commands a user runs beside a long history: `flow run` of a one-step
 workflow (start-up) and of bench/out/seq1000 (a commit per step), `runs`, `runs --limit
-20`, `show` of the oldest and of the newest run, `logs`, `resume` of an old failed run,
+20`, `runs --json`, `show` of the oldest and of the newest run, `logs`, `resume` of an old failed run,
 `undo` of an old run, the open of the journal (a `runs --limit 1`; the first one on a
 journal another flow built includes the migrations it lacks) and last `runs --prune 100`,
 with the journal's size before and after.
@@ -211,6 +211,7 @@ def measure(timer, template, work, reps):
     record("run, 1 step", [timer(["run", startup, "--output", "prefixed"] + sd, wf) for _ in range(reps)])
     record("run seq1000", [timer(["run", seq, "--output", "prefixed"] + sd, wf) for _ in range(reps)])
     record("runs", [timer(["runs"] + sd, wf) for _ in range(reps)])
+    record("runs --json", [timer(["runs", "--json"] + sd, wf) for _ in range(reps)])
     record("runs --limit 20", [timer(["runs", "--limit", "20"] + sd, wf) for _ in range(reps)])
     oldest = ids(state, "SELECT id FROM runs ORDER BY started_at LIMIT 1")[0]
     newest = ids(state, "SELECT id FROM runs WHERE workflow_name = 'scale' ORDER BY started_at DESC LIMIT 1")[0]

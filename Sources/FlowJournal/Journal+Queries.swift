@@ -13,11 +13,12 @@ extension Journal {
         """
     }
 
-    func runRecord(_ row: SQLiteRow, content: [UInt8] = []) -> RunRecord {
+    func runRecord(_ row: SQLiteRow, content: [UInt8] = [],
+                   arguments: (String) -> RunArguments? = RunArguments.decode) -> RunRecord {
         let id: String = row["id"] ?? ""
         var state: String = row["state"] ?? ""
         if state == "running", !RunLock.isHeld(stateDir: stateDir, runID: id) { state = RunRecord.interrupted }
-        return runRecord(row, state: state, content: content)
+        return runRecord(row, state: state, content: content, arguments: arguments)
     }
 
     /// The records of `rows`, read in one snapshot, with the state each run is in now.
@@ -28,8 +29,9 @@ extension Journal {
     /// `interrupted` (found by the concurrency audit: `flow runs` in a loop beside short
     /// runs, about one read in 700), which `flow resume` would have taken up. Read after the
     /// lock was seen free, a row still `running` is of a run that died.
-    func runRecords(_ rows: [SQLiteRow], content: (SQLiteRow) -> [UInt8] = { _ in [] }) throws(JournalError) -> [RunRecord] {
-        var records = rows.map { runRecord($0, content: content($0)) }
+    func runRecords(_ rows: [SQLiteRow], content: (SQLiteRow) -> [UInt8] = { _ in [] },
+                    arguments: (String) -> RunArguments? = RunArguments.decode) throws(JournalError) -> [RunRecord] {
+        var records = rows.map { runRecord($0, content: content($0), arguments: arguments) }
         let unheld = records.indices.filter { records[$0].state == RunRecord.interrupted }
         guard !unheld.isEmpty else { return records }
         let ids = unheld.map { records[$0].id }
@@ -49,9 +51,10 @@ extension Journal {
         return records
     }
 
-    private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8]) -> RunRecord {
+    private func runRecord(_ row: SQLiteRow, state: String, content: [UInt8],
+                           arguments: (String) -> RunArguments? = RunArguments.decode) -> RunRecord {
         let id: String = row["id"] ?? ""
-        let args = (row["args"] as String?).flatMap(RunArguments.decode)
+        let args = (row["args"] as String?).flatMap(arguments)
         var record = RunRecord(
             id: id, kind: row["kind"] ?? "", parentID: row["parent_id"], workflowPath: row["workflow_path"] ?? "",
             workflowName: row["workflow_name"] ?? "", contentHash: row["content_hash"] ?? "", content: content,
@@ -120,15 +123,83 @@ extension Journal {
 
     /// Runs, newest first, with their step counts.
     public func runs(limit: Int?) throws(JournalError) -> [RunRecord] {
-        let rows: [SQLiteRow] = try read { db in
-            var sql = "SELECT \(runColumns) FROM runs ORDER BY started_at DESC, rowid DESC"
-            if let limit { sql += " LIMIT \(max(limit, 0))" }
-            return try db.rows(sql)
-        }
-        var records = try runRecords(rows)
-        try fillCounts(&records, onlyThese: limit != nil)
+        var records: [RunRecord] = []
+        try forEachRun(limit: limit) { records.append($0) }
         return records
     }
+
+    /// Runs, newest first, with their step counts, handed to `body` as they are read: a
+    /// page (`listingPage` runs) at a time, so that `flow runs` of a history of any length
+    /// holds one page, and prints its first rows before it has read the last.
+    ///
+    /// Each page is one snapshot, read after the page before it (keyed by where that one
+    /// ended, so each is a range of `runs_started`): a run that starts meanwhile is newer
+    /// than every page and is not listed, and one pruned meanwhile is not listed if its page
+    /// comes later. Within a page, a run's state is derived as `runRecords` says.
+    ///
+    /// With `listing`, each record has only what `flow runs` shows (id, kind, parent, file,
+    /// workflow, arguments, times, state, exit status, counts), read from the index
+    /// `runs_listing` alone where the journal has it; its directory, host, process, content
+    /// hash, step total and name bytes are left empty.
+    public func forEachRun(limit: Int? = nil, listing: Bool = false, _ body: (RunRecord) -> Void) throws(JournalError) {
+        var left = limit ?? Int.max
+        var after: [SQLiteValue]?
+        // The stored counts come with each run (one lookup of `run_counts`' key a run).
+        let lean = listing && hasListingIndex
+        let columns = (lean ? Self.listingColumns : runColumns)
+            + (hasRunCounts ? ", c.counts AS stored_counts, c.allowed AS stored_allowed" : "")
+        // Named: SQLite's planner takes `runs_started`, which gives `rowid DESC` without a
+        // sort, and reads the rows; this index sorts only runs that started at the same time.
+        let counted = (lean ? " INDEXED BY runs_listing" : "") + (hasRunCounts ? " LEFT JOIN run_counts c ON c.run_id = runs.id" : "")
+        // Most runs of a history share their arguments and their counts (the same workflow,
+        // run the same way, ending the same way): each distinct text is decoded once, not
+        // once a run (a listing's largest cost after reading the rows).
+        var decodedArguments: [String: RunArguments?] = [:], parsedCounts: [String: [String: Int]] = [:]
+        func arguments(_ text: String) -> RunArguments? {
+            if let known = decodedArguments[text] { return known }
+            if decodedArguments.count >= Self.listingPage { decodedArguments = [:] }
+            let decoded = RunArguments.decode(text)
+            decodedArguments[text] = decoded
+            return decoded
+        }
+        func counts(_ text: String) -> [String: Int] {
+            if let known = parsedCounts[text] { return known }
+            if parsedCounts.count >= Self.listingPage { parsedCounts = [:] }
+            let parsed = Self.parseCounts(text)
+            parsedCounts[text] = parsed
+            return parsed
+        }
+        while left > 0 {
+            let page = min(left, Self.listingPage)
+            let rows: [SQLiteRow] = try read { db in
+                var sql = "SELECT \(columns), runs.rowid AS listing_rowid FROM runs\(counted)"
+                // A row value: `started_at` and `rowid` compared as `ORDER BY` orders them,
+                // whatever the type a damaged row's `started_at` has.
+                if after != nil { sql += " WHERE (runs.started_at, runs.rowid) < (?, ?)" }
+                sql += " ORDER BY runs.started_at DESC, runs.rowid DESC LIMIT \(page)"
+                return try db.rows(sql, (after ?? []).map { $0 as any SQLiteBindable })
+            }
+            guard let last = rows.last else { return }
+            var records = try runRecords(rows, arguments: arguments)
+            var stored: [String: Counts] = [:]
+            for row in rows {
+                guard let id: String = row["id"], let text: String = row["stored_counts"] else { continue }
+                stored[id] = (counts(text), counts(row["stored_allowed"] ?? ""))
+            }
+            try fillCounts(&records, onlyThese: true, stored: stored)
+            for record in records { body(record) }
+            left -= rows.count
+            guard rows.count == page, let started = last.columns["started_at"] else { return }
+            after = [last.values[started], .int(last["listing_rowid"] ?? 0)]
+        }
+    }
+
+    /// The columns of `runs_listing` (`JournalSchema.runsListingIndex`).
+    static let listingColumns = "id, kind, parent_id, workflow_path, workflow_name, args, started_at, ended_at, state, exit_status"
+
+    /// How many runs `forEachRun` reads at a time: few enough that a page's step counts
+    /// are looked up by id (`countsByIDLimit`), and a page's records are little memory.
+    static let listingPage = 256
 
     /// The most runs whose steps `fillCounts` names one by one. More (`runs --limit 40000`)
     /// are counted over the whole journal, as before: each id is a bound parameter, bound
@@ -137,38 +208,20 @@ extension Journal {
     /// the journal anyway.
     static let countsByIDLimit = 500
 
-    /// Sets the step counts of `records`. With `onlyThese`, the query reads only their
-    /// steps: `flow show` and a TAB asked for one run or a page of them, and counting every
-    /// run's steps made them as slow as the whole journal is large.
-    private func fillCounts(_ records: inout [RunRecord], onlyThese: Bool) throws(JournalError) {
+    /// Sets the step counts of `records`: a finished run's are those `run_counts` took at its
+    /// end, else counted from its `steps` rows (a journal without the table, a row another
+    /// tool wrote); an unfinished run's are counted from its transitions. With `onlyThese`,
+    /// the query reads only their steps: `flow show` and a TAB asked for one run or a page
+    /// of them, and counting every run's steps made them as slow as the whole journal is
+    /// large.
+    /// `stored`: the counts `run_counts` holds, read with the runs (nil: looked up here).
+    func fillCounts(_ records: inout [RunRecord], onlyThese: Bool, stored: [String: Counts]? = nil) throws(JournalError) {
         guard !records.isEmpty else { return }
-        let onlyThese = onlyThese && records.count <= Self.countsByIDLimit
-        // The steps the run's summary counts (`RunState.counts`): the leaves, a group its
-        // own timeout ended, once (its steps are only `cancelled`), and a group that failed
-        // with nothing inside it having run (a `use` given a value not `allowed`: without
-        // it, `runs` and `show` named no failure for the failed run), and a group whose
-        // `undo` failed (a rollback left incomplete). A path's descendants
-        // are the paths between `PATH.` and `PATH/` ('/' follows '.'), an index range.
-        // Undo steps aside. `isCountedAlone` is the same rule for a run still recorded live.
-        var sql = """
-            SELECT run_id, state, COUNT(*) AS n, \(hasAllowedFailures ? "COUNT(allowed_failure)" : "0") AS allowed FROM steps s WHERE (kind IN ('print', 'delay', 'shell') OR state IN ('timed_out', 'undo_failed')
-                OR (state = 'failed' AND NOT EXISTS (SELECT 1 FROM steps c WHERE c.run_id = s.run_id
-                    AND c.path > s.path || '.' AND c.path < s.path || '/' AND c.state NOT IN ('skipped', 'pending'))))
-            AND path NOT LIKE '%u%'
-            """
-        var ids: [any SQLiteBindable] = []
-        if onlyThese {
-            let finished = records.filter { !$0.isUnfinished }.map(\.id)
-            sql += " AND run_id IN (" + finished.map { _ in "?" }.joined(separator: ", ") + ")"
-            ids = finished
-        }
-        sql += " GROUP BY run_id, state"
-        let query = sql, arguments = ids
-        let counts: [SQLiteRow] = onlyThese && arguments.isEmpty ? [] : try read { db in try db.rows(query, arguments) }
-        var byRun: [String: [String: Int]] = [:], allowedByRun: [String: [String: Int]] = [:]
-        for row in counts {
-            byRun[row["run_id"] ?? "", default: [:]][row["state"] ?? ""] = row["n"]
-            if let allowed: Int = row["allowed"], allowed > 0 { allowedByRun[row["run_id"] ?? "", default: [:]][row["state"] ?? ""] = allowed }
+        var summaries: [String: Counts]
+        if let stored { summaries = stored } else { summaries = try storedCounts(of: records.filter { !$0.isUnfinished }.map(\.id)) }
+        let uncounted = records.filter { !$0.isUnfinished && summaries[$0.id] == nil }.map(\.id)
+        if !uncounted.isEmpty {
+            for (id, counts) in try countsFromSteps(of: uncounted, onlyThese: onlyThese) { summaries[id] = counts }
         }
         for i in records.indices {
             if records[i].isUnfinished {
@@ -183,10 +236,61 @@ extension Journal {
                 records[i].counts = counts
                 records[i].allowedFailures = allowed
             } else {
-                records[i].counts = byRun[records[i].id] ?? [:]
-                records[i].allowedFailures = allowedByRun[records[i].id] ?? [:]
+                records[i].counts = summaries[records[i].id]?.counts ?? [:]
+                records[i].allowedFailures = summaries[records[i].id]?.allowed ?? [:]
             }
         }
+    }
+
+    /// Step counts per state, and allowed failures per state.
+    typealias Counts = (counts: [String: Int], allowed: [String: Int])
+
+    /// The counts `run_counts` holds for the finished runs `ids` (those it has).
+    private func storedCounts(of ids: [String]) throws(JournalError) -> [String: Counts] {
+        guard hasRunCounts, !ids.isEmpty else { return [:] }
+        let wanted = Set(ids)
+        let rows: [SQLiteRow] = try read { db in
+            // Past the bound-parameter limit, the whole table: one short row a run.
+            guard ids.count <= Self.countsByIDLimit else { return try db.rows("SELECT run_id, counts, allowed FROM run_counts") }
+            return try db.rows("SELECT run_id, counts, allowed FROM run_counts WHERE run_id IN ("
+                               + ids.map { _ in "?" }.joined(separator: ", ") + ")", ids)
+        }
+        var found: [String: Counts] = [:]
+        for row in rows {
+            guard let id: String = row["run_id"], wanted.contains(id) else { continue }
+            found[id] = (Self.parseCounts(row["counts"] ?? ""), Self.parseCounts(row["allowed"] ?? ""))
+        }
+        return found
+    }
+
+    /// `succeeded 100,failed 1` (`JournalSchema.runCounts`) as a dictionary; a pair that
+    /// does not read as one (a row edited by hand) is left out.
+    static func parseCounts(_ text: String) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for pair in text.split(separator: ",") {
+            guard let space = pair.lastIndex(of: " "), let n = Int(pair[pair.index(after: space)...]) else { continue }
+            counts[String(pair[..<space]), default: 0] += n
+        }
+        return counts
+    }
+
+    /// The counts of the finished runs `ids`, from their `steps` rows. With `onlyThese` (and
+    /// few enough ids), only their steps are read; otherwise every run's.
+    func countsFromSteps(of ids: [String], onlyThese: Bool) throws(JournalError) -> [String: Counts] {
+        let onlyThese = onlyThese && ids.count <= Self.countsByIDLimit
+        let allowedColumn = hasAllowedFailures ? "COUNT(allowed_failure)" : "0"
+        var sql = "SELECT run_id, state, COUNT(*) AS n, \(allowedColumn) AS allowed FROM steps s WHERE \(JournalSchema.countedStep)"
+        if onlyThese { sql += " AND run_id IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ")" }
+        sql += " GROUP BY run_id, state"
+        let query = sql, arguments: [any SQLiteBindable] = onlyThese ? ids : []
+        let rows: [SQLiteRow] = try read { db in try db.rows(query, arguments) }
+        var found: [String: Counts] = [:]
+        for row in rows {
+            let id: String = row["run_id"] ?? "", state: String = row["state"] ?? ""
+            found[id, default: ([:], [:])].counts[state] = row["n"]
+            if let allowed: Int = row["allowed"], allowed > 0 { found[id, default: ([:], [:])].allowed[state] = allowed }
+        }
+        return found
     }
 
     /// Whether the run's summary counts `step` (the rule of `fillCounts`' query): a leaf, a
@@ -454,7 +558,11 @@ extension Journal {
     /// every step again. A claim held elsewhere keeps its run; while one is taken here, a
     /// `resume` or `undo` of the run is refused as beside another one, and after it finds
     /// no run (it reads the run again once it has the claim).
-    public func prune(keep: Int?, before: Double?) throws(JournalError) -> Int {
+    ///
+    /// `progress` is told, before the first batch of deletions and after each, how many of
+    /// the runs chosen have been dealt with and how many were chosen.
+    public func prune(keep: Int?, before: Double?,
+                      progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws(JournalError) -> Int {
         // Only what the choice needs: reading every run as `flow runs` does (its step counts
         // too) took most of a prune's time on a long history, and memory for every run.
         let all: [(id: String, state: String?, startedAt: Double)] = try read { db in
@@ -474,6 +582,7 @@ extension Journal {
         // In batches: a claim is an open file, and a prune of thousands of runs would run
         // out of them.
         var start = doomed.startIndex
+        if !doomed.isEmpty { progress(0, doomed.count) }
         while start < doomed.endIndex {
             let batch = doomed[start..<min(start + Self.pruneBatch, doomed.endIndex)]
             start = batch.endIndex
@@ -488,6 +597,13 @@ extension Journal {
             defer { for entry in claims { entry.claim?.release(stateDir: stateDir, runID: entry.id) } }
             try delete(claims.map(\.id))
             deleted += claims.count
+            progress(start, doomed.count)
+        }
+        if deleted > 0, hasRunCounts {
+            // The counts of runs a flow from before `run_counts` pruned (it deletes the tables
+            // it knows): a run's counts are written after its row, so one without a row is
+            // of a run that is gone.
+            try write { db in try db.execute("DELETE FROM run_counts WHERE run_id NOT IN (SELECT id FROM runs)") }
         }
         return deleted
     }
@@ -504,11 +620,13 @@ extension Journal {
     /// and so that time, is at most what the prune deleted. A smaller prune leaves its pages
     /// to the runs that follow. The checkpoint after it shrinks `journal.sqlite` (in WAL mode
     /// the rewritten pages are in `journal.sqlite-wal` until then) and empties the WAL.
-    public func compactIfMostlyFree() throws(JournalError) -> Bool {
+    /// `starting` is called when it does, before the rewrite.
+    public func compactIfMostlyFree(starting: () -> Void = {}) throws(JournalError) -> Bool {
         let (pages, free): (Int?, Int?) = try read { db in
             (try db.value("PRAGMA page_count"), try db.value("PRAGMA freelist_count"))
         }
         guard let pages, let free, free > 0, free * 2 >= pages else { return false }
+        starting()
         try access { db in
             try db.execute("VACUUM")
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -524,7 +642,7 @@ extension Journal {
                 // Foreign keys are declared but not enforced (see `Journal.open`): delete the
                 // children ourselves, in the same transaction.
                 for id in doomed {
-                    for table in ["output_lines", "outputs", "transitions", "attempts", "steps", "runs"] {
+                    for table in ["output_lines", "outputs", "transitions", "attempts", "steps", "runs"] + (hasRunCounts ? ["run_counts"] : []) {
                         try db.execute("DELETE FROM \(table) WHERE \(table == "runs" ? "id" : "run_id") = ?", [id])
                     }
                 }

@@ -22,6 +22,10 @@ public final class Journal: @unchecked Sendable {
     let hasAllowedFailures: Bool
     /// Whether `outputs` has v6's `seq` and `runs` its `instance_outputs` (likewise).
     let hasInstanceOutputs: Bool
+    /// Whether the journal has `run_counts` (likewise).
+    let hasRunCounts: Bool
+    /// Whether the journal has the index `runs_listing` (likewise).
+    let hasListingIndex: Bool
 
     /// The state dir from `--state-dir`, else `FLOW_STATE_DIR`, else `.flow` here.
     /// Trailing slashes are dropped (`state/` is `state`), so that paths made from it read
@@ -127,9 +131,8 @@ public final class Journal: @unchecked Sendable {
             }
             // A journal that had every migration has every column: asked only of one that
             // could not be migrated (this saves each `flow run` a query).
-            let columns = current ? (nameBytes: true, allowedFailures: true, instanceOutputs: true) : try laterColumns(connection)
-            let journal = Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: columns.nameBytes,
-                                  hasAllowedFailures: columns.allowedFailures, hasInstanceOutputs: columns.instanceOutputs)
+            let columns = current ? LaterColumns() : try laterColumns(connection)
+            let journal = Journal(stateDir: stateDir, path: path, connection: connection, columns: columns)
             journal.recover()
             return journal
         } catch let error as SQLiteError {
@@ -167,8 +170,7 @@ public final class Journal: @unchecked Sendable {
         }
         // Another program's database lists nothing, rather than whatever its own tables hold.
         guard (try? JournalSchema.isJournal(connection)) == true, let columns = try? laterColumns(connection) else { return nil }
-        return Journal(stateDir: stateDir, path: path, connection: connection, hasNameBytes: columns.nameBytes,
-                       hasAllowedFailures: columns.allowedFailures, hasInstanceOutputs: columns.instanceOutputs)
+        return Journal(stateDir: stateDir, path: path, connection: connection, columns: columns)
     }
 
     /// A journal in a directory this user cannot write (another user's state dir, a
@@ -185,7 +187,7 @@ public final class Journal: @unchecked Sendable {
                 + "to read the runs still in \(path)-wal; run `flow runs` once as a user who can write \(stateDir), "
                 + "or copy the state dir somewhere writable")
         }
-        let opened: (connection: SQLiteConnection, isJournal: Bool, columns: (nameBytes: Bool, allowedFailures: Bool, instanceOutputs: Bool))
+        let opened: (connection: SQLiteConnection, isJournal: Bool, columns: LaterColumns)
         do {
             let connection = try SQLiteConnection(immutablePath: path)
             opened = (connection, try JournalSchema.isJournal(connection), try laterColumns(connection))
@@ -195,30 +197,41 @@ public final class Journal: @unchecked Sendable {
         // As `open` checks before it migrates: another program's database gave SQLite's
         // errors about it (`no such column: kind`) to `runs`, `show` and `logs`.
         guard opened.isJournal else { throw JournalError.notAJournal(path) }
-        return Journal(stateDir: stateDir, path: path, connection: opened.connection, hasNameBytes: opened.columns.nameBytes,
-                       hasAllowedFailures: opened.columns.allowedFailures, hasInstanceOutputs: opened.columns.instanceOutputs)
+        return Journal(stateDir: stateDir, path: path, connection: opened.connection, columns: opened.columns)
     }
 
-    init(stateDir: String, path: String, connection: SQLiteConnection, hasNameBytes: Bool = true, hasAllowedFailures: Bool = true,
-         hasInstanceOutputs: Bool = true) {
+    /// What of the later migrations a journal has: all of it, but in one this user could
+    /// not migrate (`laterColumns`).
+    struct LaterColumns {
+        var nameBytes = true
+        var allowedFailures = true
+        var instanceOutputs = true
+        var runCounts = true
+        var listingIndex = true
+    }
+
+    init(stateDir: String, path: String, connection: SQLiteConnection, columns: LaterColumns = LaterColumns()) {
         self.stateDir = stateDir
         self.path = path
         self.connection = connection
-        self.hasNameBytes = hasNameBytes
-        self.hasAllowedFailures = hasAllowedFailures
-        self.hasInstanceOutputs = hasInstanceOutputs
+        self.hasNameBytes = columns.nameBytes
+        self.hasAllowedFailures = columns.allowedFailures
+        self.hasInstanceOutputs = columns.instanceOutputs
+        self.hasRunCounts = columns.runCounts
+        self.hasListingIndex = columns.listingIndex
     }
 
-    /// Which columns of later migrations the journal on `connection` has: one it could not
-    /// migrate (this user may only read it) is read without them.
-    static func laterColumns(_ connection: SQLiteConnection) throws(SQLiteError)
-        -> (nameBytes: Bool, allowedFailures: Bool, instanceOutputs: Bool)
-    {
+    /// Which columns and tables of later migrations the journal on `connection` has: one it
+    /// could not migrate (this user may only read it) is read without them.
+    static func laterColumns(_ connection: SQLiteConnection) throws(SQLiteError) -> LaterColumns {
         let names: [String] = try connection.values("""
             SELECT name FROM pragma_table_info('runs') WHERE name IN ('workflow_path_bytes', 'instance_outputs')
             UNION ALL SELECT name FROM pragma_table_info('steps') WHERE name = 'allowed_failure'
+            UNION ALL SELECT name FROM sqlite_master WHERE name IN ('run_counts', 'runs_listing')
             """)
-        return (names.contains("workflow_path_bytes"), names.contains("allowed_failure"), names.contains("instance_outputs"))
+        return LaterColumns(nameBytes: names.contains("workflow_path_bytes"), allowedFailures: names.contains("allowed_failure"),
+                            instanceOutputs: names.contains("instance_outputs"), runCounts: names.contains("run_counts"),
+                            listingIndex: names.contains("runs_listing"))
     }
 
     static func describe(_ error: SQLiteError, path: String) -> String {

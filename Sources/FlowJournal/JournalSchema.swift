@@ -207,7 +207,82 @@ enum JournalSchema {
         // before or after any other migration (`IF NOT EXISTS`: a journal given it twice,
         // or made with it, is left as it is).
         ("runs_parent_index", runsParentIndex),
+        // Named after what it makes, as the index before it: it depends only on v5's
+        // `allowed_failure`. Counts every run finished so far, once.
+        ("run_counts", runCounts + countFinishedRuns),
+        // An index only, as `runs_parent_index`.
+        ("runs_listing_index", runsListingIndex),
     ]
+
+    /// What `flow runs` shows of each run, in the order it lists them: the listing reads
+    /// this index alone (`Journal.forEachRun` with `listing`). A run's row is ~6 KB with its
+    /// workflow's `content`, and the columns after it (`args`, `state`, `ended_at`…) are
+    /// read by following the row's overflow pages: listing 50,000 runs read 300 MB of
+    /// pages, half of its time, where the index holds ~125 bytes a run. Written twice a run
+    /// (its start and its end), never per step.
+    static let runsListingIndex = """
+        CREATE INDEX IF NOT EXISTS runs_listing ON runs(started_at, id, kind, parent_id, workflow_path, workflow_name, args,
+                                                       ended_at, state, exit_status);
+
+        """
+
+    /// The step counts of every finished run, one row a run: what `flow runs` shows in
+    /// STEPS. Counting them at each listing read every step of the journal (50,000 runs:
+    /// 5.5 M rows, seconds, whatever the rest of the listing cost). A run's `steps` rows
+    /// do not change once it has ended (its last transaction writes them, then its end),
+    /// so its counts are taken then, by a trigger: a flow from before the table, recording
+    /// into a journal that has it, fills it too, and the recorder's hot path (a commit per
+    /// step) is untouched. A finished run without a row (rows written by another tool) is
+    /// counted from its steps when read, as before (`Journal.fillCounts`).
+    ///
+    /// `counts` and `allowed` are `state n` pairs joined by `,` (`succeeded 100,failed 1`;
+    /// empty when none), made with SQLite's core functions only: a trigger any flow's SQLite
+    /// runs at a run's end must not need an optional extension.
+    static let runCounts = """
+        CREATE TABLE IF NOT EXISTS run_counts (
+            run_id TEXT PRIMARY KEY,
+            counts TEXT NOT NULL,             -- the counted steps per state: `succeeded 100,failed 1`
+            allowed TEXT NOT NULL             -- of those, the allowed failures (`continue_on_error`)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER IF NOT EXISTS run_counts_at_end AFTER UPDATE OF state ON runs
+        WHEN OLD.state = 'running' AND NEW.state <> 'running'
+        BEGIN
+            INSERT OR REPLACE INTO run_counts (run_id, counts, allowed)
+            SELECT NEW.id, COALESCE(group_concat(state || ' ' || n, ','), ''),
+                   COALESCE(group_concat(CASE WHEN allowed > 0 THEN state || ' ' || allowed END, ','), '')
+            FROM (SELECT state, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
+                  WHERE run_id = NEW.id AND \(countedStep) GROUP BY state);
+        END;
+
+        """
+
+    /// `run_counts` for the runs finished before it existed (a run still recorded `running`
+    /// is counted at its end, or, dead, from its transitions).
+    static let countFinishedRuns = """
+        INSERT OR REPLACE INTO run_counts (run_id, counts, allowed)
+        SELECT run_id, group_concat(state || ' ' || n, ','),
+               COALESCE(group_concat(CASE WHEN allowed > 0 THEN state || ' ' || allowed END, ','), '')
+        FROM (SELECT run_id, state, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
+              WHERE \(countedStep) GROUP BY run_id, state)
+        GROUP BY run_id;
+        INSERT OR IGNORE INTO run_counts (run_id, counts, allowed) SELECT id, '', '' FROM runs WHERE state <> 'running';
+        DELETE FROM run_counts WHERE run_id IN (SELECT id FROM runs WHERE state = 'running');
+
+        """
+
+    /// Whether a row `s` of `steps` is one a run's summary counts (`RunState.counts`): a
+    /// leaf, a group its own timeout ended, once (its steps are only `cancelled`), a group
+    /// that failed with nothing inside it having run (a `use` given a value not `allowed`:
+    /// without it, `runs` and `show` named no failure for the failed run), and a group
+    /// whose `undo` failed (a rollback left incomplete). A path's descendants are the paths
+    /// between `PATH.` and `PATH/` ('/' follows '.'), an index range. Undo steps aside.
+    /// `Journal.isCountedAlone` is the same rule for a run still recorded live.
+    static let countedStep = """
+        (kind IN ('print', 'delay', 'shell') OR state IN ('timed_out', 'undo_failed')
+            OR (state = 'failed' AND NOT EXISTS (SELECT 1 FROM steps c WHERE c.run_id = s.run_id
+                AND c.path > s.path || '.' AND c.path < s.path || '/' AND c.state NOT IN ('skipped', 'pending'))))
+        AND path NOT LIKE '%u%'
+        """
 
     /// The runs that carried a run on (its resumes and undos), found by `parent_id`: `resume`
     /// and `undo` look them up for the run they act on, and `undo` for each run a resume
@@ -278,7 +353,7 @@ enum JournalSchema {
         guard tables == 0 else { return false }
         try db.execute(runs() + steps() + attempts + outputs() + transitions("transitions") + outputLines("output_lines") + """
             CREATE INDEX output_lines_run ON output_lines(run_id, id);
-            """ + runsParentIndex + migrationsTable)
+            """ + runsParentIndex + runCounts + runsListingIndex + migrationsTable)
         for identifier in identifiers {
             try db.execute("INSERT INTO grdb_migrations (identifier) VALUES (?)", [identifier])
         }

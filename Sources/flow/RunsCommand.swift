@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowCommandLine
 import FlowJournal
 import FlowKit
@@ -14,7 +17,8 @@ struct RunsCommand: Command {
             Housekeeping: --prune KEEP deletes all but the newest KEEP runs; \
             --prune-older-than 7d deletes runs that started longer ago. Live runs, and runs a resume or \
             undo is carrying on, are never deleted. A prune that leaves half of the journal's file \
-            free or more compacts the file.
+            free or more compacts the file. On a terminal, a prune that lasts over a second shows \
+            how far it got.
             """,
         options: JournalOptions.options + [
             .value("limit", help: "Show at most this many runs."),
@@ -51,6 +55,10 @@ struct RunsCommand: Command {
     }
 
     func run() async throws {
+        // A prune of thousands of runs takes a while (seconds to a minute for 50,000): on a
+        // terminal, a line says how far it got (docs/journal.md). Started before the open,
+        // which may migrate a large journal first.
+        let progress = prune != nil || pruneOlderThan != nil ? Self.pruneProgress(json: json) : nil
         // Pruning writes: only listing reads a journal this user cannot write.
         let journal = try JournalInput.open(self.journal, readOnly: prune == nil && pruneOlderThan == nil)
         if prune != nil || pruneOlderThan != nil {
@@ -58,17 +66,29 @@ struct RunsCommand: Command {
             if let age = pruneOlderThan {
                 before = Timestamp.now().unix - (Self.age(age) ?? 0)
             }
-            let removed = try JournalInput.attempt { () throws(JournalError) in try journal.prune(keep: prune, before: before) }
+            let removed: Int
+            do {
+                removed = try JournalInput.attempt { () throws(JournalError) in
+                    try journal.prune(keep: prune, before: before) { done, total in
+                        progress?.update("deleting runs… \(ProgressLine.grouped(done)) of \(ProgressLine.grouped(total))")
+                    }
+                }
+            } catch {
+                progress?.clear()
+                throw error
+            }
             if removed > 0 {
                 // The runs are gone whatever happens here: a journal left as large is said,
                 // not failed (a full disk may have no room for the rewrite).
                 do {
-                    _ = try journal.compactIfMostlyFree()
+                    _ = try journal.compactIfMostlyFree { progress?.update("compacting the journal…", now: true) }
                 } catch {
+                    progress?.clear()
                     Console.stderr("note: the journal was not compacted (\(error.description)); "
                                    + "the pruned runs' space in it is reused by later runs\n")
                 }
             }
+            progress?.clear()
             if json {
                 Console.stdout(JSONValue.object([("pruned", .int(removed))]).rendered(pretty: true) + "\n")
             } else {
@@ -76,34 +96,76 @@ struct RunsCommand: Command {
             }
             return
         }
-        let runs = try JournalInput.attempt { () throws(JournalError) in try journal.runs(limit: limit) }
+        // Streamed: each run is written as it is read, so a history of any length takes the
+        // memory of one page of runs (`Journal.forEachRun`), not of the whole list.
+        var output = ChunkedOutput()
         if json {
-            let value = JSONValue.array(runs.map(Self.json))
-            Console.stdout(value.rendered(pretty: true) + "\n")
+            // As `JSONValue.array(…).rendered(pretty: true)` writes it, one element at a time.
+            var count = 0
+            try JournalInput.attempt { () throws(JournalError) in
+                try journal.forEachRun(limit: limit, listing: true) { run in
+                    var text = count == 0 ? "[\n  " : ",\n  "
+                    Self.json(run).write(to: &text, pretty: true, indent: 1)
+                    output.append(text)
+                    count += 1
+                }
+            }
+            output.append(count == 0 ? "[]\n" : "\n]\n")
+            output.flush()
             return
         }
-        if runs.isEmpty {
+        // The columns are as wide as their widest cell, which is known only once every run
+        // has been read: a first pass measures them (holding no run), the second prints. A
+        // run that ends or starts between the passes may be wider than measured: its row
+        // is then out of line, never cut.
+        let header = ["ID", "STATE", "STARTED", "DURATION", "WORKFLOW", "STEPS"]
+        var widths = header.map { DisplayWidth.columns(of: $0) }
+        var count = 0
+        try JournalInput.attempt { () throws(JournalError) in
+            try journal.forEachRun(limit: limit, listing: true) { run in
+                // Padded by terminal columns, not characters: a workflow named after its file may
+                // be `构建.yaml`'s `构建`, two columns a character, which pushed STEPS out of line.
+                for (column, cell) in Self.cells(run).enumerated() {
+                    widths[column] = max(widths[column], DisplayWidth.columns(of: cell))
+                }
+                count += 1
+            }
+        }
+        if count == 0 {
             Console.stdout("no runs recorded in \(journal.stateDir)/\n")
             return
         }
-        var rows = [["ID", "STATE", "STARTED", "DURATION", "WORKFLOW", "STEPS"]]
-        for run in runs {
-            let duration = run.endedAt.map { formatElapsed($0 - run.startedAt) } ?? "-"
-            var workflow = ControlEscaping.escaped(run.workflowName)
-            if let action = run.args.action { workflow += " · action " + ControlEscaping.escaped(action) }
-            if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
-            rows.append([run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, run.countsSummary])
+        output.append(Self.line(header, widths: widths))
+        try JournalInput.attempt { () throws(JournalError) in
+            try journal.forEachRun(limit: limit, listing: true) { run in output.append(Self.line(Self.cells(run), widths: widths)) }
         }
-        // Padded by terminal columns, not characters: a workflow named after its file may
-        // be `构建.yaml`'s `构建`, two columns a character, which pushed STEPS out of line.
-        let widths = (0..<6).map { column in rows.map { DisplayWidth.columns(of: $0[column]) }.max() ?? 0 }
-        for row in rows {
-            var line = ""
-            for (i, cell) in row.enumerated() {
-                line += i == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[i] - DisplayWidth.columns(of: cell) + 2)
-            }
-            Console.stdout(line + "\n")
+        output.flush()
+    }
+
+    /// The progress line of a prune: only where stderr is a terminal that can redraw a line
+    /// (not `TERM=dumb`), and not with `--json`, whose reader is a program.
+    static func pruneProgress(json: Bool) -> ProgressLine? {
+        guard !json, isatty(2) == 1 else { return nil }
+        if let term = getenv("TERM"), String(cString: term) == "dumb" { return nil }
+        return ProgressLine { Console.stderr($0) }
+    }
+
+    /// A run's row in the listing.
+    static func cells(_ run: RunRecord) -> [String] {
+        let duration = run.endedAt.map { formatElapsed($0 - run.startedAt) } ?? "-"
+        var workflow = ControlEscaping.escaped(run.workflowName)
+        if let action = run.args.action { workflow += " · action " + ControlEscaping.escaped(action) }
+        if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
+        return [run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, run.countsSummary]
+    }
+
+    /// `cells` padded to `widths`, two spaces between columns, the last one unpadded.
+    static func line(_ cells: [String], widths: [Int]) -> String {
+        var line = ""
+        for (i, cell) in cells.enumerated() {
+            line += i == cells.count - 1 ? cell : cell + String(repeating: " ", count: max(widths[i] - DisplayWidth.columns(of: cell), 0) + 2)
         }
+        return line + "\n"
     }
 
     static func json(_ run: RunRecord) -> JSONValue { .object(members(run)) }

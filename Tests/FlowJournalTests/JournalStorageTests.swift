@@ -273,8 +273,8 @@ import FlowKit
             try old.transaction {
                 try Self.insertUnfinishedRun(old, id: "live", transitions: [("1", "pending", "running", 1, nil), ("1", "running", "failed", 1, 3)])
             }
-            let asItIs = Journal(stateDir: dir, path: dir + "/journal.sqlite", connection: old, hasAllowedFailures: false,
-                                hasInstanceOutputs: false)
+            let asItIs = Journal(stateDir: dir, path: dir + "/journal.sqlite", connection: old,
+                                 columns: .init(allowedFailures: false, instanceOutputs: false, runCounts: false))
             let runs = try asItIs.runs(limit: nil)
             #expect(runs.map(\.countsSummary) == ["1 failed, 2 pending", "1 succeeded, 1 failed"])
             #expect(try asItIs.steps("live").map(\.allowedFailure) == [false, false, false])
