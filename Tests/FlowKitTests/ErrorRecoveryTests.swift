@@ -114,4 +114,32 @@ import Testing
                 with: {suite: unit}
             """)
     }
+
+    /// Only steps declare: the `name` in a left-out step's `with:` (GitHub's `uses:` with
+    /// a `name` input) or `env:` is a value, not a step, and a reference to a step of that
+    /// name, which there is none of, is still an error. The steps a misspelt group key
+    /// holds are still declared.
+    @Test func aNameInsideALeftOutStepsWithOrEnvDeclaresNoStep() {
+        expectDiagnostics("""
+            actions:
+              greet:
+                params:
+                  name: {required: true}
+                steps:
+                  - shell: echo ${{ params.name }}
+            steps:
+              - name: build
+                ⟦unknown-key⟧uses: greet
+                with:
+                  name: deploy
+                env:
+                  name: prod
+              - name: group
+                ⟦unknown-key⟧sequentail:
+                  - name: inner
+                    shell: "true"
+              - shell: echo ${{ steps.⟦unknown-reference⟧deploy.status }} ${{ steps.⟦unknown-reference⟧prod.status }}
+              - print: ${{ steps.build.status }} ${{ steps.inner.status }} ${{ steps.group.status }}
+            """)
+    }
 }
