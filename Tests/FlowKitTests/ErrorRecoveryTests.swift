@@ -142,4 +142,20 @@ import Testing
               - print: ${{ steps.build.status }} ${{ steps.inner.status }} ${{ steps.group.status }}
             """)
     }
+
+    /// `params: []` says the action takes none, as `params: ~` does: reported as not a
+    /// mapping, and the `with` key and `params.NAME` it has none of are still reported (an
+    /// empty list was taken for "could not be read" and hid both).
+    @Test func anEmptyListOfParamsStillSaysThereAreNone() {
+        expectDiagnostics("""
+            actions:
+              build:
+                params: ⟦wrong-type⟧[]
+                steps:
+                  - shell: echo ${{ params.⟦unknown-reference⟧nope }}
+            steps:
+              - use: build
+                with: {⟦unknown-param⟧bogus: 1}
+            """)
+    }
 }
