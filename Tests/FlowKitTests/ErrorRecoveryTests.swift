@@ -158,4 +158,17 @@ import Testing
                 with: {⟦unknown-param⟧bogus: 1}
             """)
     }
+
+    /// A reference from the workflow's `env` to a step left out is still an error of its
+    /// own: no step has run when that `env` is evaluated, whichever it is (it was hidden).
+    @Test func aReferenceFromTheWorkflowsEnvToALeftOutStepIsStillAnError() {
+        expectDiagnostics("""
+            env:
+              X: ${{ steps.⟦later-reference⟧b.status }}
+            steps:
+              - name: b
+                ⟦unknown-key⟧shel: x
+              - print: ${{ steps.b.status }}
+            """)
+    }
 }
