@@ -1118,3 +1118,27 @@ import Testing
         #expect(jinja.stderr.contains("jinja.yaml:4:23: warning: `{{ end }}` is just's and Jinja's (Ansible) syntax"), "\(jinja.stderr)")
     }
 }
+
+extension ValidationEndToEndTests {
+    /// A step left out for its error (GitHub's `uses:`) still declares its name, but not
+    /// the `name` of its `with:` input: a reference to a step `deploy`, which there is none
+    /// of, is still reported (it was hidden), and `flow run` still refuses the file.
+    @Test func aNameInALeftOutStepsWithIsNoStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                uses: greet
+                with:
+                  name: deploy
+              - shell: echo ${{ steps.deploy.status }} ${{ steps.build.status }}
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("wf.yaml:3:5: error: unknown key `uses` in a step [unknown-key]"), "\(r)")
+        #expect(r.stderr.contains("wf.yaml:6:27: error: no step named `deploy` in this workflow [unknown-reference]"), "\(r)")
+        #expect(!r.stderr.contains("`build`") && r.stderr.hasSuffix("2 errors in 1 file\n"), "\(r)")
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
+    }
+}

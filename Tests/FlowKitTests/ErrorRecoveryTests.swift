@@ -114,4 +114,61 @@ import Testing
                 with: {suite: unit}
             """)
     }
+
+    /// Only steps declare: the `name` in a left-out step's `with:` (GitHub's `uses:` with
+    /// a `name` input) or `env:` is a value, not a step, and a reference to a step of that
+    /// name, which there is none of, is still an error. The steps a misspelt group key
+    /// holds are still declared.
+    @Test func aNameInsideALeftOutStepsWithOrEnvDeclaresNoStep() {
+        expectDiagnostics("""
+            actions:
+              greet:
+                params:
+                  name: {required: true}
+                steps:
+                  - shell: echo ${{ params.name }}
+            steps:
+              - name: build
+                ⟦unknown-key⟧uses: greet
+                with:
+                  name: deploy
+                env:
+                  name: prod
+              - name: group
+                ⟦unknown-key⟧sequentail:
+                  - name: inner
+                    shell: "true"
+              - shell: echo ${{ steps.⟦unknown-reference⟧deploy.status }} ${{ steps.⟦unknown-reference⟧prod.status }}
+              - print: ${{ steps.build.status }} ${{ steps.inner.status }} ${{ steps.group.status }}
+            """)
+    }
+
+    /// `params: []` says the action takes none, as `params: ~` does: reported as not a
+    /// mapping, and the `with` key and `params.NAME` it has none of are still reported (an
+    /// empty list was taken for "could not be read" and hid both).
+    @Test func anEmptyListOfParamsStillSaysThereAreNone() {
+        expectDiagnostics("""
+            actions:
+              build:
+                params: ⟦wrong-type⟧[]
+                steps:
+                  - shell: echo ${{ params.⟦unknown-reference⟧nope }}
+            steps:
+              - use: build
+                with: {⟦unknown-param⟧bogus: 1}
+            """)
+    }
+
+    /// A reference from the workflow's `env` to a step left out is still an error of its
+    /// own: no step has run when that `env` is evaluated, whichever it is (it was hidden).
+    @Test func aReferenceFromTheWorkflowsEnvToALeftOutStepIsStillAnError() {
+        expectDiagnostics("""
+            env:
+              X: ${{ steps.⟦later-reference⟧b.status }}
+            steps:
+              - name: b
+                ⟦unknown-key⟧shel: x
+              - print: ${{ steps.b.status }}
+            """)
+    }
 }

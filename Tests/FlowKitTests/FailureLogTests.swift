@@ -19,7 +19,7 @@ struct FailureLogTests {
         let step = try Self.step()
         var log = FailureLog()
         Self.feed(&log, step, "one\n")
-        Array("two".utf8).withUnsafeBytes { log.record(step, .stdout, $0) }
+        Array("two".utf8).withUnsafeBytes { log.record(step, OutputChannel.stdout, $0) }
         #expect(String(decoding: log.kept(step.path), as: UTF8.self) == "one\ntwo\n")
     }
 
@@ -126,5 +126,54 @@ struct FailureLogTests {
         let kept = lines[2...].joined(separator: "\n")
         #expect(kept.hasPrefix("line ") && all.hasSuffix(kept))
         #expect(Int(marker.1)! + kept.utf8.count == all.utf8.count)
+    }
+}
+
+extension FailureLogTests {
+    /// A spill that fills up part way (the disk became full) keeps what it took and says
+    /// what it left out after it on a line of its own: the spilled part can end inside a
+    /// line (a line and its `\n` are recorded apart), and the note was glued to that line's
+    /// start (`line 12 xxx…… (N bytes of later output left out: …)`).
+    @Test func aSpillThatFillsUpPartWaySaysWhatItLeftOutOnALineOfItsOwn() throws {
+        let step = try Self.step()
+        // A file the spill writes until its descriptor is made read-only (as a full disk
+        // would stop it): what it wrote is still read back.
+        var template = Array("/tmp/flow-failure-log-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        try #require(fd >= 0)
+        let readOnly = template.withUnsafeBufferPointer { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        try #require(readOnly >= 0)
+        var log = FailureLog(spill: OutputSpill(fd: fd))
+        // Each line as long as a chunk: every chunk holds a line without its `\n`.
+        let text = String(repeating: "x", count: FailureLog.chunkBytes)
+        for i in 0..<8 { Array("\(i)\(text.dropFirst())".utf8).withUnsafeBytes { log.record(step, OutputChannel.stdout, $0) } }
+        #expect(dup2(readOnly, fd) == fd)
+        close(readOnly)
+        for i in 8..<16 { Array("\(i)\(text.dropFirst(2))".utf8).withUnsafeBytes { log.record(step, OutputChannel.stdout, $0) } }
+        Self.fail(&log, step)
+        let lines = try Self.replayed(log, step).split(separator: "\n", omittingEmptySubsequences: false)
+        let notes = lines.filter { $0.contains("left out") }
+        #expect(notes.count == 1 && notes[0].hasPrefix("… ("), "\(notes.map { $0.suffix(120) })")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("… (") || $0.utf8.count <= text.utf8.count }, "a note glued to a line")
+    }
+
+    /// An extent that cannot be read back after one that could is said on a line of its
+    /// own, too.
+    @Test func anExtentThatCannotBeReadBackIsSaidOnALineOfItsOwn() throws {
+        let step = try Self.step()
+        var template = Array("/tmp/flow-failure-log-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        try #require(fd >= 0)
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        var log = FailureLog(spill: OutputSpill(fd: fd))
+        let text = String(repeating: "x", count: FailureLog.chunkBytes)
+        for _ in 0..<8 { Array(text.utf8).withUnsafeBytes { log.record(step, OutputChannel.stdout, $0) } }
+        // The first extent (a line without its `\n`) is still there, the rest is gone.
+        #expect(ftruncate(fd, off_t(FailureLog.chunkBytes)) == 0)
+        Self.fail(&log, step)
+        let lines = try Self.replayed(log, step).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.contains { $0.hasPrefix("… (") && $0.contains("could not be read back") })
+        #expect(!lines.contains { $0.hasPrefix("x") && $0.contains("… (") }, "a note glued to a line")
     }
 }

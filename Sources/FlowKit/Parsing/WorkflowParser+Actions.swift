@@ -32,8 +32,10 @@ extension WorkflowParser {
                     action.params = params(v)
                     let node = document[v]
                     // Not a mapping (reported): unless a list of valid names, read as such,
-                    // or empty, which parameters the action takes is unknown.
-                    if !node.isNull, node.kind != .mapping, action.params.isEmpty { action.paramsUnread = true }
+                    // or empty (`params: []`, as `params: ~`, says there are none), which
+                    // parameters the action takes is unknown.
+                    let empty = node.isNull || (node.kind == .sequence && document.children(of: v).isEmpty)
+                    if !empty, node.kind != .mapping, action.params.isEmpty { action.paramsUnread = true }
                 case "steps":
                     sawSteps = true
                     // The action is a scope of its own: its unread step names are its own.

@@ -30,7 +30,8 @@ public struct WorkflowParser {
     var unreadActionNames: Set<String> = []
     /// The nodes `noteUnread` has walked: an alias brings a node in many times (a
     /// "billion laughs" file would otherwise be walked exponentially).
-    var unreadWalked: Set<Int32> = []
+    /// Each is keyed by the node and whether it was walked as a step (see `noteUnread`).
+    var unreadWalked: Set<Int64> = []
     /// How many `undo` lists enclose the step being parsed: an `undo` met inside one never
     /// runs (see `undoSteps`).
     var undoDepth = 0
@@ -163,32 +164,54 @@ public struct WorkflowParser {
     }
 
     /// Notes what a step that could not be read (left out of the model, its problem
-    /// already reported) declares and uses: the `name` of every mapping in it (the step's
-    /// own, those of steps inside it) as a step of the current scope, and the `vars.NAME`
+    /// already reported) declares and uses: its `name` and those of the steps inside it
+    /// (in the lists its keys hold) as steps of the current scope, and the `vars.NAME`
     /// and `params.NAME` its text mentions. As a compiler still declares a declaration it
     /// could not type, so that its uses are not further errors: without this, `shel:`
     /// also gave "no step named `build`" at each reference to the step, and "parameter
     /// `env` is never used" for the parameter its command used.
+    ///
+    /// Only steps declare: the `name` in a `with:` or `env:` (`uses: greet` with
+    /// `with: {name: deploy}`) names a parameter's value or a variable, and taking it for a
+    /// step hid a real "no step named `deploy`" elsewhere in the scope.
     mutating func noteUnread(_ id: Int32) {
-        var pending = [id]
-        while let next = pending.popLast() {
-            guard unreadWalked.insert(next).inserted else { continue }
+        // A list where a step belongs holds steps, as does the step itself.
+        var pending: [(node: Int32, isStep: Bool)] = [(id, true)]
+        while let (next, isStep) = pending.popLast() {
+            guard unreadWalked.insert(Int64(next) << 1 | (isStep ? 1 : 0)).inserted else { continue }
             let node = document[next]
             switch node.kind {
             case .scalar:
                 if node.value.contains("vars.") || node.value.contains("params.") { noteNames(inUnread: node.value) }
             case .sequence:
-                pending.append(contentsOf: document.children(of: next))
+                for child in document.children(of: next) { pending.append((child, isStep)) }
             case .mapping:
                 for (key, value) in document.pairs(next) {
                     let keyNode = document[key], valueNode = document[value]
-                    if keyNode.kind == .scalar, keyNode.value == "name", valueNode.kind == .scalar, valueNode.isString {
-                        unreadStepNames.insert(valueNode.value)
+                    var holdsSteps = false
+                    if isStep, keyNode.kind == .scalar {
+                        if keyNode.value == "name", valueNode.kind == .scalar, valueNode.isString {
+                            unreadStepNames.insert(valueNode.value)
+                        }
+                        holdsSteps = valueNode.kind == .sequence && !Self.holdsNoSteps(keyNode.value)
                     }
-                    pending.append(key)
-                    pending.append(value)
+                    pending.append((key, false))
+                    pending.append((value, holdsSteps))
                 }
             }
+        }
+    }
+
+    /// Whether a step's `key` is one whose value holds no steps: every option of flow's
+    /// but `sequential`, `concurrent`, `finally` and `undo`, and another tool's name for
+    /// one (`environment`). A key flow does not know (`sequentail:`, Ansible's `block:`)
+    /// may hold the steps it was meant to.
+    static func holdsNoSteps(_ key: String) -> Bool {
+        let key = ForeignKey.stepKeys[key] ?? key
+        switch key {
+        case "sequential", "concurrent", "finally", "undo": return false
+        default: return StepKind.isKeyword(key) || StepKind.commonOptions.contains(key) || StepKind.groupOptions.contains(key)
+            || StepKind.kindOptions.values.contains { $0.contains(key) }
         }
     }
 

@@ -121,12 +121,20 @@ struct FailureLog {
             let spilled = tails[step.path]?.spilled ?? []
             guard !bytes.isEmpty || !spilled.isEmpty else { continue }
             writer.append(style.paint("── output of \(step.label) ──", "1;31") + "\n")
+            // Whether what was written ends a line: an extent may end inside one (a line and
+            // its `\n` are recorded apart), and a note after it needs a line of its own.
+            var atLineStart = true
             if let spill {
                 for extent in spilled {
                     // The file was written by this run moments ago: a read that fails is an
                     // I/O error, said in place of the bytes (the rest still follows).
-                    if let code = spill.load(extent, { writer.append($0) }) {
-                        writer.append("… (\(extent.count) bytes of output could not be read back: \(SpawnError.message(code)))\n")
+                    if let code = spill.load(extent, { bytes in
+                        writer.append(bytes)
+                        if let last = bytes.last { atLineStart = last == 0x0A }
+                    }) {
+                        writer.append((atLineStart ? "" : "\n")
+                                      + "… (\(extent.count) bytes of output could not be read back: \(SpawnError.message(code)))\n")
+                        atLineStart = true
                     }
                 }
             }
@@ -136,7 +144,7 @@ struct FailureLog {
                 let whole = fullOutput?(step.label).map { "; `\($0)` prints all of it" } ?? ""
                 // With a spill, bytes are dropped only after it failed: say why.
                 let why = spill?.failure.map { ": \($0)" } ?? ""
-                writer.append("… (\(omitted) bytes of \(spilled.isEmpty ? "earlier" : "later") output left out\(why)\(whole))\n")
+                writer.append((atLineStart ? "" : "\n") + "… (\(omitted) bytes of \(spilled.isEmpty ? "earlier" : "later") output left out\(why)\(whole))\n")
             }
             bytes.withUnsafeBytes { writer.append($0) }
         }

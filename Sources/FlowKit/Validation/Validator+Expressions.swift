@@ -186,8 +186,15 @@ extension Validator {
         }
         let name = path[1], field = path[2]
         guard let target = scope.steps[name.value] else {
-            // A step that could not be read has its error already (see `noteUnread`).
-            if scope.unreadSteps.contains(name.value) { return }
+            // A step that could not be read has its error already (see `noteUnread`). Not
+            // so a reference from the workflow's `env` or `defaults`, which no step has run
+            // for, whichever it is: a mistake of its own, hidden until the step was fixed.
+            if scope.unreadSteps.contains(name.value) {
+                if site == nil {
+                    bag.error(.laterReference, "`\(name.value)` has not run when the workflow's `env` and `defaults` are evaluated", at: name.span)
+                }
+                return
+            }
             let place = scope.action.map { "action `\($0.name.value)`" } ?? "this workflow"
             bag.error(.unknownReference, "no step named `\(name.value)` in \(place)", at: name.span,
                       help: stepHelp(for: name.value) ?? otherScopeHelp(for: name.value))
