@@ -95,7 +95,9 @@ struct RunSession {
             ? ResumeHint(runID: metadata.id, stateDir: stateDirAsGiven) : nil
         var fullOutput: (@Sendable (String) -> String?)?
         if let hint { fullOutput = { label in hint.logsCommand(step: label) } }
-        let tty = mode == .tty ? TTYReporter(plan: plan, color: color, fullOutput: fullOutput) : nil
+        let cancellation = RunCancellation()
+        let tty = mode == .tty
+            ? TTYReporter(plan: plan, color: color, fullOutput: fullOutput, signalCount: { cancellation.requests }) : nil
         // flow's own lines from outside the run's events, once it may have started: the live
         // tree writes them above itself (it erases itself by counting the rows it drew).
         let say: @Sendable (String) -> Void = { text in
@@ -130,7 +132,6 @@ struct RunSession {
         runOptions.reusedSources = reusedSources
         runOptions.reusedOrder = reusedOrder
         runOptions.undoneRunStatus = undoneRunStatus
-        let cancellation = RunCancellation()
         // The executor, once made: the second signal's handler removes what it made.
         let made = SetLater<Executor>()
         // The handlers go in before the executor is made, which makes the run's scratch

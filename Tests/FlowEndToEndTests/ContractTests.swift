@@ -453,6 +453,28 @@ import Glibc
         #expect(!lines.contains("fine 3000"), "a succeeded step's output is not repeated")
     }
 
+    /// A Ctrl-C while `tty` repeats a long failed output stops the replay (the run had
+    /// ended: the first signal was taken by nothing and the replay went on to its end), says
+    /// so, and the run ends as it had: its summary, its exit status.
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+    func aSignalDuringTheReplayOfFailedOutputStopsIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: big
+                shell: 'seq 1 400000 | sed "s/^/line /"; exit 1'
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 80)
+        // Four megabytes follow the header: flow is still writing them when the signal comes.
+        #expect(run.readOutput(until: "── output of big ──"), "\(run.report)")
+        kill(run.pid, SIGINT)
+        #expect(run.finish() == 1, "\(run.report)")
+        let lines = TTYOutputTests.timeless(run.screen.all)
+        #expect(lines.contains("… (the rest of the output of failed steps left out: interrupted)"), "\(lines.suffix(4))")
+        #expect(!lines.contains("line 400000"), "the replay went on to its end")
+        #expect(lines.last == "✗ failed: 0 succeeded, 1 failed in T", "\(lines.suffix(4))")
+    }
+
     /// `flow validate` reports tab indentation at the tab.
     @Test func tabIndentationIsAnErrorAtTheTab() throws {
         let box = try RunSandbox()

@@ -133,6 +133,27 @@ final class TerminalRun {
         return predicate(screen)
     }
 
+    /// Reads until flow has written `marker` (looked for in the bytes as they come, not on
+    /// the screen: a predicate of the screen is asked only when a read finds nothing, and a
+    /// steady stream leaves no such moment), then stops reading: flow's writes block once
+    /// the terminal's buffer is full. False after `timeout` seconds or when flow exited first.
+    func readOutput(until marker: String, timeout: Double = 20) -> Bool {
+        let needle = Array(marker.utf8)
+        let deadline = Date().addingTimeInterval(timeout)
+        var searched = 0
+        while Date() < deadline {
+            if readAvailable() {
+                let from = max(0, searched - needle.count)
+                if bytes[from...].firstRange(of: needle) != nil { return true }
+                searched = bytes.count
+            } else {
+                if reap() { return false }
+                usleep(5_000)
+            }
+        }
+        return false
+    }
+
     /// Whether flow has exited (then reaped, its status kept); the pty is not drained.
     private func reap() -> Bool {
         if status != nil { return true }

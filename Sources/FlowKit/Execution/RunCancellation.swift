@@ -106,4 +106,6 @@ public final class RunCancellation: Sendable {
     public var isCancelled: Bool { signal != nil }
     /// A second request came: every step is being killed at once.
     public var killsEverything: Bool { state.withLock { $0.count >= 2 } }
+    /// How many signals have been requested so far.
+    public var requests: Int { state.withLock { $0.count } }
 }

@@ -114,18 +114,28 @@ struct FailureLog {
         }
     }
 
-    /// Replays the failed steps' output.
-    func replay(to writer: OutputWriter, style: ReporterStyle) {
+    /// Replays the failed steps' output, unless `stopped` says otherwise (asked before each
+    /// step and each spilled extent): a whole output can take a while to write, and a Ctrl-C
+    /// meanwhile means the user has seen enough.
+    func replay(to writer: OutputWriter, style: ReporterStyle, stopped: () -> Bool = { false }) {
+        // Whether what was written ends a line: an extent may end inside one (a line and
+        // its `\n` are recorded apart), and a note after it needs a line of its own.
+        var atLineStart = true
+        func stop(_ step: StepRef) {
+            let whole = fullOutput?(step.label).map { "; `\($0)` prints it" } ?? ""
+            writer.append((atLineStart ? "" : "\n") + "… (the rest of the output of failed steps left out: interrupted\(whole))\n")
+            writer.flush()
+        }
         for step in failed {
             let (bytes, omitted) = keptAndOmitted(step.path)
             let spilled = tails[step.path]?.spilled ?? []
             guard !bytes.isEmpty || !spilled.isEmpty else { continue }
+            if stopped() { return stop(step) }
             writer.append(style.paint("── output of \(step.label) ──", "1;31") + "\n")
-            // Whether what was written ends a line: an extent may end inside one (a line and
-            // its `\n` are recorded apart), and a note after it needs a line of its own.
-            var atLineStart = true
+            atLineStart = true
             if let spill {
                 for extent in spilled {
+                    if stopped() { return stop(step) }
                     // The file was written by this run moments ago: a read that fails is an
                     // I/O error, said in place of the bytes (the rest still follows).
                     if let code = spill.load(extent, { bytes in

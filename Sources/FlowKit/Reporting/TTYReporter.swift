@@ -74,11 +74,16 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     /// starts a line of its own.
     var unseen = UnseenWrites()
     var ticker: Task<Void, Never>?
+    /// How many signals flow has had: one during the replay of failed steps' output stops it.
+    let signalCount: (@Sendable () -> Int)?
 
     /// `fullOutput` names the command that prints a failed step's whole output when the
     /// end of the run repeats only its last part.
-    public init(plan: Plan, color: Bool, fullOutput: (@Sendable (String) -> String?)? = nil) {
+    /// `signalCount` says how many signals flow has had (`RunCancellation.requests`).
+    public init(plan: Plan, color: Bool, fullOutput: (@Sendable (String) -> String?)? = nil,
+                signalCount: (@Sendable () -> Int)? = nil) {
         log.fullOutput = fullOutput
+        self.signalCount = signalCount
         style = ReporterStyle(color: color)
         func add(_ node: PlanNode, depth: Int) {
             index[node.path] = rows.count
@@ -156,7 +161,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 // Whatever was still expected (a retry the run's end called off) is not now.
                 finished = rows.reduce(0) { $0 + ($1.isLeaf && $1.state.isFinal ? 1 : 0) }
                 redraw(final: true)
-                log.replay(to: out, style: style)
+                // A signal from now on stops the replay (one before it, which ended the
+                // run, does not: its failed steps' output is what the user wants to see).
+                let signals = signalCount, before = signals?() ?? 0
+                log.replay(to: out, style: style, stopped: { (signals?() ?? 0) > before })
                 out.append(style.summary(outcome) + "\n")
                 out.flush()
             }
