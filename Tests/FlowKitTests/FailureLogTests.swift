@@ -15,6 +15,17 @@ struct FailureLogTests {
         Array(text.utf8).withUnsafeBytes { log.record(step, lines: $0) }
     }
 
+    /// Feeds 20,000 numbered lines (about 470 KiB), one record each, and returns them.
+    static func feedLines(_ log: inout FailureLog, _ step: StepRef) -> String {
+        var all = ""
+        for i in 0..<20_000 {
+            let line = "line \(i) of the output\n"
+            all += line
+            feed(&log, step, line)
+        }
+        return all
+    }
+
     @Test func shortOutputIsKeptWhole() throws {
         let step = try Self.step()
         var log = FailureLog()
@@ -26,12 +37,7 @@ struct FailureLogTests {
     @Test func longOutputKeepsItsTailFromALineStart() throws {
         let step = try Self.step()
         var log = FailureLog()
-        var all = ""
-        for i in 0..<20_000 {
-            let line = "line \(i) of the output\n"
-            all += line
-            Self.feed(&log, step, line)
-        }
+        let all = Self.feedLines(&log, step)
         let kept = String(decoding: log.kept(step.path), as: UTF8.self)
         #expect(kept.utf8.count <= FailureLog.maxBytes)
         #expect(kept.utf8.count > FailureLog.maxBytes - 100)
@@ -95,12 +101,7 @@ struct FailureLogTests {
     @Test func withASpillTheReplayIsTheWholeOutput() throws {
         let step = try Self.step()
         var log = FailureLog(spill: OutputSpill())
-        var all = ""
-        for i in 0..<20_000 {
-            let line = "line \(i) of the output\n"
-            all += line
-            Self.feed(&log, step, line)
-        }
+        let all = Self.feedLines(&log, step)
         Self.fail(&log, step)
         #expect(try Self.replayed(log, step) == "── output of \(step.label) ──\n" + all)
     }
@@ -112,12 +113,7 @@ struct FailureLogTests {
         let full = open("/dev/full", O_WRONLY | O_CLOEXEC)
         try #require(full >= 0)
         var log = FailureLog(spill: OutputSpill(fd: full))
-        var all = ""
-        for i in 0..<20_000 {
-            let line = "line \(i) of the output\n"
-            all += line
-            Self.feed(&log, step, line)
-        }
+        let all = Self.feedLines(&log, step)
         Self.fail(&log, step)
         let lines = try Self.replayed(log, step).split(separator: "\n", omittingEmptySubsequences: false)
         let marker = try #require(lines[1].wholeMatch(of: /… \(([0-9]+) bytes of earlier output left out: cannot write to a temporary file in descriptor [0-9]+ \((.+)\)\)/),
