@@ -148,4 +148,23 @@ import Testing
         let validate = try Self.run(["validate"], on: yaml)
         #expect(validate.status == 0, "\(validate.stderr.prefix(400))")
     }
+
+    /// Groups of aliases of groups of one 500 KB message (111,111 prints in 311,113 nodes,
+    /// under the node limit) made a 500 KB file that `validate` read for a minute and `plan`
+    /// printed 55 GB of. Found by hand while fuzzing (Tests/fuzz now makes such inputs).
+    /// Now the text aliases repeat is bounded (64 MiB), and the alias that passes the bound
+    /// is the error: the first of level 3 (each level-2 group holds 50 MB).
+    @Test func aliasesRepeatingALongScalarAreAnAliasBomb() throws {
+        var yaml = "steps:\n  - &s0 {print: &a \"" + String(repeating: "x", count: 500_000) + "\"}\n"
+        for level in 1...5 {
+            yaml += "  - &s\(level) {sequential: [" + Array(repeating: "*s\(level - 1)", count: 10).joined(separator: ", ") + "]}\n"
+        }
+        for command in [["validate"], ["plan"], ["graph"], ["run", "--dry-run"]] {
+            let result = try Self.run(command, on: yaml)
+            #expect(result.status == (command == ["validate"] ? 1 : 2), "\(command): \(result.stderr.prefix(400))")
+            #expect(result.stderr.hasPrefix("wf.yaml:5:23: error: aliases expand to more than 64 MiB of text [alias-limit]\n"),
+                    "\(command): \(result.stderr.prefix(400))")
+            #expect(result.stdout.utf8.count < 1_000, "\(command): \(result.stdout.utf8.count) bytes")
+        }
+    }
 }

@@ -12,6 +12,11 @@ public struct YAMLReader {
         public var maxDepth = 200
         /// Most nodes that aliases may add by repetition.
         public var maxAliasExpansion = 1_000_000
+        /// Most bytes of scalar text (keys and values) that aliases may add by repetition:
+        /// as much as the largest file flow reads. Every later phase reads each use of an
+        /// alias again, so the node count alone let a 500 KB file of nested aliases of one
+        /// long scalar take a minute to validate (55 GB of text).
+        public var maxAliasText = FileReader.maxSize
 
         public init() {}
     }
@@ -91,6 +96,8 @@ extension YAMLReader {
             var pendingStart: Int
             var anchor: String?
             var weight: Int
+            /// The bytes of scalar text in the collection, as its aliases would repeat them.
+            var text: Int
         }
 
         let file: SourceFile
@@ -99,9 +106,10 @@ extension YAMLReader {
         var stack: [Frame] = []
         /// Children of the open collections, innermost last (one buffer for all of them).
         var pending: [Int32] = []
-        var anchors: [String: (node: Int32, weight: Int)] = [:]
+        var anchors: [String: (node: Int32, weight: Int, text: Int)] = [:]
         var openAnchors: Set<String> = []
         var aliasExpansion = 0
+        var aliasText = 0
         var documentCount = 0
         var weights: [Int32: Int] = [:]
 
@@ -184,8 +192,8 @@ extension YAMLReader {
                 }
                 let tag = checkedTag(Self.string(data.tag), event: event, bag: &bag)
                 let id = append(YAMLNode(kind: .scalar, style: style, span: span(event), value: value, tag: tag))
-                if let anchor = Self.string(data.anchor) { anchors[anchor] = (id, 1) }
-                return attach(id, weight: 1, event: event, bag: &bag)
+                if let anchor = Self.string(data.anchor) { anchors[anchor] = (id, 1, data.length) }
+                return attach(id, weight: 1, text: data.length, event: event, bag: &bag)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 let isSequence = event.type == YAML_SEQUENCE_START_EVENT
                 if stack.count >= limits.maxDepth {
@@ -210,7 +218,7 @@ extension YAMLReader {
                 let id = append(YAMLNode(kind: isSequence ? .sequence : .mapping, style: flow ? .flow : .block,
                                          span: span(event), value: "", tag: tag))
                 if let anchor { openAnchors.insert(anchor) }
-                stack.append(Frame(node: id, pendingStart: pending.count, anchor: anchor, weight: 1))
+                stack.append(Frame(node: id, pendingStart: pending.count, anchor: anchor, weight: 1, text: 0))
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 guard let frame = stack.popLast() else { return true }
                 let id = frame.node
@@ -230,9 +238,9 @@ extension YAMLReader {
                 document.nodes[Int(id)].span.end = location(event.end_mark)
                 if let anchor = frame.anchor {
                     openAnchors.remove(anchor)
-                    anchors[anchor] = (id, frame.weight)
+                    anchors[anchor] = (id, frame.weight, frame.text)
                 }
-                return attach(id, weight: frame.weight, event: event, bag: &bag)
+                return attach(id, weight: frame.weight, text: frame.text, event: event, bag: &bag)
             case YAML_ALIAS_EVENT:
                 let name = Self.string(event.data.alias.anchor) ?? ""
                 if openAnchors.contains(name) {
@@ -256,10 +264,18 @@ extension YAMLReader {
                               at: span(event), help: "this looks like an alias bomb (\"billion laughs\")")
                     return false
                 }
+                aliasText += target.text
+                if aliasText > limits.maxAliasText {
+                    let limit = limits.maxAliasText
+                    let shown = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+                    bag.error(.aliasLimit, "aliases expand to more than \(shown) of text",
+                              at: span(event), help: "this looks like an alias bomb (\"billion laughs\")")
+                    return false
+                }
                 // A copy of the node (one node, not its subtree) marks the use site.
                 let copy = append(document[target.node])
                 document.aliasSites[copy] = span(event)
-                return attach(copy, weight: target.weight, event: event, bag: &bag)
+                return attach(copy, weight: target.weight, text: target.text, event: event, bag: &bag)
             default:
                 break
             }
@@ -272,13 +288,14 @@ extension YAMLReader {
         }
 
         /// Adds a finished node to the open collection, or makes it the root.
-        mutating func attach(_ id: Int32, weight: Int, event: yaml_event_t, bag: inout DiagnosticBag) -> Bool {
+        mutating func attach(_ id: Int32, weight: Int, text: Int, event: yaml_event_t, bag: inout DiagnosticBag) -> Bool {
             if stack.isEmpty {
                 if document.root == nil { document.root = id }
                 return true
             }
             pending.append(id)
             stack[stack.count - 1].weight += weight
+            stack[stack.count - 1].text += text
             return true
         }
 
