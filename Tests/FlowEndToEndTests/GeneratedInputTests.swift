@@ -167,4 +167,17 @@ import Testing
             #expect(result.stdout.utf8.count < 1_000, "\(command): \(result.stdout.utf8.count) bytes")
         }
     }
+
+    /// 30,000 expressions on one generated line (900 KB) validate at once: each was located
+    /// by decoding the whole line again (10,000 took 8 s, 30,000 over 2 minutes). Found by
+    /// hand while fuzzing.
+    @Test func thousandsOfExpressionsOnOneLineValidate() throws {
+        let steps = (0..<30_000).map { #"{print: "${{ vars.x\#($0) }}"}"# }
+        let line = "steps: [" + steps.joined(separator: ", ") + "]"
+        let validate = try Self.run(["validate", "--format", "json"], on: line + "\n")
+        #expect(validate.status == 1, "\(validate.stderr.prefix(400))")
+        // The last reference, exactly placed: `x29999` after its `vars.`.
+        let column = try #require(line.range(of: "vars.x29999")).upperBound.utf16Offset(in: line) - 5
+        #expect(validate.stdout.contains("\"column\": \(column),"), "\(validate.stdout.suffix(400))")
+    }
 }
