@@ -180,4 +180,17 @@ import Testing
         let column = try #require(line.range(of: "vars.x29999")).upperBound.utf16Offset(in: line) - 5
         #expect(validate.stdout.contains("\"column\": \(column),"), "\(validate.stdout.suffix(400))")
     }
+
+    /// 20,000 duplicates of a key first written on a 1.5 MB line: each diagnostic's note
+    /// shows that line, and the text renderer kept only the line shown last, so it decoded
+    /// both lines for every diagnostic (30 GB; minutes). (The first `a` is an unknown
+    /// key of a `print` step: one error more.) Found by hand while fuzzing.
+    @Test func notesOnALongLineAreRenderedOnce() throws {
+        let duplicates = Array(repeating: "a: 1", count: 20_000).joined(separator: ", ")
+        let yaml = "steps:\n  - {print: " + String(repeating: "x", count: 1_500_000) + ", a: 1,\n     " + duplicates + "}\n"
+        let validate = try Self.run(["validate"], on: yaml)
+        #expect(validate.status == 1, "\(validate.stderr.prefix(400))")
+        #expect(validate.stderr.hasSuffix("20001 errors in 1 file\n"), "\(validate.stderr.suffix(400))")
+        #expect(validate.stderr.components(separatedBy: "note: first `a` is here").count == 20_001)
+    }
 }
