@@ -311,6 +311,36 @@ import Testing
         #expect(loaded.errorCount > 0)
     }
 
+    @Test func wideEncodingsWithoutAByteOrderMarkAreToldByTheirNULBytes() {
+        let text = "steps: []\n"
+        let cases: [([UInt8], String?)] = [
+            (Array(text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }), "UTF-16LE"),
+            (Array(text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }), "UTF-16BE"),
+            (Array(text.unicodeScalars.flatMap { [UInt8($0.value), 0, 0, 0] }), "UTF-32LE"),
+            (Array(text.unicodeScalars.flatMap { [0, 0, 0, UInt8($0.value)] }), "UTF-32BE"),
+            (Array("s\0".utf8), "UTF-16LE"),
+            (Array(text.utf8), nil), (Array("\0\0\0".utf8), nil), ([0x61], nil), ([0xC3, 0x00], nil),
+        ]
+        for (bytes, encoding) in cases {
+            #expect(YAMLReader.wideEncodingWithoutByteOrderMark(bytes) == encoding, "\(bytes.prefix(4))")
+            let (_, diagnostics) = readYAML(SourceFile(path: "t.yaml", bytes: bytes))
+            if let encoding {
+                #expect(diagnostics.map(Spot.init) == [Spot(.invalidUTF8, 1, 1)])
+                #expect(diagnostics.first?.help == "flow reads workflows as UTF-8: convert it with `iconv -f \(encoding) -t UTF-8`")
+            }
+        }
+    }
+
+    /// A UTF-32 byte order mark starts like UTF-16 LE's (FF FE): the help named UTF-16 for
+    /// it, or Latin-1 for UTF-32 BE's.
+    @Test(arguments: [([UInt8]([0xFF, 0xFE, 0, 0, 0x73, 0, 0, 0]), "UTF-32"), ([0, 0, 0xFE, 0xFF, 0, 0, 0, 0x73], "UTF-32"),
+                      ([0xFF, 0xFE, 0x73, 0], "UTF-16"), ([0xFE, 0xFF, 0, 0x73], "UTF-16")])
+    func aByteOrderMarkNamesItsEncoding(bytes: [UInt8], encoding: String) {
+        let (_, diagnostics) = readYAML(SourceFile(path: "t.yaml", bytes: bytes))
+        #expect(diagnostics.map(\.code) == [.invalidUTF8])
+        #expect(diagnostics.first?.help?.hasSuffix("convert it with `iconv -f \(encoding) -t UTF-8`") == true, "\(diagnostics)")
+    }
+
     @Test func byteOrderMarkIsAccepted() {
         // Editors on Windows often start UTF-8 files with a BOM (EF BB BF).
         let loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", bytes: [0xEF, 0xBB, 0xBF] + Array("version: 2\nsteps: [a]\n".utf8)))

@@ -28,18 +28,30 @@ public struct YAMLReader {
     /// Parses `file`. Problems go to `bag`; the document holds whatever was read before a
     /// fatal YAML error (its root is nil then).
     public func read(_ file: SourceFile, into bag: inout DiagnosticBag) -> YAMLDocument {
+        if let encoding = Self.wideEncodingWithoutByteOrderMark(file.bytes) {
+            // Valid UTF-8 (ASCII and NUL bytes), so the check below passes it, and libyaml
+            // said only "control characters are not allowed" at the first NUL.
+            bag.error(
+                .invalidUTF8, "file is not valid UTF-8: it reads as \(encoding) (a NUL byte beside each character)",
+                at: SourceSpan(line: 1, column: 1, length: 1),
+                help: "flow reads workflows as UTF-8: convert it with `iconv -f \(encoding) -t UTF-8`")
+            return YAMLDocument()
+        }
         if let (offset, byte) = Self.firstInvalidUTF8(file.bytes) {
             let location = file.location(ofByte: offset)
             // `iconv -t UTF-8` alone (the help this was) reads the file as the locale's
             // encoding, UTF-8 nowadays, and fails on the same byte: name a source encoding.
-            // A UTF-16 byte order mark (Windows PowerShell's `>`) says which one it is.
-            let utf16 = file.bytes.starts(with: [0xFF, 0xFE]) || file.bytes.starts(with: [0xFE, 0xFF])
+            // A UTF-16 byte order mark (Windows PowerShell's `>`) says which one it is; a
+            // UTF-32 one starts like UTF-16 LE's, so it is looked for first.
+            let utf32 = file.bytes.starts(with: [0xFF, 0xFE, 0, 0]) || file.bytes.starts(with: [0, 0, 0xFE, 0xFF])
+            let utf16 = !utf32 && (file.bytes.starts(with: [0xFF, 0xFE]) || file.bytes.starts(with: [0xFE, 0xFF]))
+            let wide = utf32 ? "UTF-32" : "UTF-16"
             bag.error(
                 .invalidUTF8, "file is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
                 at: SourceSpan(start: location, end: SourceLocation(line: location.line, column: location.column + 1)),
-                help: utf16
-                    ? "the file is UTF-16 (it starts with a UTF-16 byte order mark); flow reads workflows as UTF-8: "
-                        + "convert it with `iconv -f UTF-16 -t UTF-8`"
+                help: utf16 || utf32
+                    ? "the file is \(wide) (it starts with a \(wide) byte order mark); flow reads workflows as UTF-8: "
+                        + "convert it with `iconv -f \(wide) -t UTF-8`"
                     : "flow reads workflows as UTF-8; convert the file from its encoding, e.g. with "
                         + "`iconv -f LATIN1 -t UTF-8`")
             return YAMLDocument()
@@ -49,6 +61,20 @@ public struct YAMLReader {
             builder.run(buffer, bag: &bag)
         }
         return builder.document
+    }
+
+    /// UTF-16 or UTF-32 without a byte order mark, told by where the NUL bytes of the
+    /// first character are (YAML 1.2, 5.2 "Character Encodings"); nil for anything else. A
+    /// NUL byte is never part of a workflow, so no UTF-8 file is taken for one.
+    static func wideEncodingWithoutByteOrderMark(_ bytes: [UInt8]) -> String? {
+        guard bytes.count >= 2 else { return nil }
+        let b = bytes.prefix(4) + Array(repeating: 0xFF, count: max(0, 4 - bytes.count))
+        let first = b[0] != 0 && b[0] < 0x80
+        if b[0] == 0, b[1] == 0, b[2] == 0, b[3] != 0, b[3] < 0x80 { return "UTF-32BE" }
+        if first, b[1] == 0, b[2] == 0, b[3] == 0 { return "UTF-32LE" }
+        if b[0] == 0, b[1] != 0, b[1] < 0x80 { return "UTF-16BE" }
+        if first, b[1] == 0 { return "UTF-16LE" }
+        return nil
     }
 
     /// The offset and value of the first byte that is not part of well-formed UTF-8.
