@@ -148,4 +148,49 @@ import Testing
         let validate = try Self.run(["validate"], on: yaml)
         #expect(validate.status == 0, "\(validate.stderr.prefix(400))")
     }
+
+    /// Groups of aliases of groups of one 500 KB message (111,111 prints in 311,113 nodes,
+    /// under the node limit) made a 500 KB file that `validate` read for a minute and `plan`
+    /// printed 55 GB of. Found by hand while fuzzing (Tests/fuzz now makes such inputs).
+    /// Now the text aliases repeat is bounded (64 MiB), and the alias that passes the bound
+    /// is the error: the first of level 3 (each level-2 group holds 50 MB).
+    @Test func aliasesRepeatingALongScalarAreAnAliasBomb() throws {
+        var yaml = "steps:\n  - &s0 {print: &a \"" + String(repeating: "x", count: 500_000) + "\"}\n"
+        for level in 1...5 {
+            yaml += "  - &s\(level) {sequential: [" + Array(repeating: "*s\(level - 1)", count: 10).joined(separator: ", ") + "]}\n"
+        }
+        for command in [["validate"], ["plan"], ["graph"], ["run", "--dry-run"]] {
+            let result = try Self.run(command, on: yaml)
+            #expect(result.status == (command == ["validate"] ? 1 : 2), "\(command): \(result.stderr.prefix(400))")
+            #expect(result.stderr.hasPrefix("wf.yaml:5:23: error: aliases expand to more than 64 MiB of text [alias-limit]\n"),
+                    "\(command): \(result.stderr.prefix(400))")
+            #expect(result.stdout.utf8.count < 1_000, "\(command): \(result.stdout.utf8.count) bytes")
+        }
+    }
+
+    /// 30,000 expressions on one generated line (900 KB) validate at once: each was located
+    /// by decoding the whole line again (10,000 took 8 s, 30,000 over 2 minutes). Found by
+    /// hand while fuzzing.
+    @Test func thousandsOfExpressionsOnOneLineValidate() throws {
+        let steps = (0..<30_000).map { #"{print: "${{ vars.x\#($0) }}"}"# }
+        let line = "steps: [" + steps.joined(separator: ", ") + "]"
+        let validate = try Self.run(["validate", "--format", "json"], on: line + "\n")
+        #expect(validate.status == 1, "\(validate.stderr.prefix(400))")
+        // The last reference, exactly placed: `x29999` after its `vars.`.
+        let column = try #require(line.range(of: "vars.x29999")).upperBound.utf16Offset(in: line) - 5
+        #expect(validate.stdout.contains("\"column\": \(column),"), "\(validate.stdout.suffix(400))")
+    }
+
+    /// 20,000 duplicates of a key first written on a 1.5 MB line: each diagnostic's note
+    /// shows that line, and the text renderer kept only the line shown last, so it decoded
+    /// both lines for every diagnostic (30 GB; minutes). (The first `a` is an unknown
+    /// key of a `print` step: one error more.) Found by hand while fuzzing.
+    @Test func notesOnALongLineAreRenderedOnce() throws {
+        let duplicates = Array(repeating: "a: 1", count: 20_000).joined(separator: ", ")
+        let yaml = "steps:\n  - {print: " + String(repeating: "x", count: 1_500_000) + ", a: 1,\n     " + duplicates + "}\n"
+        let validate = try Self.run(["validate"], on: yaml)
+        #expect(validate.status == 1, "\(validate.stderr.prefix(400))")
+        #expect(validate.stderr.hasSuffix("20001 errors in 1 file\n"), "\(validate.stderr.suffix(400))")
+        #expect(validate.stderr.components(separatedBy: "note: first `a` is here").count == 20_001)
+    }
 }

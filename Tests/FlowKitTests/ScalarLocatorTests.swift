@@ -29,6 +29,26 @@ import Testing
         #expect(try Self.locationOfX("k: é😀X\n") == "1:6", "columns count Unicode scalars")
     }
 
+    /// Scalars of one line are located from their own text (a generated line of 10,000
+    /// expressions was decoded whole for each of them): the columns stay exact after wide
+    /// and escaped characters earlier on the line, in any order of lookup.
+    @Test func scalarsSharingALine() throws {
+        let yaml = #"k: {a: "é\u00e9 X", b: 'x''😀 X', c: p😀 X, d: "X"}"# + "\n"
+        #expect(try Self.locationOfX(yaml, "k", "c") == "1:40")
+        #expect(try Self.locationOfX(yaml, "k", "a") == "1:17")
+        #expect(try Self.locationOfX(yaml, "k", "b") == "1:30")
+        #expect(try Self.locationOfX(yaml, "k", "d") == "1:47")
+    }
+
+    @Test func byteIndexOfAColumnGoesOnFromTheLastOneFound() {
+        let file = SourceFile(path: "t.yaml", text: "ab\né😀c\n")
+        // Line 2 starts at byte 3: é is 2 bytes, 😀 4.
+        #expect([1, 2, 3, 4, 9].map { file.byteIndex(line: 2, column: $0) } == [3, 5, 9, 10, 10])
+        #expect(file.byteIndex(line: 2, column: 2) == 5, "back on the line: searched from its start")
+        #expect(file.byteIndex(line: 1, column: 2) == 1)
+        #expect(file.byteIndex(line: 2, column: 3) == 9)
+    }
+
     @Test func singleQuotedWithEscapedQuotes() throws {
         #expect(try Self.locationOfX("k: 'it''s X'\n") == "1:11")
         #expect(try Self.locationOfX("k: ''' X'\n") == "1:8")

@@ -215,6 +215,23 @@ import Testing
         #expect(diagnostics.map(Spot.init) == [Spot(.aliasLimit, 3, 4)])
     }
 
+    /// The text aliases repeat is bounded too, not only their nodes: each use of an alias
+    /// is read again by every later phase. Found by hand while fuzzing: nested aliases
+    /// of one 500 KB scalar, 111,111 uses in 311,000 nodes, took a minute to validate.
+    @Test func aliasedTextIsBoundedBesideNodes() {
+        var limits = YAMLReader.Limits()
+        limits.maxAliasText = 10
+        let (document, diagnostics) = readYAML("a: &x abcdef\nb: *x\nc: *x\n", limits: limits)
+        #expect(diagnostics.map(Spot.init) == [Spot(.aliasLimit, 3, 4)])
+        #expect(diagnostics.first?.message == "aliases expand to more than 10 bytes of text")
+        #expect(document.root == nil)
+        // A collection's keys and values count, each use once.
+        let (_, nested) = readYAML("a: &x {key: abc}\nb: *x\n", limits: limits)
+        #expect(nested.isEmpty, "6 bytes once")
+        let (_, twice) = readYAML("a: &x {key: abc}\nb: [*x, *x]\n", limits: limits)
+        #expect(twice.map(Spot.init) == [Spot(.aliasLimit, 2, 9)])
+    }
+
     @Test func recursiveAliasIsAnError() {
         let (_, diagnostics) = readYAML("a: &x [1, *x]\n")
         #expect(diagnostics.map(\.code) == [.aliasLimit])
@@ -292,6 +309,36 @@ import Testing
     @Test func nulBytesAreAnError() {
         let loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", bytes: Array("steps:\n  - print: a\0b\n".utf8)))
         #expect(loaded.errorCount > 0)
+    }
+
+    @Test func wideEncodingsWithoutAByteOrderMarkAreToldByTheirNULBytes() {
+        let text = "steps: []\n"
+        let cases: [([UInt8], String?)] = [
+            (Array(text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }), "UTF-16LE"),
+            (Array(text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }), "UTF-16BE"),
+            (Array(text.unicodeScalars.flatMap { [UInt8($0.value), 0, 0, 0] }), "UTF-32LE"),
+            (Array(text.unicodeScalars.flatMap { [0, 0, 0, UInt8($0.value)] }), "UTF-32BE"),
+            (Array("s\0".utf8), "UTF-16LE"),
+            (Array(text.utf8), nil), (Array("\0\0\0".utf8), nil), ([0x61], nil), ([0xC3, 0x00], nil),
+        ]
+        for (bytes, encoding) in cases {
+            #expect(YAMLReader.wideEncodingWithoutByteOrderMark(bytes) == encoding, "\(bytes.prefix(4))")
+            let (_, diagnostics) = readYAML(SourceFile(path: "t.yaml", bytes: bytes))
+            if let encoding {
+                #expect(diagnostics.map(Spot.init) == [Spot(.invalidUTF8, 1, 1)])
+                #expect(diagnostics.first?.help == "flow reads workflows as UTF-8: convert it with `iconv -f \(encoding) -t UTF-8`")
+            }
+        }
+    }
+
+    /// A UTF-32 byte order mark starts like UTF-16 LE's (FF FE): the help named UTF-16 for
+    /// it, or Latin-1 for UTF-32 BE's.
+    @Test(arguments: [([UInt8]([0xFF, 0xFE, 0, 0, 0x73, 0, 0, 0]), "UTF-32"), ([0, 0, 0xFE, 0xFF, 0, 0, 0, 0x73], "UTF-32"),
+                      ([0xFF, 0xFE, 0x73, 0], "UTF-16"), ([0xFE, 0xFF, 0, 0x73], "UTF-16")])
+    func aByteOrderMarkNamesItsEncoding(bytes: [UInt8], encoding: String) {
+        let (_, diagnostics) = readYAML(SourceFile(path: "t.yaml", bytes: bytes))
+        #expect(diagnostics.map(\.code) == [.invalidUTF8])
+        #expect(diagnostics.first?.help?.hasSuffix("convert it with `iconv -f \(encoding) -t UTF-8`") == true, "\(diagnostics)")
     }
 
     @Test func byteOrderMarkIsAccepted() {

@@ -26,19 +26,47 @@ public struct DiagnosticRenderer: Sendable {
         return text(d, lines: &lines)
     }
 
-    /// The scalars of the source line shown last. Diagnostics come in file order, and a
+    /// The scalars of the source lines shown. Diagnostics come in file order, and a
     /// generated file may hold thousands on one long line: decoding the line again for
     /// each made them cost their number times its length (10,000 on one line: 6 s).
+    /// Their notes point elsewhere (a duplicate key's first occurrence, often on another
+    /// line), so long lines are kept until `longLineBudget` scalars are held: with one
+    /// line kept, 20,000 duplicates on one line of keys first written on another took 20 s.
     struct LineCache {
+        /// Lines at least this long are kept beside the last one shown.
+        static let longLine = 1_024
+        /// The most scalars of long lines kept (64 MiB); past it they are dropped and
+        /// decoded again.
+        static let longLineBudget = 1 << 24
+
         private var file: ObjectIdentifier?
         private var line = 0
         private var scalars: [Unicode.Scalar] = []
+        private var longLines: [Int: [Unicode.Scalar]] = [:]
+        private var longLineScalars = 0
 
         mutating func scalars(of source: SourceFile, line: Int) -> [Unicode.Scalar] {
-            if file != ObjectIdentifier(source) || self.line != line {
+            if file != ObjectIdentifier(source) {
                 file = ObjectIdentifier(source)
-                self.line = line
-                scalars = Array(source.lineText(line).unicodeScalars)
+                self.line = 0
+                longLines = [:]
+                longLineScalars = 0
+            } else if self.line == line {
+                return scalars
+            }
+            self.line = line
+            if let kept = longLines[line] {
+                scalars = kept
+                return scalars
+            }
+            scalars = Array(source.lineText(line).unicodeScalars)
+            if scalars.count >= Self.longLine {
+                if longLineScalars + scalars.count > Self.longLineBudget {
+                    longLines = [:]
+                    longLineScalars = 0
+                }
+                longLines[line] = scalars
+                longLineScalars += scalars.count
             }
             return scalars
         }

@@ -15,6 +15,10 @@ public final class SourceFile: Sendable {
     /// steps: 25 M instructions and a 1 MB array, 1.4% of `flow validate`).
     private let lineIndex = Mutex<[Int]?>(nil)
 
+    /// The last column found by `byteIndex(line:column:)`, where the next search starts
+    /// when it is on the same line and not past the column sought.
+    private let columnCursor = Mutex<(line: Int, column: Int, index: Int)>((0, 0, 0))
+
     public init(path: String, bytes: [UInt8]) {
         self.path = path
         self.bytes = bytes
@@ -118,6 +122,28 @@ public final class SourceFile: Sendable {
         case 0xA9: return "\u{2029}"
         default: return "\n"
         }
+    }
+
+    /// The index in `bytes` of the character at `column` (1-based, in Unicode scalars) of
+    /// `line`, or of the line's end when the line is shorter.
+    ///
+    /// Scalars are looked up in file order (a line's expressions one after the other), so
+    /// the search goes on from the column found last: from the line's start each time, a
+    /// generated line of 10,000 expressions took 8 s to validate (its 900 KB decoded for
+    /// each of them).
+    public func byteIndex(line: Int, column: Int) -> Int {
+        let bytes = lineBytes(line)
+        var (at, index) = columnCursor.withLock { cursor in
+            cursor.line == line && cursor.column <= column && bytes.indices.contains(cursor.index)
+                ? (cursor.column, cursor.index) : (1, bytes.startIndex)
+        }
+        while at < column, index < bytes.endIndex {
+            index += 1
+            while index < bytes.endIndex, bytes[index] & 0xC0 == 0x80 { index += 1 }
+            at += 1
+        }
+        columnCursor.withLock { $0 = (line, at, index) }
+        return index
     }
 
     /// Line `line` as text (invalid UTF-8 is replaced, so rendering never fails).

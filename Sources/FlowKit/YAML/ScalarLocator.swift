@@ -32,20 +32,28 @@ public struct ScalarLocator: Sendable {
     private static func singleLineColumns(of node: YAMLNode, in file: SourceFile) -> [Int]? {
         let singleLine = node.span.end.line == node.span.start.line
             || (node.span.end.line == node.span.start.line + 1 && node.span.end.column == 1)
-        guard node.kind == .scalar, singleLine else { return nil }
+        guard node.kind == .scalar, singleLine, node.span.start.column >= 1 else { return nil }
         let value = Array(node.value.unicodeScalars)
-        let source = Array(file.lineText(node.span.start.line).unicodeScalars)
-        let startIndex = node.span.start.column - 1
-        guard startIndex >= 0, startIndex < source.count else { return nil }
+        // The scalar's own text, not its whole line: a generated line may hold thousands.
+        // At least its first character, which says how it is written (an empty plain
+        // scalar has an empty span).
+        let line = node.span.start.line
+        let startColumn = node.span.start.column
+        let from = file.byteIndex(line: line, column: startColumn)
+        let to = node.span.end.line == line
+            ? file.byteIndex(line: line, column: max(node.span.end.column, startColumn + 1)) : file.lineBytes(line).endIndex
+        // Index 0 of `source` is the scalar's first character, at column `startColumn`.
+        let source = Array(String(decoding: file.bytes[from..<max(from, to)], as: UTF8.self).unicodeScalars)
+        guard !source.isEmpty else { return nil }
         switch node.style {
-        case .plain where source[startIndex] != "&" && source[startIndex] != "!":
-            return Array((0...value.count).map { node.span.start.column + $0 })
-        case .singleQuoted where source[startIndex] == "'", .doubleQuoted where source[startIndex] == "\"":
+        case .plain where source[0] != "&" && source[0] != "!":
+            return Array((0...value.count).map { startColumn + $0 })
+        case .singleQuoted where source[0] == "'", .doubleQuoted where source[0] == "\"":
             var result: [Int] = []
-            var i = startIndex + 1
+            var i = 1
             let double = node.style == .doubleQuoted
             while result.count < value.count, i < source.count {
-                result.append(i + 1)
+                result.append(startColumn + i)
                 if !double, source[i] == "'", i + 1 < source.count, source[i + 1] == "'" {
                     i += 2
                 } else if double, source[i] == "\\", i + 1 < source.count {
@@ -59,7 +67,7 @@ public struct ScalarLocator: Sendable {
                     i += 1
                 }
             }
-            while result.count <= value.count { result.append(i + 1) }
+            while result.count <= value.count { result.append(startColumn + i) }
             return result
         default:
             return nil

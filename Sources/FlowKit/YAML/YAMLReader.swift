@@ -12,6 +12,11 @@ public struct YAMLReader {
         public var maxDepth = 200
         /// Most nodes that aliases may add by repetition.
         public var maxAliasExpansion = 1_000_000
+        /// Most bytes of scalar text (keys and values) that aliases may add by repetition:
+        /// as much as the largest file flow reads. Every later phase reads each use of an
+        /// alias again, so the node count alone let a 500 KB file of nested aliases of one
+        /// long scalar take a minute to validate (55 GB of text).
+        public var maxAliasText = FileReader.maxSize
 
         public init() {}
     }
@@ -23,18 +28,30 @@ public struct YAMLReader {
     /// Parses `file`. Problems go to `bag`; the document holds whatever was read before a
     /// fatal YAML error (its root is nil then).
     public func read(_ file: SourceFile, into bag: inout DiagnosticBag) -> YAMLDocument {
+        if let encoding = Self.wideEncodingWithoutByteOrderMark(file.bytes) {
+            // Valid UTF-8 (ASCII and NUL bytes), so the check below passes it, and libyaml
+            // said only "control characters are not allowed" at the first NUL.
+            bag.error(
+                .invalidUTF8, "file is not valid UTF-8: it reads as \(encoding) (a NUL byte beside each character)",
+                at: SourceSpan(line: 1, column: 1, length: 1),
+                help: "flow reads workflows as UTF-8: convert it with `iconv -f \(encoding) -t UTF-8`")
+            return YAMLDocument()
+        }
         if let (offset, byte) = Self.firstInvalidUTF8(file.bytes) {
             let location = file.location(ofByte: offset)
             // `iconv -t UTF-8` alone (the help this was) reads the file as the locale's
             // encoding, UTF-8 nowadays, and fails on the same byte: name a source encoding.
-            // A UTF-16 byte order mark (Windows PowerShell's `>`) says which one it is.
-            let utf16 = file.bytes.starts(with: [0xFF, 0xFE]) || file.bytes.starts(with: [0xFE, 0xFF])
+            // A UTF-16 byte order mark (Windows PowerShell's `>`) says which one it is; a
+            // UTF-32 one starts like UTF-16 LE's, so it is looked for first.
+            let utf32 = file.bytes.starts(with: [0xFF, 0xFE, 0, 0]) || file.bytes.starts(with: [0, 0, 0xFE, 0xFF])
+            let utf16 = !utf32 && (file.bytes.starts(with: [0xFF, 0xFE]) || file.bytes.starts(with: [0xFE, 0xFF]))
+            let wide = utf32 ? "UTF-32" : "UTF-16"
             bag.error(
                 .invalidUTF8, "file is not valid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))",
                 at: SourceSpan(start: location, end: SourceLocation(line: location.line, column: location.column + 1)),
-                help: utf16
-                    ? "the file is UTF-16 (it starts with a UTF-16 byte order mark); flow reads workflows as UTF-8: "
-                        + "convert it with `iconv -f UTF-16 -t UTF-8`"
+                help: utf16 || utf32
+                    ? "the file is \(wide) (it starts with a \(wide) byte order mark); flow reads workflows as UTF-8: "
+                        + "convert it with `iconv -f \(wide) -t UTF-8`"
                     : "flow reads workflows as UTF-8; convert the file from its encoding, e.g. with "
                         + "`iconv -f LATIN1 -t UTF-8`")
             return YAMLDocument()
@@ -44,6 +61,20 @@ public struct YAMLReader {
             builder.run(buffer, bag: &bag)
         }
         return builder.document
+    }
+
+    /// UTF-16 or UTF-32 without a byte order mark, told by where the NUL bytes of the
+    /// first character are (YAML 1.2, 5.2 "Character Encodings"); nil for anything else. A
+    /// NUL byte is never part of a workflow, so no UTF-8 file is taken for one.
+    static func wideEncodingWithoutByteOrderMark(_ bytes: [UInt8]) -> String? {
+        guard bytes.count >= 2 else { return nil }
+        let b = bytes.prefix(4) + Array(repeating: 0xFF, count: max(0, 4 - bytes.count))
+        let first = b[0] != 0 && b[0] < 0x80
+        if b[0] == 0, b[1] == 0, b[2] == 0, b[3] != 0, b[3] < 0x80 { return "UTF-32BE" }
+        if first, b[1] == 0, b[2] == 0, b[3] == 0 { return "UTF-32LE" }
+        if b[0] == 0, b[1] != 0, b[1] < 0x80 { return "UTF-16BE" }
+        if first, b[1] == 0 { return "UTF-16LE" }
+        return nil
     }
 
     /// The offset and value of the first byte that is not part of well-formed UTF-8.
@@ -91,6 +122,8 @@ extension YAMLReader {
             var pendingStart: Int
             var anchor: String?
             var weight: Int
+            /// The bytes of scalar text in the collection, as its aliases would repeat them.
+            var text: Int
         }
 
         let file: SourceFile
@@ -99,9 +132,10 @@ extension YAMLReader {
         var stack: [Frame] = []
         /// Children of the open collections, innermost last (one buffer for all of them).
         var pending: [Int32] = []
-        var anchors: [String: (node: Int32, weight: Int)] = [:]
+        var anchors: [String: (node: Int32, weight: Int, text: Int)] = [:]
         var openAnchors: Set<String> = []
         var aliasExpansion = 0
+        var aliasText = 0
         var documentCount = 0
         var weights: [Int32: Int] = [:]
 
@@ -184,8 +218,8 @@ extension YAMLReader {
                 }
                 let tag = checkedTag(Self.string(data.tag), event: event, bag: &bag)
                 let id = append(YAMLNode(kind: .scalar, style: style, span: span(event), value: value, tag: tag))
-                if let anchor = Self.string(data.anchor) { anchors[anchor] = (id, 1) }
-                return attach(id, weight: 1, event: event, bag: &bag)
+                if let anchor = Self.string(data.anchor) { anchors[anchor] = (id, 1, data.length) }
+                return attach(id, weight: 1, text: data.length, event: event, bag: &bag)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
                 let isSequence = event.type == YAML_SEQUENCE_START_EVENT
                 if stack.count >= limits.maxDepth {
@@ -210,7 +244,7 @@ extension YAMLReader {
                 let id = append(YAMLNode(kind: isSequence ? .sequence : .mapping, style: flow ? .flow : .block,
                                          span: span(event), value: "", tag: tag))
                 if let anchor { openAnchors.insert(anchor) }
-                stack.append(Frame(node: id, pendingStart: pending.count, anchor: anchor, weight: 1))
+                stack.append(Frame(node: id, pendingStart: pending.count, anchor: anchor, weight: 1, text: 0))
             case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
                 guard let frame = stack.popLast() else { return true }
                 let id = frame.node
@@ -230,9 +264,9 @@ extension YAMLReader {
                 document.nodes[Int(id)].span.end = location(event.end_mark)
                 if let anchor = frame.anchor {
                     openAnchors.remove(anchor)
-                    anchors[anchor] = (id, frame.weight)
+                    anchors[anchor] = (id, frame.weight, frame.text)
                 }
-                return attach(id, weight: frame.weight, event: event, bag: &bag)
+                return attach(id, weight: frame.weight, text: frame.text, event: event, bag: &bag)
             case YAML_ALIAS_EVENT:
                 let name = Self.string(event.data.alias.anchor) ?? ""
                 if openAnchors.contains(name) {
@@ -256,10 +290,18 @@ extension YAMLReader {
                               at: span(event), help: "this looks like an alias bomb (\"billion laughs\")")
                     return false
                 }
+                aliasText += target.text
+                if aliasText > limits.maxAliasText {
+                    let limit = limits.maxAliasText
+                    let shown = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+                    bag.error(.aliasLimit, "aliases expand to more than \(shown) of text",
+                              at: span(event), help: "this looks like an alias bomb (\"billion laughs\")")
+                    return false
+                }
                 // A copy of the node (one node, not its subtree) marks the use site.
                 let copy = append(document[target.node])
                 document.aliasSites[copy] = span(event)
-                return attach(copy, weight: target.weight, event: event, bag: &bag)
+                return attach(copy, weight: target.weight, text: target.text, event: event, bag: &bag)
             default:
                 break
             }
@@ -272,13 +314,14 @@ extension YAMLReader {
         }
 
         /// Adds a finished node to the open collection, or makes it the root.
-        mutating func attach(_ id: Int32, weight: Int, event: yaml_event_t, bag: inout DiagnosticBag) -> Bool {
+        mutating func attach(_ id: Int32, weight: Int, text: Int, event: yaml_event_t, bag: inout DiagnosticBag) -> Bool {
             if stack.isEmpty {
                 if document.root == nil { document.root = id }
                 return true
             }
             pending.append(id)
             stack[stack.count - 1].weight += weight
+            stack[stack.count - 1].text += text
             return true
         }
 
