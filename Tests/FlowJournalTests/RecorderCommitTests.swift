@@ -61,6 +61,8 @@ import Testing
         let dir = JournalStorageTests.stateDir()
         defer { JournalStorageTests.removeStateDir(dir) }
         let (journal, plan, recorder, lockPath) = try Self.recording(steps: 3, in: dir)
+        // Open to the end, as the recorder's journal is in a run.
+        defer { withExtendedLifetime(journal) {} }
         func logged() throws -> [Int] {
             TransitionRecord.parseLines(Array(try FileReader.read(lockPath))).map(\.seq)
         }
