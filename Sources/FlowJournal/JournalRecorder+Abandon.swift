@@ -22,6 +22,7 @@ extension JournalRecorder {
                 try db.execute("UPDATE steps SET state = 'undo_failed' WHERE run_id = ? AND state = 'undoing'", [id])
                 try db.execute("UPDATE runs SET state = 'cancelled', exit_status = ?, ended_at = ? WHERE id = ? AND state = 'running'",
                                [Int(exitStatus), now, id])
+                if journal.hasRunCounts { try db.execute(JournalSchema.storeRunCounts, [id]) }
             }
             try? journal.access { _ in statements = nil }
             releaseLock()

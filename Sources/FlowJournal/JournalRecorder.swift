@@ -604,6 +604,11 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         self.lock = nil
     }
 
+    /// `counts` as `run_counts` keeps them: `state n` pairs joined by `,`, those of 0 left out.
+    static func countsText(_ counts: [StepState: Int]) -> String {
+        counts.filter { $0.value > 0 }.map { "\($0.key.rawValue) \($0.value)" }.sorted().joined(separator: ",")
+    }
+
     func finish(_ outcome: RunOutcome) {
         guard awaitOpening() else { return }
         ticker?.cancel()
@@ -611,6 +616,13 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         guarded { db, _ in
             try db.execute("UPDATE runs SET state = ?, exit_status = ?, ended_at = ? WHERE id = ?",
                            [outcome.status.rawValue, Int(outcome.exitCode), outcome.time.unix, id])
+            // The counts the summary gave, which are those of the run's steps rows
+            // (`JournalSchema.countedStep`): no SQL to parse and run for them, a tenth of a
+            // one-step run's instructions as `storeRunCounts` (see `JournalSchema.runCounts`).
+            if journal.hasRunCounts {
+                try db.execute("INSERT OR REPLACE INTO run_counts (run_id, counts, allowed) VALUES (?, ?, ?)",
+                               [id, Self.countsText(outcome.counts), Self.countsText(outcome.allowedFailures)])
+            }
         }
         // Finalised while the connection is ours, before it may close.
         try? journal.access { _ in statements = nil }

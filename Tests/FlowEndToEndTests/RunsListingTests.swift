@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import FlowJournal
 
@@ -53,5 +56,80 @@ import Testing
         #expect(runs.dropFirst().map { $0["id"] as? String } == (0..<count).reversed().map { String(format: "00000000-%08x", $0) })
         #expect(runs.last?["counts"] as? [String: Int] == ["succeeded": 1])
         #expect(runs.dropFirst().first?["counts"] as? [String: Int] == [count % 2 == 0 ? "failed" : "succeeded": 1])
+    }
+
+    /// The counts a run's end stores (the summary's) are those its steps rows give, by the
+    /// rule `flow runs` used to count them with (`JournalSchema.countedStep`), for runs of
+    /// every ending: allowed failures, skips, a group's own timeout, a rollback, a `use`
+    /// that fails before its steps, a resume, an undo, a run cut by a second signal.
+    @Test func theCountsARunsEndStoresAreThoseOfItsSteps() throws {
+        let box = try RunSandbox()
+        try box.write("mixed.yaml", """
+            steps:
+              - name: ok
+                shell: "true"
+                undo:
+                  - shell: "true"
+              - name: allowed
+                shell: exit 3
+                continue_on_error: true
+              - name: skipped
+                print: never
+                if: "false"
+              - name: slow
+                timeout: 100ms
+                sequential:
+                  - shell: sleep 30
+              - name: after
+                shell: "true"
+            """)
+        try box.write("use.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: {allowed: [prod, staging]}
+                steps:
+                  - print: ${{ params.env }}
+            steps:
+              - name: x
+                shell: echo v=dev >> "$FLOW_OUTPUT"
+                outputs: [v]
+              - use: deploy
+                with: {env: "${{ steps.x.outputs.v }}"}
+            """)
+        for arguments in [["run", "mixed.yaml"], ["resume", "last"], ["run", "mixed.yaml", "--no-rollback"], ["undo", "last"],
+                          ["run", "use.yaml"]] {
+            let r = try box.run(arguments + ["--output", "prefixed"])
+            #expect([0, 1].contains(r.status), "\(arguments): \(r)")
+        }
+        // Cut by a second signal: its end is written by `abandon`.
+        try box.write("cut.yaml", """
+            steps:
+              - shell: "true"
+              - { name: work, shell: \(RunSandbox.childPath) --stderr ready --ignore INT --sleep 30 }
+              - print: never
+            """)
+        let live = try LiveFlow(executable: RunSandbox.flowPath, arguments: ["run", "cut.yaml", "--output", "prefixed"],
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        #expect(live.waitForLine("work | ready"))
+        kill(live.pid, SIGINT)
+        #expect(live.waitFor { _, stderr in stderr.contains("SIGINT") })
+        kill(live.pid, SIGINT)
+        #expect(try live.finish().status == 130)
+
+        let journal = try Journal.open(stateDir: box.state.path, create: false)
+        let ids: [String] = try journal.read { db in try db.values("SELECT id FROM runs ORDER BY started_at") }
+        #expect(ids.count == 6)
+        let stored: [String: (String, String)] = try journal.read { db in
+            Dictionary(uniqueKeysWithValues: try db.rows("SELECT run_id, counts, allowed FROM run_counts").map {
+                (($0[0] as String?) ?? "", (($0[1] as String?) ?? "", ($0[2] as String?) ?? ""))
+            })
+        }
+        let counted = try journal.countsFromSteps(of: ids, onlyThese: true)
+        for id in ids {
+            let mine = try #require(stored[id], "run \(id) has no stored counts")
+            #expect(Journal.parseCounts(mine.0) == counted[id]?.counts ?? [:], "run \(id): \(mine.0)")
+            #expect(Journal.parseCounts(mine.1) == counted[id]?.allowed ?? [:], "run \(id): \(mine.1)")
+        }
     }
 }

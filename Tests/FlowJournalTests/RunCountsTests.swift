@@ -28,8 +28,8 @@ import Testing
         ("7", "shell", "timed_out", true),
     ]
 
-    /// Inserts run `id` as a recorder does: `running`, its steps, then (with `end`) its end,
-    /// which fires the trigger that stores its counts.
+    /// Inserts run `id` as a recorder does: `running`, its steps, then (with `end`) its end
+    /// and its counts.
     static func insertRun(_ db: SQLiteConnection, id: String, kind: String = "run", parent: String? = nil, started: Double,
                           steps: [Step], end: String?) throws {
         try db.execute("""
@@ -44,6 +44,9 @@ import Testing
         }
         if let end {
             try db.execute("UPDATE runs SET state = ?, ended_at = ? WHERE id = ?", [end, started + 1, id])
+            // As the recorder does where the journal has the table.
+            let hasTable: [String] = try db.values("SELECT name FROM sqlite_master WHERE name = 'run_counts'")
+            if !hasTable.isEmpty { try db.execute(JournalSchema.storeRunCounts, [id]) }
         }
     }
 
@@ -68,7 +71,7 @@ import Testing
         return counted
     }
 
-    /// Runs finished before the table (counted by the migration), since (by the trigger),
+    /// Runs finished before the table (counted by the migration), since (by their end),
     /// live, dead, resumed, undone, cancelled at once, written by another tool, and pruned:
     /// `runs` gives each the counts its steps give, and the same as a journal without the
     /// table (read as before).
@@ -100,7 +103,8 @@ import Testing
             // As `JournalRecorder.abandon` ends a run: its steps, then the run.
             try db.execute("UPDATE steps SET state = 'cancelled' WHERE run_id = 'abandoned' AND state = 'running'")
             try db.execute("UPDATE runs SET state = 'cancelled', ended_at = 16 WHERE id = 'abandoned' AND state = 'running'")
-            // Rows another tool wrote, the run finished from its first row: no trigger fired.
+            try db.execute(JournalSchema.storeRunCounts, ["abandoned"])
+            // Rows another tool wrote (or an older flow), the run finished with no counts stored.
             try db.execute("""
                 INSERT INTO runs (id, kind, workflow_path, workflow_name, content_hash, content, args, cwd, started_at, ended_at,
                                   state, pid, host)
