@@ -43,6 +43,8 @@ struct ShowCommand: Command {
             let options = record.args.options
             let value = JSONValue.object(RunsCommand.members(record) + [
                 ("host", .string(record.host)), ("pid", .int(record.pid)),
+                // Only when true: the arguments and options below were read as none.
+            ] + (record.argsDamaged ? [("arguments_damaged", JSONValue.bool(true))] : []) + [
                 // How it ran and failed: what a resume or undo of it carries on (null: not given).
                 ("options", .object([
                     ("rollback", .bool(options.rollback ?? true)),
@@ -81,7 +83,12 @@ struct ShowCommand: Command {
         Console.stdout(second + "\n")
         // What it was run with: its vars, params and selection decided what ran.
         let arguments = record.args.commandLine
-        if !arguments.isEmpty { Console.stdout("arguments: \(ControlEscaping.escaped(arguments))\n") }
+        if record.argsDamaged {
+            // Read as none, which are not what it ran with: saying nothing read as "no arguments".
+            Console.stdout("arguments: damaged (the journal's `args` for this run is not what flow writes); resume and undo refuse it\n")
+        } else if !arguments.isEmpty {
+            Console.stdout("arguments: \(ControlEscaping.escaped(arguments))\n")
+        }
         // How it ran and failed, which its resume or undo carries on: why a resume did not roll back.
         let options = record.args.options.commandLine
         if !options.isEmpty { Console.stdout("options: \(ControlEscaping.escaped(options))\n") }

@@ -304,7 +304,12 @@ import Glibc
         }
         #expect(box.lines("ran") == ["prod"])
         #expect(box.lines("undone") == [])
-        #expect(try box.run(["show", "last"]).status == 0)
+        // `show` says so (it printed no `arguments:` line, as for a run given none).
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0)
+        #expect(show.stdoutLines.contains { $0.hasPrefix("arguments: damaged") }, "\(show)")
+        let json = try box.run(["show", "last", "--json"])
+        #expect(json.stdout.contains(#""arguments_damaged" : true"#) || json.stdout.contains(#""arguments_damaged": true"#), "\(json.stdout.prefix(600))")
     }
 
     /// The workflow recorded with a run, damaged in the journal while the file is as the run
