@@ -54,6 +54,22 @@ import Glibc
         #expect(run.screen.foreign.isEmpty, "\(run.report)")
     }
 
+    /// On a terminal narrower than the line, it is cut to fit: wrapped, its first row stayed
+    /// on screen after it was erased (`\r` goes back to the start of the last row only).
+    @Test(.enabled(if: pseudoTerminalsAvailable, "this machine gives no pseudo-terminal (/dev/ptmx)"))
+    func aLongPruneOnANarrowTerminalLeavesOnlyItsSummary() throws {
+        let box = try Self.sandboxWithRuns()
+        var prune: TerminalRun?
+        try Self.holdingTheJournal(box) {
+            prune = try? TerminalRun(box, ["runs", "--prune", "0"], rows: 10, columns: 18)
+            return prune?.waitFor { _ in Self.claimed(box) } ?? false
+        }
+        let run = try #require(prune)
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.text.contains("\rdeleting runs… 3…\u{1B}[K"), "\(run.text.debugDescription)")
+        #expect(run.screen.all == ["pruned 3 runs"], "\(run.report)")
+    }
+
     @Test func aLongPruneWritesNoProgressWhereStderrIsNoTerminal() throws {
         let box = try Self.sandboxWithRuns()
         var prune: LiveFlow?

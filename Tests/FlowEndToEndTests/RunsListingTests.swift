@@ -132,4 +132,99 @@ import Testing
             #expect(Journal.parseCounts(mine.1) == counted[id]?.allowed ?? [:], "run \(id): \(mine.1)")
         }
     }
+
+    /// The other ways a run ends, each stored run's counts those of its steps: steps left
+    /// out by `--tags` and `--only`, a fail-fast concurrent group whose `finally` fails,
+    /// nested retried groups rolled back, a rollback whose undos fail and a `finally`
+    /// failing, a resume of a resume, `flow undo --force`, and a run of one action.
+    @Test func everyWayARunEndsStoresTheCountsOfItsSteps() throws {
+        let box = try RunSandbox()
+        try box.write("tags.yaml", """
+            steps:
+              - { name: a, shell: "true", tags: [x] }
+              - { name: b, shell: "true" }
+              - name: g
+                sequential:
+                  - { name: c, shell: "true", tags: [x] }
+                  - { name: d, print: hi }
+            """)
+        try box.write("fast.yaml", """
+            steps:
+              - name: par
+                concurrent:
+                  - { name: bad, shell: exit 2 }
+                  - { name: slow, shell: sleep 30 }
+                finally:
+                  - { name: fin, shell: exit 4 }
+              - { name: never, shell: "true" }
+            """)
+        try box.write("nested.yaml", """
+            steps:
+              - name: outer
+                retry: 1
+                sequential:
+                  - name: inner
+                    retry: 1
+                    sequential:
+                      - { name: a, shell: "true", undo: { shell: "true" } }
+                      - { name: b, shell: exit 1 }
+                  - { name: c, shell: "true" }
+            """)
+        try box.write("undo.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: { shell: exit 1 } }
+              - name: b
+                shell: "true"
+                undo:
+                  - shell: "true"
+                  - shell: exit 2
+              - { name: c, shell: exit 1 }
+            finally:
+              - { name: f, shell: exit 3 }
+            """)
+        try box.write("resume.yaml", """
+            steps:
+              - { name: a, shell: "true" }
+              - { name: b, shell: test -f ok1 }
+              - { name: c, shell: test -f ok2 }
+            """)
+        try box.write("act.yaml", """
+            actions:
+              hello:
+                steps:
+                  - print: hi
+                  - { shell: exit 3, continue_on_error: true }
+            steps:
+              - use: hello
+            """)
+        let runs: [[String]] = [["run", "tags.yaml", "--tags", "x"], ["run", "tags.yaml", "--only", "d"],
+                                ["run", "fast.yaml"], ["run", "nested.yaml"], ["run", "undo.yaml"],
+                                ["run", "resume.yaml"], ["touch ok1"], ["resume", "last"], ["touch ok2"], ["resume", "last"],
+                                ["run", "undo.yaml", "--no-rollback"], ["undo", "last", "--force"], ["run", "act.yaml", "hello"]]
+        for arguments in runs {
+            if arguments[0].hasPrefix("touch ") {
+                try box.write(String(arguments[0].dropFirst(6)), "")
+                continue
+            }
+            let r = try box.run(arguments + ["--output", "prefixed"])
+            #expect([0, 1].contains(r.status), "\(arguments): \(r)")
+        }
+        let journal = try Journal.open(stateDir: box.state.path, create: false)
+        let ids: [String] = try journal.read { db in try db.values("SELECT id FROM runs ORDER BY started_at") }
+        #expect(ids.count == 11)
+        let stored: [String: (String, String)] = try journal.read { db in
+            Dictionary(uniqueKeysWithValues: try db.rows("SELECT run_id, counts, allowed FROM run_counts").map {
+                (($0[0] as String?) ?? "", (($0[1] as String?) ?? "", ($0[2] as String?) ?? ""))
+            })
+        }
+        let counted = try journal.countsFromSteps(of: ids, onlyThese: true)
+        for id in ids {
+            let mine = try #require(stored[id], "run \(id) has no stored counts")
+            #expect(Journal.parseCounts(mine.0) == counted[id]?.counts ?? [:], "run \(id): \(mine.0)")
+            #expect(Journal.parseCounts(mine.1) == counted[id]?.allowed ?? [:], "run \(id): \(mine.1)")
+        }
+        // The last run's summary said what is stored: its allowed failure too.
+        #expect(Journal.parseCounts(stored[ids.last!]?.0 ?? "") == ["succeeded": 1, "failed": 1])
+        #expect(Journal.parseCounts(stored[ids.last!]?.1 ?? "") == ["failed": 1])
+    }
 }

@@ -38,6 +38,24 @@ import Testing
         #expect(!line.isShown)
     }
 
+    /// Wider than the terminal, the line wrapped, `\r` went back to the start of its last
+    /// row only, and each redraw left a row of the one before on screen.
+    @Test func theLineIsCutToTheTerminalsWidthLessAColumn() {
+        var written: [String] = []
+        var columns: Int? = 20
+        let line = ProgressLine(delay: 0, interval: 0, clock: { 0 }, width: { columns }) { written.append($0) }
+        line.update("deleting runs… 12,800 of 49,900")
+        columns = 40
+        line.update("deleting runs… 12,800 of 49,900")
+        columns = nil
+        line.update("compacting the journal…")
+        #expect(written == [
+            "\rdeleting runs… 12,…\u{1B}[K",
+            "\rdeleting runs… 12,800 of 49,900\u{1B}[K",
+            "\rcompacting the journal…\u{1B}[K",
+        ])
+    }
+
     @Test func numbersAreGroupedByThousands() {
         #expect([0, 7, 999, 1000, 12_800, 49_900, 1_234_567, -4200].map(ProgressLine.grouped)
                 == ["0", "7", "999", "1,000", "12,800", "49,900", "1,234,567", "-4,200"])

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One line on a terminal saying how far a long task has got (`deleting runs… 12,800 of
 /// 49,900`), redrawn in place, and erased when the task is done.
 ///
@@ -7,20 +11,29 @@
 /// that reports often does not spend its time writing. No colour, no cursor moves but
 /// `\r` and erase-to-end-of-line (`ESC[K`). Whoever makes one decides whether there is a
 /// terminal to draw on; `write` is where the line goes (stderr).
+///
+/// The line is cut to the terminal's width less a column (`DisplayWidth.fit`), as the live
+/// tree's rows are: a wider one wraps, `\r` goes back to the start of its last row only, and
+/// each redraw left a row of the one before on screen (`deleting runs… 12,8` at 20 columns).
 public final class ProgressLine {
     private let write: (String) -> Void
     private let clock: () -> Double
     private let started: Double
     private let delay: Double
     private let interval: Double
+    private let width: () -> Int?
     private var lastDrawn: Double?
 
     /// How long a task runs before its progress shows.
     public static let defaultDelay = 1.0
 
+    /// `width` is the terminal's in columns, asked at each redraw (a window resized while the
+    /// task runs is followed); nil when unknown, and the text is written whole.
     public init(delay: Double = ProgressLine.defaultDelay, interval: Double = 0.1,
-                clock: @escaping () -> Double = Timestamp.monotonic, write: @escaping (String) -> Void) {
+                clock: @escaping () -> Double = Timestamp.monotonic,
+                width: @escaping () -> Int? = ProgressLine.stderrWidth, write: @escaping (String) -> Void) {
         self.write = write
+        self.width = width
         self.clock = clock
         self.delay = delay
         self.interval = interval
@@ -38,7 +51,17 @@ public final class ProgressLine {
         guard time - started >= delay else { return }
         if let last = lastDrawn, time - last < interval, !now { return }
         lastDrawn = time
-        write("\r" + text() + "\u{1B}[K")
+        var line = text()
+        // The last column stays free: a character there leaves the cursor waiting to wrap.
+        if let columns = width() { line = DisplayWidth.fit(line, in: max(columns - 1, 1)).text }
+        write("\r" + line + "\u{1B}[K")
+    }
+
+    /// The width of the terminal on stderr, in columns; nil when it says none.
+    public static func stderrWidth() -> Int? {
+        var size = winsize()
+        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// Erases the line, if it was drawn: what the task prints next starts a clean line.
