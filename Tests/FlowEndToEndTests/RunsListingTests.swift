@@ -58,6 +58,28 @@ import Testing
         #expect(runs.dropFirst().first?["counts"] as? [String: Int] == [count % 2 == 0 ? "failed" : "succeeded": 1])
     }
 
+    /// Expects `runs` runs in `box`'s journal, each with stored counts equal to those its
+    /// steps rows give (`Journal.countsFromSteps`); returns the journal.
+    @discardableResult
+    static func expectStoredCountsAreTheSteps(_ box: RunSandbox, runs: Int,
+                                              sourceLocation: SourceLocation = #_sourceLocation) throws -> Journal {
+        let journal = try Journal.open(stateDir: box.state.path, create: false)
+        let ids: [String] = try journal.read { db in try db.values("SELECT id FROM runs ORDER BY started_at") }
+        #expect(ids.count == runs, sourceLocation: sourceLocation)
+        let stored: [String: (String, String)] = try journal.read { db in
+            Dictionary(uniqueKeysWithValues: try db.rows("SELECT run_id, counts, allowed FROM run_counts").map {
+                (($0[0] as String?) ?? "", (($0[1] as String?) ?? "", ($0[2] as String?) ?? ""))
+            })
+        }
+        let counted = try journal.countsFromSteps(of: ids, onlyThese: true)
+        for id in ids {
+            let mine = try #require(stored[id], "run \(id) has no stored counts", sourceLocation: sourceLocation)
+            #expect(Journal.parseCounts(mine.0) == counted[id]?.counts ?? [:], "run \(id): \(mine.0)", sourceLocation: sourceLocation)
+            #expect(Journal.parseCounts(mine.1) == counted[id]?.allowed ?? [:], "run \(id): \(mine.1)", sourceLocation: sourceLocation)
+        }
+        return journal
+    }
+
     /// The counts a run's end stores (the summary's) are those its steps rows give, by the
     /// rule `flow runs` used to count them with (`JournalSchema.countedStep`), for runs of
     /// every ending: allowed failures, skips, a group's own timeout, a rollback, a `use`
@@ -117,20 +139,7 @@ import Testing
         kill(live.pid, SIGINT)
         #expect(try live.finish().status == 130)
 
-        let journal = try Journal.open(stateDir: box.state.path, create: false)
-        let ids: [String] = try journal.read { db in try db.values("SELECT id FROM runs ORDER BY started_at") }
-        #expect(ids.count == 6)
-        let stored: [String: (String, String)] = try journal.read { db in
-            Dictionary(uniqueKeysWithValues: try db.rows("SELECT run_id, counts, allowed FROM run_counts").map {
-                (($0[0] as String?) ?? "", (($0[1] as String?) ?? "", ($0[2] as String?) ?? ""))
-            })
-        }
-        let counted = try journal.countsFromSteps(of: ids, onlyThese: true)
-        for id in ids {
-            let mine = try #require(stored[id], "run \(id) has no stored counts")
-            #expect(Journal.parseCounts(mine.0) == counted[id]?.counts ?? [:], "run \(id): \(mine.0)")
-            #expect(Journal.parseCounts(mine.1) == counted[id]?.allowed ?? [:], "run \(id): \(mine.1)")
-        }
+        try Self.expectStoredCountsAreTheSteps(box, runs: 6)
     }
 
     /// The other ways a run ends, each stored run's counts those of its steps: steps left
@@ -209,22 +218,12 @@ import Testing
             let r = try box.run(arguments + ["--output", "prefixed"])
             #expect([0, 1].contains(r.status), "\(arguments): \(r)")
         }
-        let journal = try Journal.open(stateDir: box.state.path, create: false)
-        let ids: [String] = try journal.read { db in try db.values("SELECT id FROM runs ORDER BY started_at") }
-        #expect(ids.count == 11)
-        let stored: [String: (String, String)] = try journal.read { db in
-            Dictionary(uniqueKeysWithValues: try db.rows("SELECT run_id, counts, allowed FROM run_counts").map {
-                (($0[0] as String?) ?? "", (($0[1] as String?) ?? "", ($0[2] as String?) ?? ""))
-            })
-        }
-        let counted = try journal.countsFromSteps(of: ids, onlyThese: true)
-        for id in ids {
-            let mine = try #require(stored[id], "run \(id) has no stored counts")
-            #expect(Journal.parseCounts(mine.0) == counted[id]?.counts ?? [:], "run \(id): \(mine.0)")
-            #expect(Journal.parseCounts(mine.1) == counted[id]?.allowed ?? [:], "run \(id): \(mine.1)")
-        }
+        let journal = try Self.expectStoredCountsAreTheSteps(box, runs: 11)
         // The last run's summary said what is stored: its allowed failure too.
-        #expect(Journal.parseCounts(stored[ids.last!]?.0 ?? "") == ["succeeded": 1, "failed": 1])
-        #expect(Journal.parseCounts(stored[ids.last!]?.1 ?? "") == ["failed": 1])
+        let last: [SQLiteRow] = try journal.read { db in
+            try db.rows("SELECT counts, allowed FROM run_counts WHERE run_id = (SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1)")
+        }
+        #expect(Journal.parseCounts((last.first?[0] as String?) ?? "") == ["succeeded": 1, "failed": 1])
+        #expect(Journal.parseCounts((last.first?[1] as String?) ?? "") == ["failed": 1])
     }
 }
