@@ -83,15 +83,20 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         case .stepState(let t):
             log.finished(t)
             unseen.observe(t)
-            // Lines for shell and delay steps; for a group only its own time-out or failure
-            // (its other ends follow from its steps'). A rollback's ends are for every step
-            // it reverses, a print or a group too: nothing else says they were undone.
-            // `--quiet` keeps the failures.
-            let ownEnd = (t.to == .timedOut && !t.step.isLeaf) || t.isGroupsOwnFailure || t.isRollbackEnd
-            // A step a resume reuses is named whatever its kind: "2 steps already succeeded"
-            // was followed by one line when the other was a `print`.
-            let reused = t.to == .succeeded && t.isFromEarlierRun
-            let shown = t.step.kind == "shell" || t.step.kind == "delay" || ownEnd || reused
+            // Every step's start and end, whatever its kind, as the contract has it: a
+            // `print`'s message is one of its output lines, and a group's (or a `use`'s)
+            // lines frame its steps' and give its own time. `--quiet` keeps the failures
+            // that say something of their own: a shell or delay step's, a group's own
+            // time-out or failure (one because a step inside failed has that step's), the
+            // ends of a rollback and the steps a resume reuses.
+            let shown: Bool
+            if quiet {
+                let ownEnd = (t.to == .timedOut && !t.step.isLeaf) || t.isGroupsOwnFailure || t.isRollbackEnd
+                let reused = t.to == .succeeded && t.isFromEarlierRun
+                shown = t.step.kind == "shell" || t.step.kind == "delay" || ownEnd || reused
+            } else {
+                shown = true
+            }
             // A retried group runs its steps again: their failures (and its own) so far
             // are made good or said again.
             if quiet, t.to == .retrying {

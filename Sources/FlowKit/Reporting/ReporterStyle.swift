@@ -27,6 +27,9 @@ struct ReporterStyle: Sendable {
         // Built directly (no array joined): one per finished step.
         var text: String
         switch t.to {
+        case .failed where !t.step.isLeaf && t.reason == StepTransition.insideFailedReason:
+            // The step inside says why, on its own line above.
+            text = ""
         case .failed:
             if let signal = t.signal { text = "signal \(signal)" } else if let code = t.exitCode, code != 0 {
                 text = "exit \(code)"

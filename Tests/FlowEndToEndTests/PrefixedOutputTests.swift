@@ -1,0 +1,95 @@
+import Testing
+
+/// `--output prefixed` shows the start and end of each step, as the contract says: a
+/// `print`, a group and a `use` are steps too, framed by their own `▶` and end lines.
+@Suite struct PrefixedOutputTests {
+    /// Times read `T`: they are the run's, not the test's.
+    static func timeless(_ lines: [String]) -> [String] {
+        lines.map { $0.replacing(/[0-9]+\.[0-9]s/, with: "T") }
+    }
+
+    /// Every kind gets its `▶` and end line; a group's come around its steps', a retried
+    /// group's again for each attempt, a group that failed because a step inside it did
+    /// ends with its time alone, and one whose own `timeout` passed with its `⏱`. The
+    /// `print` messages go to stderr here, so that one stream has every line in order.
+    @Test func everyKindOfStepHasItsStartAndEnd() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              greet:
+                params:
+                  who: {}
+                steps:
+                  - print: "hello ${{ params.who }}"
+                    stream: stderr
+            steps:
+              - name: g
+                retry: 1
+                sequential:
+                  - name: flaky
+                    shell: test -f marker || { touch marker; exit 1; }
+              - name: hi
+                use: greet
+                with: { who: you }
+              - name: lenient
+                continue_on_error: true
+                sequential:
+                  - name: four
+                    shell: exit 4
+              - name: wait
+                delay: 10ms
+              - name: slow
+                timeout: 0.2s
+                sequential:
+                  - name: sleeper
+                    shell: exec sleep 30
+            finally:
+              - print: "done ${{ run.status }}"
+                stream: stderr
+            """)
+        let r = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(r.status == 1, "\(r)")
+        #expect(Self.timeless(r.stderrLines) == [
+            "▶ g", "▶ flaky", "✗ flaky exit 1 T", "✗ g T",
+            "g: retrying (attempt 2 of 2)",
+            "▶ g (attempt 2)", "▶ flaky", "✓ flaky T", "✓ g T",
+            "▶ hi", "▶ print@2.1", "print@2.1 | hello you", "✓ print@2.1 T", "✓ hi T",
+            "▶ lenient", "▶ four", "✗ four exit 4 (allowed to fail) T", "✗ lenient (allowed to fail) T",
+            "▶ wait", "✓ wait T",
+            "▶ slow", "▶ sleeper", "⊘ sleeper cancelled T", "⏱ slow timed out after 200ms T",
+            "▶ print@f1", "print@f1  | done failed", "✓ print@f1 T",
+            "✗ failed: 4 succeeded, 1 failed (allowed), 1 timed_out, 1 cancelled in T",
+        ], "\(r)")
+    }
+
+    /// `--quiet` keeps the lines that say why: the failed step's, not the `✗` of each
+    /// group around it, which would only repeat it.
+    @Test func quietKeepsTheFailureNotTheGroupsAroundIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                sequential:
+                  - print: starting
+                  - name: inner
+                    concurrent:
+                      - name: broken
+                        shell: exit 2
+            """)
+        let loud = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(loud.status == 1, "\(loud)")
+        #expect(Self.timeless(loud.stderrLines) == [
+            "▶ outer", "▶ print@1.1", "✓ print@1.1 T", "▶ inner", "▶ broken",
+            "✗ broken exit 2 T", "✗ inner T", "✗ outer T",
+            "✗ failed: 1 succeeded, 1 failed in T",
+        ], "\(loud)")
+        #expect(loud.stdout == "print@1.1 | starting\n", "\(loud)")
+
+        let quiet = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed", "--quiet"])
+        #expect(quiet.status == 1, "\(quiet)")
+        #expect(Self.timeless(quiet.stderrLines) == [
+            "✗ broken exit 2 T", "✗ failed: 1 succeeded, 1 failed in T",
+        ], "\(quiet)")
+        #expect(quiet.stdout == "", "\(quiet)")
+    }
+}
