@@ -58,6 +58,20 @@ import Testing
         #expect(runs.dropFirst().first?["counts"] as? [String: Int] == [count % 2 == 0 ? "failed" : "succeeded": 1])
     }
 
+    /// The rows past the first 32 KiB wait for the columns' widths in a temporary file
+    /// (`SpooledTable`); where none can be made in `$TMPDIR` they wait in memory, and the
+    /// listing is the same.
+    @Test func theListingIsTheSameWhereNoTemporaryFileCanBeMade() throws {
+        let box = try Self.sandbox(runs: Journal.listingPage * 2 + 3)
+        let spooled = try box.run(["runs"])
+        #expect(spooled.status == 0, "\(spooled)")
+        #expect(spooled.stdout.utf8.count > 32_768, "more than a chunk of rows")
+        let inMemory = try box.run(["runs"], env: ["TMPDIR": box.state.path + "/not-a-directory"])
+        #expect(inMemory.status == 0, "\(inMemory)")
+        #expect(inMemory.stderr.isEmpty, "\(inMemory)")
+        #expect(inMemory.stdout == spooled.stdout)
+    }
+
     /// Expects `runs` runs in `box`'s journal, each with stored counts equal to those its
     /// steps rows give (`Journal.countsFromSteps`); returns the journal.
     @discardableResult
