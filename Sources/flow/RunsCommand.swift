@@ -96,8 +96,9 @@ struct RunsCommand: Command {
             }
             return
         }
-        // Streamed: each run is written as it is read, so a history of any length takes the
-        // memory of one page of runs (`Journal.forEachRun`), not of the whole list.
+        // A page of runs at a time (`Journal.forEachRun`), so that a history of any length
+        // takes the memory of one page, not of the whole list: the JSON is written as it is
+        // read, the table's rows wait for its widths in a file (`Journal.writeRunTable`).
         var output = ChunkedOutput()
         if json {
             // As `JSONValue.array(…).rendered(pretty: true)` writes it, one element at a time.
