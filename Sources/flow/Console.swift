@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FlowKit
+import Synchronization
 
 /// Ends the process at once with `status`, skipping deallocation of large trees.
 ///
@@ -39,9 +40,26 @@ enum Console {
     }
 
     /// Writes `bytes`; a refusal other than a closed pipe is kept for the end (`exitNow`).
+    /// A closed pipe ends the command (`closedPipeEndsFlow`).
     private static func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32) {
-        if !writeAll(fd, bytes) { LostOutput.shared.record(fd: fd, errno: errno) }
+        guard !writeAll(fd, bytes) else { return }
+        let code = errno
+        if code == EPIPE, closedPipeEndsFlow.load(ordering: .relaxed) { exit(closedPipeStatus) }
+        LostOutput.shared.record(fd: fd, errno: code)
     }
+
+    /// Whether a write that a closed pipe refuses (EPIPE) ends flow at once, quietly, with
+    /// `closedPipeStatus`. SIGPIPE ends flow so where it has its default disposition; where
+    /// whatever started flow ignores it (`trap '' PIPE`, some CI agents), the write fails
+    /// instead, and `flow runs | head -1` read the rest of the history for no one, then
+    /// exited 0. Cleared by a run (`RunSession`), which ignores SIGPIPE itself: its steps
+    /// go on, and are recorded, whoever stopped reading.
+    static let closedPipeEndsFlow = Atomic<Bool>(true)
+
+    /// 128 + SIGPIPE: the status a shell reports for a program SIGPIPE ended, as it ends
+    /// with the default disposition (seen with `set -o pipefail`). An exit, not the signal
+    /// raised again: whatever ignored it chose not to see programs killed by it.
+    static let closedPipeStatus: Int32 = 128 + SIGPIPE
 
     /// Color on a terminal (not `TERM=dumb`), or wherever `FORCE_COLOR` asks for it; never
     /// with `NO_COLOR` set or `--no-color`.

@@ -82,6 +82,7 @@ struct RunSession {
         _ = OpenFileLimit.raiseToHardLimit()
         // A closed stdout must not kill flow mid-run (children still get default SIGPIPE).
         SignalDisposition.ignore(SIGPIPE)
+        Console.closedPipeEndsFlow.store(false, ordering: .relaxed)
         let color = Console.useColor(fd: 2, disabled: options.noColor)
         var mode = options.output
         if mode == .auto {

@@ -96,8 +96,9 @@ struct RunsCommand: Command {
             }
             return
         }
-        // Streamed: each run is written as it is read, so a history of any length takes the
-        // memory of one page of runs (`Journal.forEachRun`), not of the whole list.
+        // A page of runs at a time (`Journal.forEachRun`), so that a history of any length
+        // takes the memory of one page, not of the whole list: the JSON is written as it is
+        // read, the table's rows wait for its widths in a file (`Journal.writeRunTable`).
         var output = ChunkedOutput()
         if json {
             // As `JSONValue.array(…).rendered(pretty: true)` writes it, one element at a time.
@@ -114,30 +115,13 @@ struct RunsCommand: Command {
             output.flush()
             return
         }
-        // The columns are as wide as their widest cell, which is known only once every run
-        // has been read: a first pass measures them (holding no run), the second prints. A
-        // run that ends or starts between the passes may be wider than measured: its row
-        // is then out of line, never cut.
         let header = ["ID", "STATE", "STARTED", "DURATION", "WORKFLOW", "STEPS"]
-        var widths = header.map { DisplayWidth.columns(of: $0) }
-        var count = 0
-        try JournalInput.attempt { () throws(JournalError) in
-            try journal.forEachRun(limit: limit, listing: true) { run in
-                // Padded by terminal columns, not characters: a workflow named after its file may
-                // be `构建.yaml`'s `构建`, two columns a character, which pushed STEPS out of line.
-                for (column, cell) in Self.cells(run).enumerated() {
-                    widths[column] = max(widths[column], DisplayWidth.columns(of: cell))
-                }
-                count += 1
-            }
+        let count = try JournalInput.attempt { () throws(JournalError) in
+            try journal.writeRunTable(limit: limit, header: header, cells: Self.cells) { output.append($0) }
         }
         if count == 0 {
             Console.stdout("no runs recorded in \(journal.stateDir)/\n")
             return
-        }
-        output.append(Self.line(header, widths: widths))
-        try JournalInput.attempt { () throws(JournalError) in
-            try journal.forEachRun(limit: limit, listing: true) { run in output.append(Self.line(Self.cells(run), widths: widths)) }
         }
         output.flush()
     }
@@ -157,15 +141,6 @@ struct RunsCommand: Command {
         if let action = run.args.action { workflow += " · action " + ControlEscaping.escaped(action) }
         if run.kind != "run" { workflow += " (\(run.kind) \(run.parentID ?? ""))" }
         return [run.id, run.state, JournalInput.localTime(run.startedAt), duration, workflow, run.countsSummary]
-    }
-
-    /// `cells` padded to `widths`, two spaces between columns, the last one unpadded.
-    static func line(_ cells: [String], widths: [Int]) -> String {
-        var line = ""
-        for (i, cell) in cells.enumerated() {
-            line += i == cells.count - 1 ? cell : cell + String(repeating: " ", count: max(widths[i] - DisplayWidth.columns(of: cell), 0) + 2)
-        }
-        return line + "\n"
     }
 
     static func json(_ run: RunRecord) -> JSONValue { .object(members(run)) }

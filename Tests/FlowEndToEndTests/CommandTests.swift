@@ -410,6 +410,26 @@ import Testing
         }
     }
 
+    /// Where whatever started flow ignores SIGPIPE (`trap '' PIPE`, some CI agents), a
+    /// write a closed pipe refuses ends the command at once, quietly, with 141 (the status
+    /// SIGPIPE's default gives): `flow runs | head -c 1` used to read the whole history
+    /// for no one and exit 0. The output is more than a pipe holds, so that flow writes
+    /// after `head` is gone whenever `head` goes.
+    @Test func aClosedPipeEndsTheCommandWhereSIGPIPEIsIgnored() throws {
+        let box = try RunsListingTests.sandbox(runs: 3_000)
+        try box.write("chatty.yaml", "steps:\n  - shell: seq 1 100000\n")
+        #expect(try box.run(["run", "chatty.yaml", "--output", "prefixed"], timeout: 120).status == 0)
+        for arguments in [["runs"], ["runs", "--json"], ["logs", "last"]] {
+            let r = try FlowBinary.run(arguments, in: box.root, shellScript: """
+                trap '' PIPE
+                { FLOW_STATE_DIR='\(box.state.path)' "$0" "$@" 2>flow.err; echo $? >flow.status; } | head -c 1 >/dev/null
+                """)
+            #expect(r.status == 0, "\(arguments): \(r)")
+            #expect(box.read("flow.status") == "141\n", "\(arguments)")
+            #expect(box.read("flow.err") == "", "\(arguments)")
+        }
+    }
+
     /// Started with stdout closed (`>&-`), flow says it cannot write to it (`EBADF`, as
     /// coreutils do): the number was taken by the next file flow opened (an epoll
     /// descriptor: "invalid argument"; the journal's database could have been next), and

@@ -58,6 +58,62 @@ import Testing
         #expect(runs.dropFirst().first?["counts"] as? [String: Int] == [count % 2 == 0 ? "failed" : "succeeded": 1])
     }
 
+    /// The rows past the first 32 KiB wait for the columns' widths in a temporary file
+    /// (`SpooledTable`); where none can be made in `$TMPDIR` they wait in memory, and the
+    /// listing is the same.
+    @Test func theListingIsTheSameWhereNoTemporaryFileCanBeMade() throws {
+        let box = try Self.sandbox(runs: Journal.listingPage * 2 + 3)
+        let spooled = try box.run(["runs"])
+        #expect(spooled.status == 0, "\(spooled)")
+        #expect(spooled.stdout.utf8.count > 32_768, "more than a chunk of rows")
+        let inMemory = try box.run(["runs"], env: ["TMPDIR": box.state.path + "/not-a-directory"])
+        #expect(inMemory.status == 0, "\(inMemory)")
+        #expect(inMemory.stderr.isEmpty, "\(inMemory)")
+        #expect(inMemory.stdout == spooled.stdout)
+    }
+
+    /// A journal damaged where its oldest runs are (the first leaf of the index the listing
+    /// reads): `flow runs --json` has written the newer runs when it reaches them, and
+    /// ends with the error on stderr and exit 2, its array left open: on exit 2 its stdout
+    /// is not to be parsed (docs/cli.md), and a JSON reader fails on it rather than taking
+    /// a cut history for a whole one. The table is written only once read whole: nothing.
+    @Test func aListingThatFailsPartWayLeavesNoWholeArray() throws {
+        let box = try Self.sandbox(runs: 3_000)
+        let path = box.state.path + "/journal.sqlite"
+        let pageSize: Int, root: Int
+        do {
+            let db = try SQLiteConnection(path: path)
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            pageSize = try #require(try db.value("PRAGMA page_size"))
+            root = try #require(try db.value("SELECT rootpage FROM sqlite_master WHERE name = 'runs_listing'"))
+        }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // Down the index's b-tree by each interior page's first cell (its smallest keys).
+        var page = root
+        while true {
+            let start = (page - 1) * pageSize, header = start + (page == 1 ? 100 : 0)
+            if bytes[header] == 0x0A {
+                bytes[header] = 0x00  // not a page type: SQLite reads the page as corrupt
+                break
+            }
+            #expect(bytes[header] == 0x02, "an interior index page")
+            let cell = start + (Int(bytes[header + 12]) << 8 | Int(bytes[header + 13]))
+            page = bytes[cell..<(cell + 4)].reduce(0) { $0 << 8 | Int($1) }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let json = try box.run(["runs", "--json"])
+        #expect(json.status == 2, "\(json.stderr)")
+        #expect(json.stderr.hasPrefix("error: ") && json.stderr.contains("malformed"), "\(json.stderr)")
+        #expect(json.stdout.hasPrefix("[\n  {"), "the newer runs were written")
+        #expect(!json.stdout.hasSuffix("]\n"))
+        #expect((try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) == nil)
+        let table = try box.run(["runs"])
+        #expect(table.status == 2, "\(table.stderr)")
+        #expect(table.stdout.isEmpty)
+        #expect(table.stderr == json.stderr)
+    }
+
     /// Expects `runs` runs in `box`'s journal, each with stored counts equal to those its
     /// steps rows give (`Journal.countsFromSteps`); returns the journal.
     @discardableResult
