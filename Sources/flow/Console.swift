@@ -33,6 +33,12 @@ enum Console {
         bytes.withUnsafeBytes { write($0, to: 1) }
     }
 
+    /// Bytes as they are, from a buffer the caller owns (`flow plan` hands its text on
+    /// a piece at a time).
+    static func stdout(bytes: UnsafeRawBufferPointer) {
+        write(bytes, to: 1)
+    }
+
     /// Writes all of `text` to `fd`, retrying short writes; a closed pipe ends quietly.
     private static func write(_ text: String, to fd: Int32) {
         var text = text

@@ -59,7 +59,7 @@ struct PlanCommand: Command {
         WorkflowInput.warnUnselectedReferences(plan, noColor: noColor)
         WorkflowInput.warnEmptySelection(plan, selection: selection)
         let printer = PlanPrinter(plan: plan)
-        Console.stdout(json ? printer.json() : printer.text())
+        if json { Console.stdout(printer.json()) } else { printer.writeText { Console.stdout(bytes: $0) } }
         // Done: exit without tearing down the trees (freeing a 100,000-step plan node by
         // node costs more than building it).
         exitNow(0)

@@ -60,6 +60,34 @@ import Testing
         }, "\(frames.suffix(3))")
     }
 
+    /// The text plan is written a piece of about 64 KiB at a time, not built whole: one of
+    /// several pieces (nested groups, so that pieces end at every depth) comes out whole,
+    /// in order, and the same as `run --dry-run` prints.
+    @Test func aPlanOfManyPiecesComesOutWholeAndInOrder() throws {
+        let groups = 600, steps = 10
+        let box = try RunSandbox()
+        var yaml = "steps:\n"
+        var expected: [String] = []
+        for g in 0..<groups {
+            yaml += "  - name: g\(g)\n    sequential:\n"
+            expected.append("\(g == groups - 1 ? "└─" : "├─") sequential g\(g)")
+            let bar = g == groups - 1 ? "   " : "│  "
+            for s in 0..<steps {
+                yaml += "      - shell: echo step \(g) \(s) of a plan written in pieces\n"
+                expected.append("\(bar)\(s == steps - 1 ? "└─" : "├─") shell: echo step \(g) \(s) of a plan written in pieces")
+            }
+        }
+        try box.write("wf.yaml", yaml)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan.stderr.prefix(400))")
+        #expect(plan.stdout.utf8.count > 4 * 64 * 1024, "\(plan.stdout.utf8.count) bytes")
+        let lines = plan.stdoutLines
+        #expect(Array(lines.dropFirst().prefix(expected.count)) == expected)
+        #expect(lines.last == "\(groups * (steps + 1)) steps, shortest wall time 0s", "\(plan.stdout.suffix(300))")
+        let dry = try box.run(["run", "--dry-run", "wf.yaml", "--no-journal"])
+        #expect(dry.status == 0 && dry.stdout == plan.stdout, "\(dry.stderr.prefix(400))")
+    }
+
     /// `--tags` and `--skip-tags` with as many tags as the workflow has tagged steps: each
     /// step's tags were searched for in the lists given, n × n comparisons (20,000 took 9 s,
     /// debug build). 80,000 tags, given as eight options (an argument is at most 128 KiB).

@@ -13,55 +13,100 @@ public struct PlanPrinter {
     // MARK: Text
 
     public func text() -> String {
+        var bytes: [UInt8] = []
+        writeText { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes the text plan to `write` as UTF-8, a piece of at most about 64 KiB at a time:
+    /// a 100,000-step plan is 5 MB, and building it whole (then decoding it into a
+    /// `String` only to encode it again) cost page faults and a check of every byte.
+    public func writeText(_ write: (UnsafeRawBufferPointer) -> Void) {
         // Bytes, not a String: appending to a String checks grapheme boundaries at every
         // seam, which costs more than everything else here on a 100,000-step plan.
         var out: [UInt8] = []
-        out.reserveCapacity(128 * 1024)
-        out.append(contentsOf: ControlEscaping.escaped(plan.title).utf8)
-        out.append(contentsOf: (" (\(ControlEscaping.escaped(plan.file.path)))\n").utf8)
+        out.reserveCapacity(Self.pieceBytes + 4096)
+        Self.put(ControlEscaping.escaped(plan.title), into: &out)
+        Self.put(" (", into: &out)
+        Self.put(ControlEscaping.escaped(plan.file.path), into: &out)
+        Self.put(")\n", into: &out)
         var context = base
         if case .use(_, let with) = plan.root.kind { context = base.entering(with) }
         let lists: [(String?, [PlanNode])] = [(nil, plan.root.children), ("finally", plan.root.finally)]
         for (title, nodes) in lists where !nodes.isEmpty {
-            if let title { out.append(contentsOf: ("\(title)\n").utf8) }
+            if let title { Self.put(title + "\n", into: &out) }
             for (i, node) in nodes.enumerated() {
-                line(node, prefix: "", last: i == nodes.count - 1, context: context, into: &out)
+                line(node, prefix: [], last: i == nodes.count - 1, context: context, into: &out, write: write)
             }
         }
         let summary = PlanSummary(plan: plan)
-        out.append(contentsOf: ("\n\(summary.text)\n").utf8)
-        return String(decoding: out, as: UTF8.self)
+        Self.put("\n\(summary.text)\n", into: &out)
+        out.withUnsafeBytes(write)
     }
 
-    func line(_ node: PlanNode, prefix: String, last: Bool, context: StaticContext, into out: inout [UInt8]) {
-        out.append(contentsOf: (prefix).utf8)
-        out.append(contentsOf: (last ? "└─ " : "├─ ").utf8)
-        if !node.selected { out.append(contentsOf: ("○ ").utf8) }
-        out.append(contentsOf: (node.keyword).utf8)
-        if let name = node.name { out.append(contentsOf: (" " + ControlEscaping.escaped(name)).utf8) }
+    /// How many bytes of the text plan are handed on at once.
+    static let pieceBytes = 64 * 1024
+
+    /// Appends `text`'s bytes, copied whole: `append(contentsOf: text.utf8)` went through
+    /// the generic sequence path a byte at a time (half a million calls for a 100,000-step
+    /// plan).
+    @inline(__always)
+    static func put(_ text: String, into out: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+            out.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// One node's line and, below it, its steps' (`prefix`: the tree's lines to its left).
+    func line(_ node: PlanNode, prefix: [UInt8], last: Bool, context: StaticContext, into out: inout [UInt8],
+              write: (UnsafeRawBufferPointer) -> Void) {
+        if out.count >= Self.pieceBytes {
+            out.withUnsafeBytes(write)
+            out.removeAll(keepingCapacity: true)
+        }
+        out.append(contentsOf: prefix)
+        Self.put(last ? "└─ " : "├─ ", into: &out)
+        if !node.selected { Self.put("○ ", into: &out) }
+        Self.put(node.keyword, into: &out)
+        if let name = node.name {
+            out.append(0x20)
+            Self.put(ControlEscaping.escaped(name), into: &out)
+        }
         var inner = context
         inner.env = node.env
         switch node.kind {
         case .print(let message, let stream):
-            out.append(contentsOf: (": " + Self.shown(ExpressionEvaluator.render(message, in: inner))).utf8)
-            if stream == .stderr { out.append(contentsOf: ("  [stderr]").utf8) }
+            Self.put(": ", into: &out)
+            Self.put(Self.shown(ExpressionEvaluator.render(message, in: inner)), into: &out)
+            if stream == .stderr { Self.put("  [stderr]", into: &out) }
         case .delay(let duration):
-            out.append(contentsOf: (": " + duration.compact).utf8)
+            Self.put(": ", into: &out)
+            Self.put(duration.compact, into: &out)
         case .shell(let task):
-            out.append(contentsOf: (": " + Self.shown(ExpressionEvaluator.render(task.command, in: inner))).utf8)
+            Self.put(": ", into: &out)
+            Self.put(Self.shown(ExpressionEvaluator.render(task.command, in: inner)), into: &out)
         case .use(let action, let with):
             let args = with.map { "\($0.name)=\(Self.shown(ExpressionEvaluator.render($0.value, in: inner)))" }
-            out.append(contentsOf: (": \(action)" + (args.isEmpty ? "" : "(" + args.joined(separator: ", ") + ")")).utf8)
+            Self.put(": \(action)" + (args.isEmpty ? "" : "(" + args.joined(separator: ", ") + ")"), into: &out)
             inner = inner.entering(with)
         case .sequential, .concurrent:
             break
         }
         let options = optionText(node)
-        if !options.isEmpty { out.append(contentsOf: ("  [" + ControlEscaping.escaped(options.joined(separator: " · ")) + "]").utf8) }
-        if let description = node.description { out.append(contentsOf: ("  — " + Self.shown(description)).utf8) }
-        if !node.selected { out.append(contentsOf: ("  (skipped: not selected)").utf8) }
-        out.append(contentsOf: ("\n").utf8)
-        let childPrefix = prefix + (last ? "   " : "│  ")
+        if !options.isEmpty {
+            Self.put("  [", into: &out)
+            Self.put(ControlEscaping.escaped(options.joined(separator: " · ")), into: &out)
+            out.append(UInt8(ascii: "]"))
+        }
+        if let description = node.description {
+            Self.put("  — ", into: &out)
+            Self.put(Self.shown(description), into: &out)
+        }
+        if !node.selected { Self.put("  (skipped: not selected)", into: &out) }
+        out.append(0x0A)
+        guard !node.children.isEmpty || !node.finally.isEmpty || !node.undo.isEmpty else { return }
+        var childPrefix = prefix
+        Self.put(last ? "   " : "│  ", into: &childPrefix)
         var sections: [(String?, [PlanNode])] = [(nil, node.children)]
         if !node.finally.isEmpty { sections.append(("finally", node.finally)) }
         if !node.undo.isEmpty { sections.append(("undo", node.undo)) }
@@ -69,14 +114,16 @@ public struct PlanPrinter {
         for (s, (title, nodes)) in titled.enumerated() {
             let lastSection = s == titled.count - 1
             if let title {
-                out.append(contentsOf: (childPrefix + (lastSection ? "└─ " : "├─ ") + title + "\n").utf8)
-                let sectionPrefix = childPrefix + (lastSection ? "   " : "│  ")
+                out.append(contentsOf: childPrefix)
+                Self.put((lastSection ? "└─ " : "├─ ") + title + "\n", into: &out)
+                var sectionPrefix = childPrefix
+                Self.put(lastSection ? "   " : "│  ", into: &sectionPrefix)
                 for (i, child) in nodes.enumerated() {
-                    line(child, prefix: sectionPrefix, last: i == nodes.count - 1, context: title == "undo" ? context : inner, into: &out)
+                    line(child, prefix: sectionPrefix, last: i == nodes.count - 1, context: title == "undo" ? context : inner, into: &out, write: write)
                 }
             } else {
                 for (i, child) in nodes.enumerated() {
-                    line(child, prefix: childPrefix, last: lastSection && i == nodes.count - 1, context: inner, into: &out)
+                    line(child, prefix: childPrefix, last: lastSection && i == nodes.count - 1, context: inner, into: &out, write: write)
                 }
             }
         }
@@ -126,7 +173,7 @@ public struct PlanPrinter {
 
     /// The first line of a multi-line text, marked as continued.
     static func oneLine(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "\n")) else { return text }
+        guard text.containsByte(UInt8(ascii: "\n")) else { return text }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         while let last = lines.last, last.allSatisfy({ $0 == " " || $0 == "\t" }), lines.count > 1 { lines.removeLast() }
         guard let first = lines.first else { return "" }

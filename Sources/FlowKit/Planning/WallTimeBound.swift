@@ -28,18 +28,26 @@ struct WallTimeBound {
     /// variables after `--var`, the workflow's name, the params of the enclosing action).
     static func of(_ node: PlanNode, in context: StaticContext) -> WallTimeBound {
         guard node.selected else { return .instant }
-        var context = context
-        context.env = node.env
         // Known false: skipped. Not known (an output, the environment, a status function
-        // other than `always()`): it may be skipped, or run.
-        let runs: Bool? = node.condition.map { ExpressionEvaluator.evaluate($0, in: BeforeTheRun(statics: context))?.isTruthy } ?? true
+        // other than `always()`): it may be skipped, or run. The node's environment is
+        // set only for its condition (each node carries its whole environment): copying
+        // the context at every node was most of this walk.
+        let runs: Bool? = node.condition.map { condition in
+            var scoped = context
+            scoped.env = node.env
+            return ExpressionEvaluator.evaluate(condition, in: BeforeTheRun(statics: scoped))?.isTruthy
+        } ?? true
         if runs == false { return .instant }
         var bound: WallTimeBound
         switch node.kind {
         case .delay(let duration): bound = WallTimeBound(ok: duration, failing: nil, longest: duration)
         case .print, .shell: bound = .instant
         case .sequential: bound = sequence(node.children, in: context)
-        case .use(_, let with): bound = sequence(node.children, in: context.entering(with))
+        case .use(_, let with):
+            // Its `with` values may read its environment, as the run's do.
+            var scoped = context
+            scoped.env = node.env
+            bound = sequence(node.children, in: scoped.entering(with))
         case .concurrent(let maxParallel, let failFast):
             bound = concurrent(node.children, maxParallel: maxParallel, failFast: failFast, in: context)
         }

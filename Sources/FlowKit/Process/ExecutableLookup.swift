@@ -24,7 +24,7 @@ public enum ExecutableLookup {
     /// none, meaning `defaultSearchPath`).
     public static func resolve(_ name: String, searchPath: @autoclosure () -> String?, directory: String? = nil) -> String? {
         guard !name.isEmpty else { return nil }
-        if name.utf8.contains(UInt8(ascii: "/")) { return name }
+        if name.containsByte(UInt8(ascii: "/")) { return name }
         let searchPath = searchPath() ?? defaultSearchPath
         // A hit is remembered for the same name, PATH and directory, and checked again with
         // one `access` instead of a stat per PATH entry (a thousand `sleep 1` steps made

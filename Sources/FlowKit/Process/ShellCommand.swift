@@ -28,32 +28,45 @@ public enum ShellCommand {
     /// `;&|()<>`, `~`, `#`, newlines, non-ASCII) needs a shell. The first word must not be
     /// a builtin or keyword, nor contain `=` (that would be a variable assignment).
     public static func directArgv(_ command: String) -> [String]? {
-        var words: [String] = []
-        var failed = false
         var text = command
-        // withUTF8: one pass over contiguous bytes, no per-Character work.
-        text.withUTF8 { bytes in
+        // withUTF8: contiguous bytes, no per-Character work. Two passes: the first checks
+        // every byte and counts the words, so a command that needs a shell costs no
+        // allocation and a plain one a single array of the right size (growing it word by
+        // word was a third of this function's time in `flow plan` of 100,000 steps).
+        let words: [String]? = text.withUTF8 { bytes in
+            var count = 0
+            var inWord = false
+            for b in bytes {
+                if b == 0x20 || b == 0x09 {
+                    inWord = false
+                } else if isPlainWordByte(b) {
+                    if !inWord { count += 1 }
+                    inWord = true
+                } else {
+                    return nil
+                }
+            }
+            guard count > 0 else { return nil }
+            var words: [String] = []
+            words.reserveCapacity(count)
             var start = -1
             for i in 0..<bytes.count {
-                let b = bytes[i]
-                if b == 0x20 || b == 0x09 {
+                if bytes[i] == 0x20 || bytes[i] == 0x09 {
                     if start >= 0 {
                         words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
                         start = -1
                     }
-                } else if isPlainWordByte(b) {
-                    if start < 0 { start = i }
-                } else {
-                    failed = true
-                    return
+                } else if start < 0 {
+                    start = i
                 }
             }
             if start >= 0 {
                 words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
             }
+            return words
         }
-        guard !failed, let first = words.first else { return nil }
-        if first.utf8.contains(UInt8(ascii: "=")) || shellWords.contains(first) { return nil }
+        guard let words, let first = words.first else { return nil }
+        if first.containsByte(UInt8(ascii: "=")) || shellWords.contains(first) { return nil }
         return words
     }
 

@@ -22,7 +22,11 @@ public enum ControlEscaping {
     /// that escapes them in its own way, as GitHub commands do CR and LF).
     public static func escaped(_ text: String, except kept: Set<Unicode.Scalar> = []) -> String {
         // Fast path: most text has no control byte at all (C1 characters start with 0xC2).
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return text }
+        // Scanned as contiguous bytes: `utf8.contains(where:)` walks a generic iterator,
+        // which was a twentieth of `flow plan`'s time on 100,000 steps.
+        let mayHold = { (byte: UInt8) in byte < 0x20 || byte == 0x7F || byte == 0xC2 }
+        guard text.utf8.withContiguousStorageIfAvailable({ $0.contains(where: mayHold) }) ?? text.utf8.contains(where: mayHold)
+        else { return text }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {

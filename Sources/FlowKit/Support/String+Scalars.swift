@@ -9,11 +9,15 @@ extension String {
     /// `utf8.contains(0)` walks a generic iterator byte by byte (about 900 instructions for
     /// a step's `FLOW_OUTPUT` path, on the path to every spawn); a native string's bytes are
     /// contiguous, and `memchr` scans them vectorised.
-    var containsNUL: Bool {
-        if let found = utf8.withContiguousStorageIfAvailable({ $0.isEmpty ? false : memchr($0.baseAddress!, 0, $0.count) != nil }) {
+    var containsNUL: Bool { containsByte(0) }
+
+    /// Whether the text holds `byte` (a NUL, or an ASCII character such as `\n` or `/`),
+    /// with `memchr` over a native string's contiguous bytes (see `containsNUL`).
+    func containsByte(_ byte: UInt8) -> Bool {
+        if let found = utf8.withContiguousStorageIfAvailable({ $0.isEmpty ? false : memchr($0.baseAddress!, Int32(byte), $0.count) != nil }) {
             return found
         }
-        return utf8.contains(0)
+        return utf8.contains(byte)
     }
 
     /// The text of `scalars`, encoded in one pass.
