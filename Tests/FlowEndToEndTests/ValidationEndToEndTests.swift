@@ -1161,3 +1161,30 @@ extension ValidationEndToEndTests {
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
     }
 }
+
+extension ValidationEndToEndTests {
+    /// A go-task habit: one var built from another (`image: "${{ vars.registry }}/app"`).
+    /// flow's vars are literal, so the steps got the text `${{ vars.registry }}/app` and
+    /// `flow validate` said the file was valid; a param default holding `${{` already got
+    /// `unexpanded-expression`, and now a var's value does too (the run still runs;
+    /// `--strict` refuses it).
+    @Test func anExpressionInAVarsValueIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              registry: ghcr.io/acme
+              image: "${{ vars.registry }}/app"
+            steps:
+              - print: "pushing ${{ vars.image }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        #expect(validate.stderr.contains(
+            "wf.yaml:3:10: warning: the value of variable `image` is literal: its `${{ … }}` is not expanded [unexpanded-expression]"),
+            "\(validate)")
+        #expect(validate.stderr.contains("build it in `env:`, whose values are expanded, and use `${{ env.NAME }}`"), "\(validate)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 0 && run.stdout.contains("pushing ${{ vars.registry }}/app"), "\(run)")
+    }
+}
