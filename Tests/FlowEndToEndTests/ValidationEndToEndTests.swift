@@ -1188,3 +1188,32 @@ extension ValidationEndToEndTests {
         #expect(run.status == 0 && run.stdout.contains("pushing ${{ vars.registry }}/app"), "\(run)")
     }
 }
+
+extension ValidationEndToEndTests {
+    /// GitHub Actions habits: `continue-on-error: ${{ … }}`, `max-parallel: ${{ … }}`.
+    /// flow reads booleans and counts before the run, so they are refused; the error said
+    /// "found a string" (as if the quotes were the problem) where `timeout` already said
+    /// that expressions are not allowed there, and each var named in them was also
+    /// "never used, use it as `${{ vars.c }}`", which is what the user had written.
+    @Test func anExpressionWhereABooleanOrCountIsReadSaysExpressionsAreNotAllowed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: {soft: "true", n: "2", t: 5s}
+            steps:
+              - shell: "true"
+                continue_on_error: ${{ vars.soft }}
+                timeout: ${{ vars.t }}
+              - concurrent: [echo a, echo b]
+                max_parallel: ${{ vars.n }}
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains(
+            "wf.yaml:4:24: error: `continue_on_error` must be `true` or `false`; expressions are not allowed here [wrong-type]"), "\(r)")
+        #expect(r.stderr.contains(
+            "wf.yaml:7:19: error: `max_parallel` must be a whole number; expressions are not allowed here [wrong-type]"), "\(r)")
+        #expect(r.stderr.contains("flow reads it before the run starts: write the value itself"), "\(r)")
+        #expect(!r.stderr.contains("never used"), "\(r)")
+        #expect(r.stderr.hasSuffix("3 errors in 1 file\n"), "\(r)")
+    }
+}
