@@ -973,3 +973,24 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 }
+
+extension RunSemanticsTests {
+    /// fail_fast skips the siblings not started, as the contract says, one whose `if`
+    /// calls `always()` too (docs/workflow-format.md, Groups): whether it had started is
+    /// timing. A step after the group with `if: always()` runs and sees it `skipped`.
+    @Test func failFastSkipsANotStartedSiblingWhoseIfIsAlways() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - shell: exit 1
+                  - { name: held, if: always(), shell: echo held >> log }
+                max_parallel: 1
+              - { name: after, if: always(), shell: "echo after ${{ steps.held.status }} >> log" }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["after skipped"], "\(r)")
+        #expect(r.stdout.contains(#""name":"held","kind":"shell","from":"pending","to":"skipped","attempt":1,"reason":"a sibling failed (fail_fast)""#), "\(r)")
+    }
+}

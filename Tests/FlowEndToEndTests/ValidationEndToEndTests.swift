@@ -1161,3 +1161,59 @@ extension ValidationEndToEndTests {
         #expect(run.status == 2 && run.stdout.isEmpty, "\(run)")
     }
 }
+
+extension ValidationEndToEndTests {
+    /// A go-task habit: one var built from another (`image: "${{ vars.registry }}/app"`).
+    /// flow's vars are literal, so the steps got the text `${{ vars.registry }}/app` and
+    /// `flow validate` said the file was valid; a param default holding `${{` already got
+    /// `unexpanded-expression`, and now a var's value does too (the run still runs;
+    /// `--strict` refuses it).
+    @Test func anExpressionInAVarsValueIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              registry: ghcr.io/acme
+              image: "${{ vars.registry }}/app"
+            steps:
+              - print: "pushing ${{ vars.image }}"
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        #expect(validate.stderr.contains(
+            "wf.yaml:3:10: warning: the value of variable `image` is literal: its `${{ … }}` is not expanded [unexpanded-expression]"),
+            "\(validate)")
+        #expect(validate.stderr.contains("build it in `env:`, whose values are expanded, and use `${{ env.NAME }}`"), "\(validate)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 0 && run.stdout.contains("pushing ${{ vars.registry }}/app"), "\(run)")
+    }
+}
+
+extension ValidationEndToEndTests {
+    /// GitHub Actions habits: `continue-on-error: ${{ … }}`, `max-parallel: ${{ … }}`.
+    /// flow reads booleans and counts before the run, so they are refused; the error said
+    /// "found a string" (as if the quotes were the problem) where `timeout` already said
+    /// that expressions are not allowed there, and each var named in them was also
+    /// "never used, use it as `${{ vars.c }}`", which is what the user had written.
+    @Test func anExpressionWhereABooleanOrCountIsReadSaysExpressionsAreNotAllowed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: {soft: "true", n: "2", t: 5s}
+            steps:
+              - shell: "true"
+                continue_on_error: ${{ vars.soft }}
+                timeout: ${{ vars.t }}
+              - concurrent: [echo a, echo b]
+                max_parallel: ${{ vars.n }}
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains(
+            "wf.yaml:4:24: error: `continue_on_error` must be `true` or `false`; expressions are not allowed here [wrong-type]"), "\(r)")
+        #expect(r.stderr.contains(
+            "wf.yaml:7:19: error: `max_parallel` must be a whole number; expressions are not allowed here [wrong-type]"), "\(r)")
+        #expect(r.stderr.contains("flow reads it before the run starts: write the value itself"), "\(r)")
+        #expect(!r.stderr.contains("never used"), "\(r)")
+        #expect(r.stderr.hasSuffix("3 errors in 1 file\n"), "\(r)")
+    }
+}

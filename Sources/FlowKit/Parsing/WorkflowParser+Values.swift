@@ -82,6 +82,10 @@ extension WorkflowParser {
             if node.kind == .scalar, Self.yaml11Booleans.contains(node.value) {
                 bag.error(.wrongType, "\(what) must be `true` or `false`, found `\(node.value)`", at: valueSpan(node),
                           help: "YAML 1.2 spells booleans `true` and `false`")
+            } else if node.isString, node.value.hasExpressionMarker {
+                // GitHub Actions takes `continue-on-error: ${{ … }}`; "found a string"
+                // would not say why this one is refused.
+                expressionNotAllowed(id, what, expected: "`true` or `false`")
             } else {
                 wrongType(id, expected: "`true` or `false`", what: what)
             }
@@ -104,10 +108,25 @@ extension WorkflowParser {
                 }
                 return nil
             }
+            if node.isString, node.value.hasExpressionMarker {
+                expressionNotAllowed(id, what, expected: "a whole number")
+                return nil
+            }
             wrongType(id, expected: "a whole number", what: what)
             return nil
         }
         return Located(value, valueSpan(node))
+    }
+
+    /// An option flow reads before anything runs (a boolean, a count), written as an
+    /// expression: as `timeout` does, say that expressions are not taken there rather than
+    /// that a string was found.
+    mutating func expressionNotAllowed(_ id: Int32, _ what: String, expected: String) {
+        bag.error(.wrongType, "\(what) must be \(expected); expressions are not allowed here", at: valueSpan(document[id]),
+                  help: "flow reads it before the run starts: write the value itself")
+        // The vars it names are meant as used: "never used, use it as `${{ vars.x }}`"
+        // beside this error would contradict what the user wrote.
+        noteNames(inUnread: document[id].value)
     }
 
     /// A duration: `250ms`, `1.5s`, `1h30m`, or a number of seconds.
@@ -121,6 +140,7 @@ extension WorkflowParser {
         if node.value.hasExpressionMarker {
             bag.error(.invalidDuration, "\(what) must be a fixed duration; expressions are not allowed here", at: valueSpan(node),
                       help: "write e.g. `30s`, `1m30s`, `250ms`")
+            noteNames(inUnread: node.value)
             return nil
         }
         switch Duration.parseChecked(node.value) {

@@ -252,6 +252,14 @@ public struct WorkflowParser {
             if node.isNull {
                 result.append(Variable(name: name, value: Located("", node.span)))
             } else if let text = self.text(value, "the value of `\(name.value)`") {
+                // go-task evaluates templates in vars (`B: "{{.A}}-y"`); flow's vars are
+                // literal, so such a value would reach the steps as the text `${{ … }}`
+                // without a word, as a param default would (which gets the same warning).
+                if text.value.contains("${{") {
+                    bag.warning(.unexpandedExpression, "the value of variable `\(name.value)` is literal: its `${{ … }}` is not expanded",
+                                at: text.span,
+                                help: "write the value out, or build it in `env:`, whose values are expanded, and use `${{ env.NAME }}`")
+                }
                 result.append(Variable(name: name, value: text))
             } else {
                 unreadVarNames.insert(name.value)
