@@ -236,7 +236,8 @@ import Glibc
     // MARK: retry
 
     /// The delay before attempt n is `min(delay × backoff^(n-1), max_delay)`, as each
-    /// retry's note says: 10ms, 30ms, then 90ms capped at 50ms, twice.
+    /// retry's note says: attempt 2 waits 10ms × 3 = 30ms, attempt 3 90ms capped at 50ms,
+    /// and so on (attempts counted from 1, as the notes count them).
     @Test func retryDelaysGrowByTheBackoffUpToTheMaximum() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
@@ -248,7 +249,7 @@ import Glibc
         let r = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(r.status == 1, "\(r)")
         let notes = r.stderrLines.filter { $0.hasPrefix("flaky: retrying") }
-        #expect(notes == ["flaky: retrying (attempt 2 of 5) in 10ms", "flaky: retrying (attempt 3 of 5) in 30ms",
+        #expect(notes == ["flaky: retrying (attempt 2 of 5) in 30ms", "flaky: retrying (attempt 3 of 5) in 50ms",
                           "flaky: retrying (attempt 4 of 5) in 50ms", "flaky: retrying (attempt 5 of 5) in 50ms"], "\(r)")
     }
 

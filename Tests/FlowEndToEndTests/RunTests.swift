@@ -644,7 +644,7 @@ import FoundationXML
         let r = try box.run(["run", "wf.yaml", "--output", "json"])
         #expect(r.status == 0, "\(r)")
         #expect(box.lines("count").count == 3)
-        #expect(r.elapsed >= 0.15, "delays 50ms then 100ms")
+        #expect(r.elapsed >= 0.3, "delays 100ms then 200ms (50ms × 2, × 2²)")
         #expect(r.finalState(of: "flaky") == "succeeded")
     }
 

@@ -118,10 +118,14 @@ import Testing
         policy.delay = .seconds(1)
         policy.backoff = 2
         policy.maxDelay = .seconds(5)
-        #expect(policy.delay(beforeAttempt: 2) == .seconds(1))
-        #expect(policy.delay(beforeAttempt: 3) == .seconds(2))
-        #expect(policy.delay(beforeAttempt: 4) == .seconds(4))
+        // Attempt n waits delay × backoff^(n-1), capped: 2s, 4s, then 8s capped at 5s.
+        #expect(policy.delay(beforeAttempt: 2) == .seconds(2))
+        #expect(policy.delay(beforeAttempt: 3) == .seconds(4))
+        #expect(policy.delay(beforeAttempt: 4) == .seconds(5))
         #expect(policy.delay(beforeAttempt: 5) == .seconds(5))
+        policy.backoff = 1
+        #expect(policy.delay(beforeAttempt: 2) == .seconds(1))
+        #expect(policy.delay(beforeAttempt: 5) == .seconds(1))
         policy.exitCodes = [75]
         #expect(policy.retries(exitCode: 75))
         #expect(!policy.retries(exitCode: 1))

@@ -12,10 +12,13 @@ public struct RetryPolicy: Sendable, Equatable {
         self.limit = limit
     }
 
-    /// The wait before attempt `attempt` (2 for the first retry): `min(delay × backoff^(n-1), max_delay)`
-    /// where n counts retries from 1.
+    /// The wait before attempt `attempt` (2 for the first retry), as the contract writes
+    /// it: `min(delay × backoff^(n-1), max_delay)` for attempt n, attempts counted from 1
+    /// as flow's notes count them ("retrying (attempt 2 of 4)"). So `delay` is the base the
+    /// waits grow from: with `backoff: 2` the first retry waits twice `delay`; with the
+    /// default `backoff: 1` every retry waits `delay`.
     public func delay(beforeAttempt attempt: Int) -> Duration {
-        let n = max(attempt - 1, 1)
+        let n = max(attempt, 2)
         var seconds = delay.seconds
         for _ in 1..<n { seconds *= backoff }
         if let maxDelay { seconds = min(seconds, maxDelay.seconds) }

@@ -206,7 +206,7 @@ public enum WorkflowSchema {
                     ("additionalProperties", .bool(false)),
                     ("properties", .object([
                         ("limit", described(integer(minimum: 0), "Attempts after the first (required).")),
-                        ("delay", described(ref("duration"), "Duration before the first retry (default 0).")),
+                        ("delay", described(ref("duration"), "Base of the waits between attempts (default 0): attempt n waits delay × backoff^(n-1).")),
                         // The maximum keeps out `.inf` (flow: "must be a finite number").
                         ("backoff", .object([("type", .string("number")), ("minimum", .int(1)),
                                              ("maximum", .double(Double.greatestFiniteMagnitude)), notNaN,
