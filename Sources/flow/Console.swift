@@ -67,6 +67,12 @@ enum Console {
     /// raised again: whatever ignored it chose not to see programs killed by it.
     static let closedPipeStatus: Int32 = 128 + SIGPIPE
 
+    /// Whether flow runs as a step of a GitHub Actions job (`GITHUB_ACTIONS=true`): where
+    /// `--output grouped` folds each step's output into a log group and annotates failures.
+    static var inGitHubActions: Bool {
+        getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"
+    }
+
     /// Color on a terminal (not `TERM=dumb`), or wherever `FORCE_COLOR` asks for it; never
     /// with `NO_COLOR` set or `--no-color`.
     static func useColor(fd: Int32, disabled: Bool) -> Bool {

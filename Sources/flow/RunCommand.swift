@@ -73,7 +73,10 @@ struct RunCommand: Command {
         let planOptions = selection.planOptions(action: action)
         let workflow: Workflow, plan: Plan
         do {
-            workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor)
+            // In a GitHub Actions job under `--output grouped`, a refused workflow's errors
+            // (and the warnings of one that runs) are annotations on the file too.
+            workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor,
+                                                   annotate: execution.output == .grouped && Console.inGitHubActions)
             plan = try WorkflowInput.plan(workflow, options: planOptions)
         } catch {
             // A CI job's report step finds a report of the refusal, not none.

@@ -113,7 +113,7 @@ struct RunSession {
             bus.add(PrefixedReporter(color: color, stdoutColor: stdoutColor, quiet: options.quiet, labelWidth: width,
                                      fullOutput: fullOutput))
         case .grouped:
-            bus.add(GroupedReporter(color: color, github: getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true",
+            bus.add(GroupedReporter(color: color, github: Console.inGitHubActions,
                                     quiet: options.quiet))
         case .raw: bus.add(RawReporter(color: color, passThrough: options.noJournal))
         case .json: bus.add(JSONReporter())

@@ -13,7 +13,11 @@ enum WorkflowInput {
     /// variables they override to the planner. `running` is false for the commands that
     /// never run anything (`plan`, `graph`, `run --dry-run`), whose refusal does not say
     /// "nothing was run".
-    static func loadValid(_ path: String, options: PlanOptions, noColor: Bool, running: Bool = true) throws -> Workflow {
+    /// `annotate`: the diagnostics are also written as GitHub Actions workflow commands
+    /// (`::error file=…,line=…::…`), which GitHub shows on the file in the pull request, as
+    /// it shows a failed step's under `--output grouped`.
+    static func loadValid(_ path: String, options: PlanOptions, noColor: Bool, running: Bool = true,
+                          annotate: Bool = false) throws -> Workflow {
         var loaded = LoadedWorkflow.load(path: path, pathBytes: RawArguments.bytes(of: path),
                                          overriddenVars: Set(options.vars.map(\.name)))
         loaded.dropSyntaxTree()
@@ -21,6 +25,7 @@ enum WorkflowInput {
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
         if !loaded.diagnostics.isEmpty {
             Console.stderr(renderer.text(loaded.diagnostics))
+            if annotate { Console.stderr(renderer.github(loaded.diagnostics)) }
         }
         guard loaded.isValid, let workflow = loaded.workflow else {
             let count = loaded.errorCount

@@ -27,6 +27,37 @@ import FoundationXML
         #expect(!r.stdout.contains("\r"), "\(r)")
     }
 
+    /// A workflow read from standard input has no file in the repository: its GitHub
+    /// commands named `file=<stdin>`, a path GitHub would link. They carry no file and no
+    /// position now, and the message says where.
+    @Test func githubCommandsForStandardInputNameNoFile() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shel: make\n")
+        let r = try FlowBinary.run(["validate", "--format", "github", "-"], in: box.root,
+                                   shellScript: "\"$0\" \"$@\" < wf.yaml")
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdout == "::error title=flow unknown-key::<stdin>:2:5: unknown key `shel` in a step (did you mean `shell`?)\n",
+                "\(r)")
+    }
+
+    /// `flow run --output grouped` in a GitHub Actions job annotates a failed step; a
+    /// workflow it refuses is annotated too, on the file and line, beside the text with its
+    /// caret (which the log shows). Outside GitHub Actions, or in another mode, only the text.
+    @Test func aRefusedWorkflowIsAnnotatedInGitHubActions() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shel: make\n")
+        let annotation = "::error file=wf.yaml,line=2,col=5,endLine=2,endColumn=9,title=flow unknown-key::"
+            + "unknown key `shel` in a step (did you mean `shell`?)"
+        let github = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(github.status == 2, "\(github)")
+        #expect(github.stderrLines.contains(annotation), "\(github)")
+        #expect(github.stderr.contains("wf.yaml:2:5: error: unknown key `shel` in a step [unknown-key]\n"), "\(github)")
+        for (env, output) in [(["GITHUB_ACTIONS": "false"], "grouped"), (["GITHUB_ACTIONS": "true"], "prefixed")] {
+            let plain = try box.run(["run", "wf.yaml", "--output", output], env: env)
+            #expect(plain.status == 2 && !plain.stderr.contains("::error"), "\(output): \(plain)")
+        }
+    }
+
     /// The report's failures are the summary's: a group's own time-out, a `use` that failed
     /// before its steps ran and an undo that failed were not failures in the report (their
     /// steps were `cancelled`/`skipped`, the undone step passed), so a failed run could

@@ -184,12 +184,21 @@ public struct DiagnosticRenderer: Sendable {
 
     // MARK: GitHub
 
-    /// GitHub Actions workflow commands: `::error file=…,line=…,col=…::message`.
+    /// GitHub Actions workflow commands: `::error file=…,line=…,col=…::message`. A
+    /// workflow read from standard input has no file to annotate: its commands carry no
+    /// `file` and no position (GitHub would link `<stdin>` as a path of the repository),
+    /// and the message starts with where it is (`<stdin>:3:5: …`).
     public func github(_ diagnostics: [Diagnostic]) -> String {
         var out = ""
         for d in diagnostics {
             var message = d.message
             if let help = d.help { message += " (\(help))" }
+            if d.file.path == LoadedWorkflow.stdinName {
+                message = "\(d.file.path):\(d.span.start.line):\(d.span.start.column): " + message
+                out += "::\(d.severity.rawValue) title=\(GitHubCommandEscaping.property("flow " + d.code.rawValue))::"
+                out += GitHubCommandEscaping.data(message) + "\n"
+                continue
+            }
             out += "::\(d.severity.rawValue) file=\(GitHubCommandEscaping.property(d.file.path)),line=\(d.span.start.line),"
             out += "col=\(d.span.start.column),endLine=\(d.span.end.line),endColumn=\(d.span.end.column),"
             out += "title=\(GitHubCommandEscaping.property("flow " + d.code.rawValue))::\(GitHubCommandEscaping.data(message))\n"
