@@ -4,7 +4,8 @@ import FlowKit
 extension Journal {
     /// Drops from `reuse` the steps of `plan` (the workflow `content` a resume of `run`
     /// runs) that are not the step whose result it is, and says which and why (label,
-    /// reason), in plan order.
+    /// reason, and whether the result is another step's: the step at its path now never
+    /// ran, so it runs rather than runs again), in plan order.
     ///
     /// Steps match by path, a position. A result is of the step at its path in the content
     /// of the run it came from: `run` itself, or for a step `carriedSteps` carried on, the
@@ -14,12 +15,12 @@ extension Journal {
     /// does (`StepRecord.change`). The recorded content is planned, quietly, with that run's
     /// arguments; if it no longer plans, the journal's labels are compared instead.
     public func unmatchedReuse(_ reuse: inout [String: StepResult], steps: [StepRecord], plan: Plan, content: [UInt8],
-                               run: RunRecord) throws(JournalError) -> [(label: String, reason: String)]
+                               run: RunRecord) throws(JournalError) -> [(label: String, reason: String, anotherStep: Bool)]
     {
         let records = Dictionary(steps.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var runs = [run.id: run]
         var origins: [String: Origin] = [:]
-        var changed: [(label: String, reason: String)] = []
+        var changed: [(label: String, reason: String, anotherStep: Bool)] = []
         for node in plan.steps where reuse[node.path] != nil {
             guard let step = records[node.path] else { continue }
             let id = step.origin ?? run.id
@@ -36,7 +37,8 @@ extension Journal {
             } ?? "run \(id) recorded no step at \(node.path)"
             if let reason {
                 reuse[node.path] = nil
-                changed.append((node.label, reason))
+                let same = recorded.map { $0.name == node.name && $0.kind == node.keyword } ?? false
+                changed.append((node.label, reason, !same))
             }
         }
         return changed

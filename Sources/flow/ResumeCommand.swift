@@ -137,7 +137,10 @@ struct ResumeCommand: Command {
         let reused = JournalInput.reusedCount(reuse, plan: plan)
         Console.stderr("resuming run \(id): \(reused) step\(reused == 1 ? "" : "s") already succeeded\n")
         if !carried.isEmpty { Console.stderr(carried) }
-        for (label, reason) in changed { Console.stderr("note: \(ControlEscaping.escaped(label)) runs again: \(ControlEscaping.escaped(reason))\n") }
+        // A step at a path that held another one never ran: it runs, it does not run again.
+        for (label, reason, anotherStep) in changed {
+            Console.stderr("note: \(ControlEscaping.escaped(label)) runs\(anotherStep ? "" : " again"): \(ControlEscaping.escaped(reason))\n")
+        }
         await session.run()
     }
 }

@@ -83,7 +83,7 @@ struct UndoCommand: Command {
         }
         let leftAlone = checked.subtracting(carried.keys)
         for path in leftAlone { seeds[path] = nil }
-        for (label, reason) in foreign {
+        for (label, reason, _) in foreign {
             Console.stderr("note: \(ControlEscaping.escaped(label)) is not undone: \(ControlEscaping.escaped(reason)); "
                            + "that step's result is left as it is\n")
         }
