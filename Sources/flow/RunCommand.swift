@@ -66,6 +66,7 @@ struct RunCommand: Command {
             try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)
             return
         }
+        RunSession.goOnWhenPipesClose()
         try RunSession.requireOpenFiles()
         try RunSession.requireCurrentDirectory()
         // The journal opens while the workflow is read and planned (see `JournalOpening`).
