@@ -41,6 +41,7 @@ struct ResumeCommand: Command {
     }
 
     func run() async throws {
+        RunSession.goOnWhenPipesClose()
         try RunSession.requireOpenFiles()
         let (journal, found) = try JournalInput.run(execution.journal, runID)
         // Claimed first, so that what follows is decided on the run as it is once no other

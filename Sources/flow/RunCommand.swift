@@ -66,17 +66,18 @@ struct RunCommand: Command {
             try PlanCommand.printPlan(file: file, action: action, selection: selection, json: execution.output == .json, noColor: execution.noColor)
             return
         }
+        RunSession.goOnWhenPipesClose()
         try RunSession.requireOpenFiles()
         try RunSession.requireCurrentDirectory()
         // The journal opens while the workflow is read and planned (see `JournalOpening`).
         let journal = execution.noJournal ? nil : JournalOpening.startIfPresent(stateDir: Journal.stateDir(option: execution.journal.stateDir))
         let planOptions = selection.planOptions(action: action)
+        // In a GitHub Actions job under `--output grouped`, a refused workflow's errors
+        // (and the warnings of one that runs, its selection's too) are annotations on the file too.
+        let annotate = execution.output == .grouped && Console.inGitHubActions
         let workflow: Workflow, plan: Plan
         do {
-            // In a GitHub Actions job under `--output grouped`, a refused workflow's errors
-            // (and the warnings of one that runs) are annotations on the file too.
-            workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor,
-                                                   annotate: execution.output == .grouped && Console.inGitHubActions)
+            workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor, annotate: annotate)
             plan = try WorkflowInput.plan(workflow, options: planOptions)
         } catch {
             // A CI job's report step finds a report of the refusal, not none.
@@ -88,7 +89,7 @@ struct RunCommand: Command {
             }
             throw error
         }
-        WorkflowInput.warnUnselectedReferences(plan, noColor: execution.noColor)
+        WorkflowInput.warnUnselectedReferences(plan, noColor: execution.noColor, annotate: annotate)
         WorkflowInput.warnEmptySelection(plan, selection: selection)
         if workflow.file.path == LoadedWorkflow.stdinName, file == "-" { Self.reopenStandardInputAsTerminal() }
         // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.

@@ -77,12 +77,20 @@ struct RunSession {
         throw ExitCode(2)
     }
 
+    /// A closed stdout or stderr must not end a run, resume or undo (children still get
+    /// the default SIGPIPE): its steps go on and are recorded. Called by each of them
+    /// before its first write, not only here: a warning about the workflow, or resume's
+    /// "resuming run" line, written to a pipe whose reader was gone ended the command
+    /// (141) before any step ran, where later the same closed pipe would not have.
+    static func goOnWhenPipesClose() {
+        SignalDisposition.ignore(SIGPIPE)
+        Console.closedPipeEndsFlow.store(false, ordering: .relaxed)
+    }
+
     /// Runs the plan, then exits flow with the run's status.
     func run() async -> Never {
         _ = OpenFileLimit.raiseToHardLimit()
-        // A closed stdout must not kill flow mid-run (children still get default SIGPIPE).
-        SignalDisposition.ignore(SIGPIPE)
-        Console.closedPipeEndsFlow.store(false, ordering: .relaxed)
+        Self.goOnWhenPipesClose()
         let color = Console.useColor(fd: 2, disabled: options.noColor)
         var mode = options.output
         if mode == .auto {

@@ -44,10 +44,13 @@ enum WorkflowInput {
 
     /// Warns on stderr about selected steps that read a step the selection leaves out
     /// (`unselected-reference`): the run goes on, with the values of a skipped step.
-    static func warnUnselectedReferences(_ plan: Plan, noColor: Bool) {
+    /// `annotate`: as GitHub Actions commands too, as `loadValid` writes the file's own.
+    static func warnUnselectedReferences(_ plan: Plan, noColor: Bool, annotate: Bool = false) {
         let warnings = UnselectedReferences.diagnostics(in: plan)
         guard !warnings.isEmpty else { return }
-        Console.stderr(DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor)).text(warnings))
+        let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
+        Console.stderr(renderer.text(warnings))
+        if annotate { Console.stderr(renderer.github(warnings)) }
     }
 
     /// Warns on stderr when `--only`, `--tags` and `--skip-tags` each name something there

@@ -58,6 +58,33 @@ import FoundationXML
         }
     }
 
+    /// The warnings of a workflow the run goes on with are annotated in GitHub Actions
+    /// under `--output grouped`, as the docs say: those of the selection too
+    /// (`unselected-reference`, which `--only` brings), not only the file's own.
+    @Test func aRunsSelectionWarningIsAnnotatedInGitHubActions() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              unused: x
+            steps:
+              - name: a
+                shell: echo "v=1" >> "$FLOW_OUTPUT"
+                outputs: [v]
+              - name: b
+                shell: echo ${{ steps.a.outputs.v }}
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--only", "b", "--no-journal"],
+                            env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("::warning file=wf.yaml,line=2,col=3,") && $0.contains("title=flow unused-var::") },
+                "\(r)")
+        #expect(r.stderrLines.contains { $0.hasPrefix("::warning file=wf.yaml,line=8,col=21,") && $0.contains("title=flow unselected-reference::") },
+                "\(r)")
+        let plain = try box.run(["run", "wf.yaml", "--output", "prefixed", "--only", "b", "--no-journal"],
+                                env: ["GITHUB_ACTIONS": "true"])
+        #expect(plain.status == 0 && !plain.stderr.contains("::warning"), "\(plain)")
+    }
+
     /// The report's failures are the summary's: a group's own time-out, a `use` that failed
     /// before its steps ran and an undo that failed were not failures in the report (their
     /// steps were `cancelled`/`skipped`, the undone step passed), so a failed run could

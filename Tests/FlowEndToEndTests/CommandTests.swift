@@ -430,6 +430,44 @@ import Testing
         }
     }
 
+    /// A run, resume or undo goes on whoever stopped reading, from its first write, not
+    /// only once its steps start: a warning about the workflow (or resume's "resuming
+    /// run" line) written to a pipe already closed ended `flow run` with 141 before any
+    /// step ran, where SIGPIPE is ignored (the closed-pipe exit) and where it is not (the
+    /// signal). The pipe's reader is gone before flow starts (a FIFO whose one reader
+    /// opened it and exited), so the write fails every time.
+    @Test func aRunGoesOnWhenStderrIsAPipeClosedBeforeItsFirstStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              unused: x
+            steps:
+              - name: mark
+                shell: echo ran >> ran.txt
+              - name: gate
+                shell: test -f go
+            """)
+        for trap in ["", "trap '' PIPE"] {
+            try? FileManager.default.removeItem(atPath: box.path("ran.txt"))
+            try? FileManager.default.removeItem(atPath: box.path("go"))
+            let closed = """
+                \(trap)
+                rm -f p; mkfifo p
+                ( exec 3<p ) &
+                exec 4>p
+                wait
+                "$0" "$@" --state-dir '\(box.state.path)' --output prefixed 2>&4
+                echo $? >flow.status
+                """
+            _ = try FlowBinary.run(["run", "wf.yaml"], in: box.root, shellScript: closed)
+            #expect(box.read("flow.status") == "1\n", "\(trap): the run's own status (gate failed)")
+            #expect(box.read("ran.txt") == "ran\n", "\(trap)")
+            try box.write("go", "")
+            _ = try FlowBinary.run(["resume", "last"], in: box.root, shellScript: closed)
+            #expect(box.read("flow.status") == "0\n", "\(trap): the resume ran and succeeded")
+        }
+    }
+
     /// Started with stdout closed (`>&-`), flow says it cannot write to it (`EBADF`, as
     /// coreutils do): the number was taken by the next file flow opened (an epoll
     /// descriptor: "invalid argument"; the journal's database could have been next), and

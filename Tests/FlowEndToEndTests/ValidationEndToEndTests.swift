@@ -1217,3 +1217,25 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.hasSuffix("3 errors in 1 file\n"), "\(r)")
     }
 }
+
+extension ValidationEndToEndTests {
+    /// `backoff` is read before the run too, as the rest of `retry` is: an expression
+    /// there says so, as `limit`'s and `delay`'s do, where it said "found a string" and
+    /// called the var it names "never used, use it as `${{ vars.b }}`".
+    @Test func anExpressionForBackoffSaysExpressionsAreNotAllowed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              b: "2"
+            steps:
+              - shell: exit 1
+                retry: { limit: 1, backoff: "${{ vars.b }}" }
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains(
+            "wf.yaml:5:33: error: `backoff` must be a number; expressions are not allowed here [wrong-type]"), "\(r)")
+        #expect(!r.stderr.contains("never used"), "\(r)")
+        #expect(r.stderr.hasSuffix("1 error in 1 file\n"), "\(r)")
+    }
+}

@@ -309,6 +309,8 @@ extension WorkflowParser {
                     }
                 } else if v.doubleValue != nil {
                     bag.error(.invalidValue, "`backoff` must be a finite number, found \(v.value)", at: valueSpan(v))
+                } else if v.isString, v.value.hasExpressionMarker {
+                    expressionNotAllowed(value, "`backoff`", expected: "a number")
                 } else {
                     wrongType(value, expected: "a number", what: "`backoff`")
                 }
