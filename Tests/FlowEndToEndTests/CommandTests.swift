@@ -381,7 +381,7 @@ import Testing
                 retry: { limit: 3, delay: 100ms, backoff: 1.5, max_delay: 1s, exit_codes: [75] }
             """)
         let plan = try box.run(["plan", "r.yaml"])
-        #expect(plan.status == 0 && plan.stdout.contains("retry 3 every 100ms ×1.5 max 1s on exit 75"), "\(plan)")
+        #expect(plan.status == 0 && plan.stdout.contains("retry 3 after 150ms ×1.5 max 1s on exit 75"), "\(plan)")
     }
 
     /// A command whose result is its output fails when stdout refuses it (a full disk):

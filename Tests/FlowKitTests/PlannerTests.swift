@@ -494,7 +494,7 @@ import Testing
         let text = PlanPrinter(plan: plan).text()
         #expect(text == """
             demo (t.yaml)
-            ├─ shell a: echo one …  [timeout 30s · retry 2 every 1s ×2 on exit 75 · tags x]
+            ├─ shell a: echo one …  [timeout 30s · retry 2 after 2s ×2 on exit 75 · tags x]
             └─ ○ print b: hi  [if always() · continue_on_error]  (skipped: not selected)
 
             2 steps (1 selected), shortest wall time 0s

@@ -155,7 +155,12 @@ public struct PlanPrinter {
         if let timeout = node.timeout { options.append("timeout \(timeout.compact)") }
         if let retry = node.retry, retry.limit > 0 {
             var text = "retry \(retry.limit)"
-            if retry.delay > .zero { text += " every \(retry.delay.compact)" }
+            // The waits as they come: `every D` when each is `delay`; with a backoff, the
+            // first one (attempt 2 waits `delay × backoff`, as the contract's formula has
+            // it) and the factor of each next one. "every 5s ×2" read as a first wait of 5s.
+            if retry.delay > .zero {
+                text += retry.backoff == 1 ? " every \(retry.delay.compact)" : " after \(retry.delay(beforeAttempt: 2).compact)"
+            }
             if retry.backoff != 1 { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
             if let maxDelay = retry.maxDelay { text += " max \(maxDelay.compact)" }
             if let codes = retry.exitCodes { text += " on exit " + codes.map(String.init).joined(separator: ",") }
