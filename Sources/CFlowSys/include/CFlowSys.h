@@ -169,7 +169,7 @@ const void *cflow_memrchr(const void *bytes, int c, size_t count);
 ///
 /// Why not Swift's `CommandLine`: on Linux the Swift runtime reads the arguments from
 /// `/proc/self/cmdline`, so where `/proc` is not mounted (a chroot, a bubblewrap sandbox
-/// without `--proc`) it sees none, and flow ran as if given no arguments. glibc hands
+/// without `--proc`) it sees none, and flow died on a range check. glibc hands
 /// `argc` and `argv` to every `.init_array` constructor, which keeps them here.
 int cflow_argc(void);
 
