@@ -44,4 +44,44 @@ import Testing
         let runs = try box.run(["runs"])
         #expect(runs.status == 0 && runs.stdout.contains("1 succeeded, 1 failed"), "\(runs)")
     }
+
+    /// `env -i flow run` (no `PATH`, `HOME`, `LANG`, `TERM`), as some CI agents and
+    /// container entry points start it: a bare command name is found in the usual places,
+    /// `${{ env.HOME }}` is empty, and the run is recorded in `.flow/` of the directory.
+    @Test func runsWithAnEmptyEnvironment() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: hello
+                shell: echo "hi [${{ env.HOME }}]"
+            """)
+        let run = try box.run(["run", "wf.yaml"], env: ["PATH": "", "HOME": "", "LANG": "", "FLOW_STATE_DIR": ""])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout == "hello | hi []\n", "\(run)")
+        #expect(box.exists(".flow/journal.sqlite"), "\(run)")
+    }
+
+    /// Decision (docs/cli.md, Locale): no ASCII fallback. Under `LC_ALL=C`, `POSIX` or no
+    /// locale at all, `plan` prints the same bytes as under `C.UTF-8`, and a run keeps its
+    /// marks: the locale of a container says nothing about what shows its output.
+    @Test(arguments: [["LC_ALL": "C"], ["LC_ALL": "POSIX"], ["LANG": ""]])
+    func theLocaleChangesNoOutput(_ locale: [String: String]) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: echo "größe ☃"
+              - concurrent:
+                  - echo one
+                  - echo two
+            """)
+        let utf8 = try box.run(["plan", "wf.yaml"])
+        let other = try box.run(["plan", "wf.yaml"], env: locale)
+        #expect(utf8.status == 0 && utf8.stdout.contains("└─ concurrent"), "\(utf8)")
+        #expect(other.stdout == utf8.stdout, "\(other)")
+        let run = try box.run(["run", "wf.yaml", "--no-journal"], env: locale)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("build     | größe ☃"), "\(run)")
+        #expect(run.stderr.contains("✓ build"), "\(run)")
+    }
 }
