@@ -5,18 +5,33 @@ import Testing
 @Suite struct MinimalEnvironmentTests {
     /// Whether this machine lets the tests hide `/proc` (a user namespace with a mount
     /// namespace of its own, where a tmpfs is mounted over it); CI machines may forbid it.
-    static let procCanBeHidden: Bool = {
+    static let procCanBeHidden = canHide("/proc", probing: "/proc/self")
+
+    /// Whether this machine lets the tests hide `/dev` so (see `procCanBeHidden`).
+    static let devCanBeHidden = canHide("/dev", probing: "/dev/null")
+
+    private static func canHide(_ directory: String, probing file: String) -> Bool {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         probe.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c",
-                           "mount -t tmpfs tmpfs /proc && test ! -e /proc/self"]
+                           "mount -t tmpfs tmpfs \(directory) && test ! -e \(file)"]
         probe.standardOutput = FileHandle.nullDevice
         probe.standardError = FileHandle.nullDevice
         guard (try? probe.run()) != nil else { return false }
         probe.waitUntilExit()
         return probe.terminationStatus == 0
-    }()
+    }
+
+    /// `flow arguments…` in the sandbox, with an empty tmpfs mounted over `directory`.
+    private static func runHiding(_ directory: String, _ box: RunSandbox, _ arguments: [String]) throws -> FlowOutcome {
+        let flow = try LiveFlow(executable: "/usr/bin/unshare",
+                                arguments: ["--user", "--map-root-user", "--mount", "sh", "-c",
+                                            "mount -t tmpfs tmpfs \(directory) && exec \"$0\" \"$@\"",
+                                            RunSandbox.flowPath] + arguments,
+                                environment: box.environment, directory: box.root.path, ownGroup: false)
+        return try flow.finish()
+    }
 
     /// Without `/proc` (a chroot, a bubblewrap sandbox without `--proc`) Swift's runtime
     /// reads no arguments (it takes them from `/proc/self/cmdline`): every command of flow
@@ -32,12 +47,7 @@ import Testing
               - name: check
                 shell: exit 3
             """)
-        let flow = try LiveFlow(executable: "/usr/bin/unshare",
-                                arguments: ["--user", "--map-root-user", "--mount", "sh", "-c",
-                                            "mount -t tmpfs tmpfs /proc && exec \"$0\" \"$@\"",
-                                            RunSandbox.flowPath, "run", "wf.yaml"],
-                                environment: box.environment, directory: box.root.path, ownGroup: false)
-        let run = try flow.finish()
+        let run = try Self.runHiding("/proc", box, ["run", "wf.yaml"])
         #expect(run.status == 1, "\(run)")
         #expect(run.stdout.contains("build | building"), "\(run)")
         #expect(run.stderr.contains("✗ check exit 3"), "\(run)")
@@ -83,5 +93,24 @@ import Testing
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("build     | größe ☃"), "\(run)")
         #expect(run.stderr.contains("✓ build"), "\(run)")
+    }
+
+    /// Without `/dev` (a chroot or sandbox that mounts none) a step's stdin is an empty
+    /// pipe in place of `/dev/null`: it reads end-of-file just the same. flow died on a
+    /// failed precondition (`cannot open /dev/null`) at its first shell step.
+    @Test(.enabled(if: devCanBeHidden, "this machine does not let an unprivileged test hide /dev (user namespaces)"))
+    func runsWithoutDev() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: read
+                shell: if read line; then echo "read $line"; else echo "end of input"; fi
+              - name: fed
+                stdin: hello
+                shell: cat
+            """)
+        let run = try Self.runHiding("/dev", box, ["run", "wf.yaml"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout == "read | end of input\nfed  | hello\n", "\(run)")
     }
 }
