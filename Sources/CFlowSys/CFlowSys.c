@@ -325,6 +325,25 @@ pid_t cflow_some_exited_child(void) {
     return info.si_pid;
 }
 
+static int saved_argc = 0;
+static char *const *saved_argv = NULL;
+
+#ifdef __GLIBC__
+/* glibc calls constructors with (argc, argv, envp); other C libraries (musl) pass nothing,
+   so there the arguments stay unknown and Swift's `CommandLine` is the only source. */
+__attribute__((constructor)) static void cflow_save_arguments(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc > 0 && argv != NULL) {
+        saved_argc = argc;
+        saved_argv = argv;
+    }
+}
+#endif
+
+int cflow_argc(void) { return saved_argc; }
+
+char *const *cflow_argv(void) { return saved_argv; }
+
 int cflow_reaps_orphans(void) {
     int subreaper = 0;
     if (getpid() == 1) return 1;

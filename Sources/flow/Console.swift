@@ -74,21 +74,31 @@ enum Console {
     }
 
     /// Color on a terminal (not `TERM=dumb`), or wherever `FORCE_COLOR` asks for it; never
-    /// with `NO_COLOR` set or `--no-color`.
+    /// with `NO_COLOR` set, `--no-color`, or `FORCE_COLOR` set to `0` or `false`.
     static func useColor(fd: Int32, disabled: Bool) -> Bool {
         if disabled { return false }
         if let value = getenv("NO_COLOR"), value.pointee != 0 { return false }
+        if colorRefused { return false }
         if colorForced { return true }
         if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
         return isatty(fd) == 1
     }
 
-    /// `FORCE_COLOR` set to anything but empty or `0`: colour where no terminal is, for CI
+    /// `FORCE_COLOR` set to anything but empty, `0` or `false`: colour where no terminal is, for CI
     /// logs that show colours (GitHub Actions, GitLab), as Node's tools and pytest take it.
     /// The way to say "no colour" stays `NO_COLOR`/`--no-color`, which win over it.
     static var colorForced: Bool {
         guard let value = getenv("FORCE_COLOR") else { return false }
         let text = String(cString: value)
-        return !text.isEmpty && text != "0"
+        return !text.isEmpty && !colorRefused
+    }
+
+    /// `FORCE_COLOR=0` or `FORCE_COLOR=false`: no colour, at a terminal too. Node and its
+    /// `supports-color` read them so (colour level 0), and a CI agent that runs jobs on a
+    /// pseudo-terminal sets them to keep escape codes out of its logs.
+    static var colorRefused: Bool {
+        guard let value = getenv("FORCE_COLOR") else { return false }
+        let text = String(cString: value)
+        return text == "0" || text == "false"
     }
 }

@@ -20,8 +20,8 @@ enum RawArguments {
         var strings: [String] = []
         var raw: [String: [UInt8]] = [:]
         var literal: Set<String> = []
-        for index in 1..<Int(CommandLine.argc) {
-            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+        for index in 1..<max(ProgramArguments.count, 1) {
+            guard let pointer = ProgramArguments.argument(index) else { continue }
             let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
                                                   count: strlen(pointer)))
             if let text = String(validating: bytes, as: UTF8.self) {

@@ -23,4 +23,31 @@ struct OutputColorTests {
         #expect(terminal.contains("\u{1B}[36mbuild\u{1B}[0m | warned"), "\(run.report)")
         #expect(terminal.contains("\u{1B}[32m✓\u{1B}[0m build"), "\(run.report)")
     }
+
+    /// `FORCE_COLOR=0` (or `false`) at a terminal means no colour, as Node and its
+    /// `supports-color` take it: a CI agent that sets it on a pseudo-terminal (or a user
+    /// who exports it) asked for plain text. Before, `0` was only "not forcing" and the
+    /// terminal was coloured anyway.
+    @Test(arguments: ["0", "false"])
+    func forceColorZeroTurnsColourOffAtATerminal(_ value: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: echo building
+              - shell: exit 3
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "prefixed"], rows: 20, columns: 80,
+                                  env: ["NO_COLOR": "", "FORCE_COLOR": value])
+        #expect(run.finish() == 1, "\(run.report)")
+        let terminal = String(decoding: run.bytes, as: UTF8.self)
+        #expect(terminal.contains("✓ build"), "\(run.report)")
+        #expect(!terminal.contains("\u{1B}["), "\(run.report)")
+        try box.write("bad.yaml", "steps:\n  - shell: echo hi\n    retyr: 2\n")
+        let check = try TerminalRun(box, ["validate", "bad.yaml"], rows: 20, columns: 80,
+                                    env: ["NO_COLOR": "", "FORCE_COLOR": value])
+        #expect(check.finish() == 1, "\(check.report)")
+        let shown = String(decoding: check.bytes, as: UTF8.self)
+        #expect(shown.contains("retyr") && !shown.contains("\u{1B}["), "\(check.report)")
+    }
 }

@@ -222,6 +222,29 @@ import Glibc
         #expect(r.stdout.contains("got v v2"), "\(r)")
     }
 
+    /// The scratch directory of a flow that was a container's init (`flow-1-…`) and was
+    /// killed, left in a `/tmp` the host shares, is swept once no flow holds it and it is
+    /// old: pid 1 always exists, so it was taken for a live flow's and never removed (nor
+    /// by the next container's flow, pid 1 itself). A young one stays (a flow may be between
+    /// making its directory and locking it).
+    @Test func anOldScratchDirectoryOfAFlowThatWasPidOneIsSwept() throws {
+        let box = try RunSandbox()
+        let old = "tmp/flow-1-6b000000-0badf00d-AbCdEf"
+        let young = "tmp/flow-1-6b000001-0badf00d-GhIjKl"
+        for dir in [old, young] {
+            try FileManager.default.createDirectory(atPath: box.path(dir), withIntermediateDirectories: true)
+            try box.write("\(dir)/1.out", "")
+        }
+        var times = [timeval(tv_sec: time(nil) - 3600, tv_usec: 0), timeval(tv_sec: time(nil) - 3600, tv_usec: 0)]
+        #expect(utimes(box.path(old), &times) == 0)
+        // Enough shell steps that the run's upkeep, which sweeps, comes before its end.
+        try box.write("wf.yaml", "steps:\n" + String(repeating: "  - shell: \"true\"\n", count: 40))
+        let r = try box.run(["run", "wf.yaml", "--no-journal"], env: ["TMPDIR": box.path("tmp")])
+        #expect(r.status == 0, "\(r)")
+        #expect(!box.exists(old), "\(r)")
+        #expect(box.exists(young), "\(r)")
+    }
+
     /// A step that writes megabytes without a newline has its output cut into lines of
     /// 1 MiB, none lost: flow held the whole unterminated line in memory (a 200 MB one made
     /// flow 600 MB in `prefixed`, 1.2 GB in `json`). In `prefixed`, 2.5 MiB of `x` is two

@@ -165,6 +165,17 @@ void cflow_consume_pending_sigpipe(void);
 /// memrchr (a GNU extension the Glibc module does not export): the last `c` in `bytes`.
 const void *cflow_memrchr(const void *bytes, int c, size_t count);
 
+/// The program's `argc`, as the C runtime passed it to `main` (0 where it is not known).
+///
+/// Why not Swift's `CommandLine`: on Linux the Swift runtime reads the arguments from
+/// `/proc/self/cmdline`, so where `/proc` is not mounted (a chroot, a bubblewrap sandbox
+/// without `--proc`) it sees none, and flow died on a range check. glibc hands
+/// `argc` and `argv` to every `.init_array` constructor, which keeps them here.
+int cflow_argc(void);
+
+/// The program's `argv` (`cflow_argc()` entries, then NULL), or NULL where it is not known.
+char *const *cflow_argv(void);
+
 /// Makes the stack of threads created from now on (the Swift runtime's pool among them) at
 /// least `minimum` bytes, where glibc's default (RLIMIT_STACK at start, 2 MiB when that is
 /// unlimited) is smaller. Returns the default now in force, or 0 if it cannot be read.

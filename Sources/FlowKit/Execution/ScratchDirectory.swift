@@ -150,19 +150,38 @@ final class ScratchDirectory: Sendable {
     /// the directory of a running flow, whose next steps failed to write `FLOW_OUTPUT`
     /// ("Directory nonexistent"; reproduced with `unshare -p -f`). The lock is on the
     /// directory itself, which every pid namespace sees the same.
+    ///
+    /// Pid 1 (and flow's own pid) tell nothing at all: the directory of a flow that was a
+    /// container's init (`flow-1-…`, with `/tmp` or `/dev/shm` shared with the host, or the
+    /// next container's flow, itself pid 1) named a pid that always exists here, and was
+    /// never removed. Such a directory goes once no flow holds it and it has not changed
+    /// for `unlockedAge` seconds: the pid was only needed for the moment between a flow
+    /// making its directory and locking it. (Any other live pid is still taken as the
+    /// owner's: a flow whose directory could not be opened holds no lock on it.)
     static func removeStale(in base: String) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
         for name in entries(of: base) where name.hasPrefix(namePrefix) {
             let rest = name.dropFirst(namePrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0,
-                  pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            let pidTellsNothing = pid == 1 || pid == getpid()
+            guard pidTellsNothing || (kill(pid, 0) != 0 && errno == ESRCH) else { continue }
             let dir = "\(base)/\(name)"
             let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0 else { continue }
             defer { close(fd) }
+            if pidTellsNothing {
+                var info = stat()
+                guard fstat(fd, &info) == 0, now.tv_sec - info.st_mtim.tv_sec > unlockedAge else { continue }
+            }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }  // a live flow's
             removeTree(dir)
         }
     }
+
+    /// How long (seconds) an unlocked directory named for pid 1 or flow's own pid stays: far
+    /// longer than a flow takes from making its directory to locking it (microseconds).
+    static let unlockedAge = 600
 
     /// Removes a scratch directory and what is in it. Flow makes only files there, but a
     /// step may make a directory (`mkdir "$FLOW_OUTPUT"`): left, it kept the scratch

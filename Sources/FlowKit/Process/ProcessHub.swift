@@ -24,7 +24,8 @@ public final class ProcessHub: Sendable {
     let epollFD: Int32
     /// eventfd the SIGCHLD notifier writes to (fallback mode); also a generic wake-up.
     let wakeFD: Int32
-    /// Shared read/write `/dev/null` given to children as stdin (saves an open per child).
+    /// Shared read/write `/dev/null` given to children as stdin (saves an open per child),
+    /// or an empty pipe's read end where there is none (see `emptyInput`).
     let devNullFD: Int32
     /// The controlling terminal, or -1 (no terminal: interactive children just inherit).
     let ttyFD: Int32
@@ -51,6 +52,20 @@ public final class ProcessHub: Sendable {
     /// Work to do once, the next time the loop has nothing else to do (see `whenIdle`).
     private let idleWork = Mutex<[@Sendable () -> Void]>([])
 
+    /// A descriptor that reads as empty, for the steps' stdin: `/dev/null`, or, where it
+    /// cannot be opened (a chroot or sandbox without `/dev`), the read end of a pipe whose
+    /// write end is closed, which reads as end-of-file at once just the same. flow died on
+    /// a failed precondition there, at its first shell step, its run left `interrupted`.
+    private static func emptyInput() -> Int32 {
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        if null >= 0 { return null }
+        var ends: [Int32] = [-1, -1]
+        let made = ends.withUnsafeMutableBufferPointer { cflow_pipe_cloexec($0.baseAddress!) }
+        precondition(made == 0, "flow: cannot open /dev/null, nor make a pipe in its place")
+        close(ends[1])
+        return ends[0]
+    }
+
     /// A hub with pidfds when the kernel has them and a 200 ms output drain.
     public convenience init() {
         self.init(useProcessDescriptors: true, drainMilliseconds: 200)
@@ -62,8 +77,7 @@ public final class ProcessHub: Sendable {
         StandardDescriptors.reserve()
         // First, while descriptor numbers are low: see `cflow_spawn_prepare`.
         _ = cflow_spawn_prepare()
-        devNullFD = open("/dev/null", O_RDWR | O_CLOEXEC)
-        precondition(devNullFD >= 0, "flow: cannot open /dev/null")
+        devNullFD = Self.emptyInput()
         ttyFD = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         precondition(epollFD >= 0, "flow: epoll_create1 failed")

@@ -14,7 +14,7 @@ public enum ProgramName {
     /// `PATH` entries and a relative `argv[0]` are read from the directory the shell that
     /// pastes the hint is in.
     public static let current: String = {
-        let argv0 = CommandLine.unsafeArgv[0].map { String(cString: $0) } ?? ""
+        let argv0 = ProgramArguments.argument(0).map { String(cString: $0) } ?? ""
         return name(argv0: argv0, searchPath: getenv("PATH").map { String(cString: $0) },
                     executable: executable(link: "/proc/self/exe"))
     }()
