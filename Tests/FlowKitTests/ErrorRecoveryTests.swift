@@ -60,6 +60,42 @@ import Testing
             """)
     }
 
+    /// A step left out for its error still takes its name: another step of that name is a
+    /// duplicate whichever of the two has the error, and one error falls on each step after
+    /// the first of the name (the note names the first). Inside a group left out, and in an
+    /// action's scope (its own: `deploy` there is no duplicate of the workflow's).
+    @Test func aStepLeftOutStillTakesItsNameForDuplicates() {
+        let loaded = expectDiagnostics("""
+            steps:
+              - name: build
+                ⟦unknown-key⟧shel: make
+              - name: ⟦duplicate-name⟧build
+                shell: make install
+              - name: deploy
+                shell: ./deploy.sh
+              - name: deploy2
+                delay: ⟦invalid-duration⟧soon
+              - ⟦unknown-key⟧sequentail:
+                  - name: ⟦duplicate-name⟧deploy
+                    shell: x
+                  - name: deploy2b
+                    shell: y
+              - name: ⟦duplicate-name⟧deploy2
+                shell: z
+              - name: ⟦duplicate-name⟧deploy2b
+                ⟦unknown-key⟧shel: w
+            actions:
+              a:
+                steps:
+                  - name: deploy
+                    ⟦unknown-key⟧shel: z
+                  - name: ⟦duplicate-name⟧deploy
+                    shell: z
+            """)
+        let notes = loaded.diagnostics.filter { $0.code == .duplicateName }.map { "\($0.span.start.line) ← \($0.notes.first!.span.start.line)" }
+        #expect(notes == ["4 ← 2", "11 ← 6", "15 ← 8", "17 ← 13", "24 ← 22"])
+    }
+
     /// A variable whose value is not a string is reported once, not again at each use;
     /// a variable a left-out step used is not "never used".
     @Test func aVariableWithABadValueIsStillDeclared() {

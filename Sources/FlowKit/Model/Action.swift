@@ -6,7 +6,7 @@ public struct Action: Sendable {
     public var steps: [Step] = []
     /// The names of the action's steps that could not be read: see
     /// `Workflow.unreadStepNames`.
-    public var unreadStepNames: Set<String> = []
+    public var unreadStepNames: [Located<String>] = []
     /// `params` could not be read as a whole (not a mapping, or a list with a name that is
     /// none): which parameters the action takes is unknown, so no `with` key or
     /// `params.NAME` is reported as unknown on top of that error.

@@ -22,8 +22,10 @@ public struct Workflow: Sendable {
     /// The names of the workflow's steps (`steps`, `finally` and what is inside them) that
     /// could not be read (a step without a kind, or whose kind's value was wrong, already
     /// reported): declared all the same, so a reference to one is not a second error
-    /// ("no step named `build`" for the step whose `shel:` was just reported).
-    public var unreadStepNames: Set<String> = []
+    /// ("no step named `build`" for the step whose `shel:` was just reported), and one
+    /// of the same name is still a duplicate. In the order they were met, with the span
+    /// of each `name`'s value.
+    public var unreadStepNames: [Located<String>] = []
     /// The variables declared with a value that could not be read (already reported): a
     /// reference to one is not also an unknown variable.
     public var unreadVarNames: Set<String> = []

@@ -23,7 +23,7 @@ public struct WorkflowParser {
     var namesInUnreadExpressions: Set<String> = []
     /// The names of the steps of the scope being parsed (the workflow, or one action) that
     /// could not be read: see `Workflow.unreadStepNames`.
-    var unreadStepNames: Set<String> = []
+    var unreadStepNames: [Located<String>] = []
     /// See `Workflow.unreadVarNames`.
     var unreadVarNames: Set<String> = []
     /// See `Workflow.unreadActionNames`.
@@ -191,7 +191,7 @@ public struct WorkflowParser {
                     var holdsSteps = false
                     if isStep, keyNode.kind == .scalar {
                         if keyNode.value == "name", valueNode.kind == .scalar, valueNode.isString {
-                            unreadStepNames.insert(valueNode.value)
+                            unreadStepNames.append(Located(valueNode.value, valueNode.span))
                         }
                         holdsSteps = valueNode.kind == .sequence && !Self.holdsNoSteps(keyNode.value)
                     }

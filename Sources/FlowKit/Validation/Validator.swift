@@ -108,18 +108,20 @@ public struct Validator {
         checkUseDepth(graph, index: actionIndex)
         checkExpansion(graph, index: actionIndex)
         // The workflow's own scope: steps, finally, and their undo steps.
-        scope = Scope(unreadSteps: workflow.unreadStepNames)
+        scope = Scope(unreadSteps: Set(workflow.unreadStepNames.map(\.value)))
         collectNames(workflow.steps, base: StepPath(components: []), list: .sequential)
         let rootFinallyBase = StepPath(components: [StepPath.Component(list: .finally, index: -1)])
         collectNames(workflow.finally, base: rootFinallyBase, list: .sequential)
+        reportDuplicates(amongUnread: workflow.unreadStepNames)
         for env in workflow.env { checkTemplate(env.value, at: nil, context: .text) }
         if let dir = workflow.defaults.dir { checkTemplate(dir, at: nil, context: .text) }
         walk(workflow.steps, base: StepPath(components: []), list: .sequential)
         walk(workflow.finally, base: rootFinallyBase, list: .sequential)
 
         for action in workflow.actions {
-            scope = Scope(unreadSteps: action.unreadStepNames, action: action)
+            scope = Scope(unreadSteps: Set(action.unreadStepNames.map(\.value)), action: action)
             collectNames(action.steps, base: StepPath(components: []), list: .sequential)
+            reportDuplicates(amongUnread: action.unreadStepNames)
             walk(action.steps, base: StepPath(components: []), list: .sequential)
             // An action without steps is an error of its own: its params are not "unused".
             for param in action.params where !action.steps.isEmpty && !scope.usedParams.contains(param.name.value)
@@ -158,13 +160,8 @@ public struct Validator {
                     // Through an alias, the name's text is the anchored one, shared by every
                     // use: point at the uses, and at the text once.
                     let firstSpan = first.aliasSite ?? first.name.span
-                    var notes: [Diagnostic.Note] = [.init("`\(name.value)` is first used here", at: firstSpan)]
-                    if step.aliasSite != nil, name.span != firstSpan {
-                        notes.append(.init("the alias brings in the name from here", at: name.span))
-                    }
-                    bag.error(.duplicateName, "duplicate step name `\(name.value)`", at: step.aliasSite ?? name.span,
-                              help: "step names are unique in a \(scope.action == nil ? "workflow" : "action")",
-                              notes: notes)
+                    reportDuplicate(name.value, at: step.aliasSite ?? name.span, first: firstSpan,
+                                    aliasText: step.aliasSite != nil && name.span != firstSpan ? name.span : nil)
                 } else {
                     scope.steps[name.value] = NamedStep(name: name, path: path, outputs: step.outputs, kind: step.kind.keyword, aliasSite: step.aliasSite)
                 }
@@ -180,6 +177,35 @@ public struct Validator {
             }
             if let undo = step.undo { collectNames(undo, base: path, list: .undo) }
         }
+    }
+
+    /// Reports the duplicates that involve the current scope's steps left out of the model
+    /// for an error (`Workflow.unreadStepNames`): such a step still takes its name, as it
+    /// does for references, so a second `build` is reported whichever of the two has the
+    /// error. Every occurrence but the first in the file gets one error; those among the
+    /// named steps alone `collectNames` has reported.
+    mutating func reportDuplicates(amongUnread unread: [Located<String>]) {
+        guard !unread.isEmpty else { return }
+        var sites: [String: [SourceSpan]] = [:]
+        for name in unread { sites[name.value, default: []].append(name.span) }
+        for (name, unreadSpans) in sites.sorted(by: { $0.key < $1.key }) {
+            let named = scope.steps[name].map { $0.aliasSite ?? $0.name.span }
+            let all = (unreadSpans + (named.map { [$0] } ?? [])).sorted { $0.start < $1.start }
+            // The same text twice is one anchored step brought in again by an alias.
+            for span in all.dropFirst() where span != all[0] {
+                reportDuplicate(name, at: span, first: all[0], aliasText: nil)
+            }
+        }
+    }
+
+    /// The `duplicate-name` error for a step named `name` at `span` after the one at `first`;
+    /// `aliasText` is the name's text when an alias brought it in from elsewhere.
+    mutating func reportDuplicate(_ name: String, at span: SourceSpan, first: SourceSpan, aliasText: SourceSpan?) {
+        var notes: [Diagnostic.Note] = [.init("`\(name)` is first used here", at: first)]
+        if let aliasText { notes.append(.init("the alias brings in the name from here", at: aliasText)) }
+        bag.error(.duplicateName, "duplicate step name `\(name)`", at: span,
+                  help: "step names are unique in a \(scope.action == nil ? "workflow" : "action")",
+                  notes: notes)
     }
 
     // MARK: Walk
