@@ -54,7 +54,7 @@ extension Journal {
             let options = run.args.planOptions
             let loaded = LoadedWorkflow.load(SourceFile(path: run.workflowPath, bytes: run.content),
                                              overriddenVars: Set(options.vars.map(\.name)))
-            let planned = loaded.isValid ? loaded.workflow.flatMap { try? Planner.plan($0, options: options) } : nil
+            let planned = loaded.isValid ? loaded.workflow.flatMap { try? Planner.plan($0, options: options, forRunning: false) } : nil
             plan = planned.map { Dictionary($0.steps.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first }) }
             guard readSteps else { return }
             for step in try journal.steps(run.id) where steps[step.path] == nil { steps[step.path] = step }

@@ -47,7 +47,7 @@ struct GraphCommand: Command {
     func run() async throws {
         let options = selection.planOptions(action: action)
         let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor, running: false)
-        let plan = try WorkflowInput.plan(workflow, options: options)
+        let plan = try WorkflowInput.plan(workflow, options: options, forRunning: false)
         Console.stdout(GraphExporter.export(plan, format: format))
     }
 }

@@ -55,7 +55,7 @@ struct PlanCommand: Command {
     static func printPlan(file: String, action: String?, selection: SelectionOptions, json: Bool, noColor: Bool) throws {
         let options = selection.planOptions(action: action)
         let workflow = try WorkflowInput.loadValid(file, options: options, noColor: noColor, running: false)
-        let plan = try WorkflowInput.plan(workflow, options: options)
+        let plan = try WorkflowInput.plan(workflow, options: options, forRunning: false)
         WorkflowInput.warnUnselectedReferences(plan, noColor: noColor)
         WorkflowInput.warnEmptySelection(plan, selection: selection)
         let printer = PlanPrinter(plan: plan)

@@ -64,9 +64,10 @@ enum WorkflowInput {
     }
 
     /// Plans `workflow`; a command-line choice that does not fit it is a usage error (exit 2).
-    static func plan(_ workflow: Workflow, options: PlanOptions) throws -> Plan {
+    /// `forRunning: false` for a plan that is only printed.
+    static func plan(_ workflow: Workflow, options: PlanOptions, forRunning: Bool = true) throws -> Plan {
         do {
-            return try Planner.plan(workflow, options: options)
+            return try Planner.plan(workflow, options: options, forRunning: forRunning)
         } catch {
             // The message may quote a --var or --with value: control characters escaped.
             Console.stderr("error: \(ControlEscaping.escaped(error.message))\n")

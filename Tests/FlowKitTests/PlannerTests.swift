@@ -27,6 +27,25 @@ import Testing
         plan.steps.map { "\($0.label)\($0.selected ? "" : " ○")" }
     }
 
+    /// A plan for running works out each plain command's argv for a direct exec (as make
+    /// and go-task skip the shell); one only printed (`plan`, `graph`, `--dry-run`) does
+    /// not, and is otherwise the same.
+    @Test func onlyAPlanForRunningWorksOutDirectExecs() throws {
+        let workflow = try valid("""
+            steps:
+              - shell: /bin/echo hello world
+              - shell: echo "$HOME" | cat
+            """)
+        func argvs(_ plan: Plan) -> [[String]?] {
+            plan.steps.map { if case .shell(let task) = $0.kind { task.directArgv } else { nil } }
+        }
+        let running = try Planner.plan(workflow)
+        let shown = try Planner.plan(workflow, forRunning: false)
+        #expect(argvs(running) == [["/bin/echo", "hello", "world"], nil])
+        #expect(argvs(shown) == [nil, nil])
+        #expect(PlanPrinter(plan: running).text() == PlanPrinter(plan: shown).text())
+    }
+
     // MARK: Defaults and environment
 
     /// docs/workflow-format.md: "Decision — defaults apply to `shell` steps only."

@@ -23,14 +23,18 @@ public final class PlanNode: Sendable {
         public var interactive: Bool
         /// The command's words when it has no `${{ }}` and no shell syntax (see
         /// `ShellCommand.directArgv`): worked out once here rather than at every attempt.
+        /// Nil too in a plan that is not for running (`resolvesArgv: false`): run through
+        /// the shell, the command does the same.
         public var directArgv: [String]?
 
-        public init(command: Template, program: ShellProgram, dir: Template?, stdin: Template?, interactive: Bool) {
+        public init(command: Template, program: ShellProgram, dir: Template?, stdin: Template?, interactive: Bool,
+                    resolvesArgv: Bool = true) {
             self.command = command
             self.program = program
             self.dir = dir
             self.stdin = stdin
             self.interactive = interactive
+            guard resolvesArgv else { directArgv = nil; return }
             // A plain loop: the generic `joined()` ran unspecialised (metadata lookups on its
             // first call, 5% of a one-step run's instructions).
             var text = ""
