@@ -123,8 +123,10 @@ public final class Executor: Sendable {
             await self.runList(self.plan.root.children, concurrent: false, frame: frame, scope: rootScope, env: env,
                                mode: .normal, status: .running)
         }
-        cancellation.onCancel { _ in stepsTask.cancel() }
+        // The note first: the steps' stopping follows from the signal and is told after it
+        // (their `⊘` lines came before "SIGINT: stopping…" when its handler ran second).
         announceCancellation()
+        cancellation.onCancel { _ in stepsTask.cancel() }
         let stepsState = await stepsTask.value
         // Only steps that ended before any signal: when the signal ended them, its note (run
         // by a handler that may come after the steps' end, as a child the signal killed can
@@ -333,6 +335,11 @@ public final class Executor: Sendable {
                  status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false,
                  reuses: Bool = true) async -> StepState
     {
+        // Once a signal came, nothing is told of a step before the note that flow heard it:
+        // the signal's handlers run on another thread, and a step that started or was skipped
+        // meanwhile (a `finally` step, once the steps the signal stopped had ended) was
+        // printed first, sometimes the whole `finally` before the note.
+        if cancellation.isCancelled { await cancellation.handlersFinished() }
         let step: StepRun
         switch prepare(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
                        inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways, reuses: reuses) {

@@ -13,6 +13,8 @@ public final class RunCancellation: Sendable {
         var count = 0
         var handlers: [@Sendable (Int32) -> Void] = []
         var repeatHandler: (@Sendable (Int32) -> Void)?
+        /// The first request's handlers have all run.
+        var handled = false
     }
 
     private let state = Mutex(State())
@@ -42,8 +44,9 @@ public final class RunCancellation: Sendable {
             if let repeatQueue { repeatQueue.async { repeatHandler(signal) } } else { repeatHandler(signal) }
         }
         if !handlers.isEmpty {
-            queue.async { [handling] in
+            queue.async { [handling, self] in
                 for handler in handlers { handler(signal) }
+                self.state.withLock { $0.handled = true }
                 handling.leave()
             }
         }
@@ -80,6 +83,8 @@ public final class RunCancellation: Sendable {
     /// what they say (the note that flow heard the signal came after the summary, or not
     /// at all once the output was closed).
     public func handlersFinished() async {
+        // At once when they have run: every step the run reaches after a signal asks.
+        if state.withLock({ $0.handled }) { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             handling.notify(queue: .global()) { done.resume() }
         }
