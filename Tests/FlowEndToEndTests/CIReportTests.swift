@@ -40,6 +40,18 @@ import FoundationXML
                 "\(r)")
     }
 
+    /// A file that is named `<stdin>` is a file of the repository like any other: its
+    /// commands name it and the position. Told apart from standard input by where the
+    /// workflow came from, not by its name, which standard input is shown with.
+    @Test func githubCommandsForAFileNamedStdinNameIt() throws {
+        let box = try RunSandbox()
+        try box.write("<stdin>", "steps:\n  - shel: make\n")
+        let r = try box.run(["validate", "--format", "github", "<stdin>"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdout == "::error file=<stdin>,line=2,col=5,endLine=2,endColumn=9,title=flow unknown-key::"
+                + "unknown key `shel` in a step (did you mean `shell`?)\n", "\(r)")
+    }
+
     /// `flow run --output grouped` in a GitHub Actions job annotates a failed step; a
     /// workflow it refuses is annotated too, on the file and line, beside the text with its
     /// caret (which the log shows). Outside GitHub Actions, or in another mode, only the text.
