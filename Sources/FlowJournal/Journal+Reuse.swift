@@ -34,7 +34,7 @@ extension Journal {
             let recorded = step.origin == nil ? step : origin.steps[node.path]
             let reason = recorded.map { recorded in
                 recorded.change(to: node, recordedNode: origin.plan.map { $0[node.path] } ?? nil, run: id)
-            } ?? "run \(id) recorded no step at \(node.path)"
+            } ?? "run \(id) recorded no step in its place"
             if let reason {
                 reuse[node.path] = nil
                 let same = recorded.map { $0.name == node.name && $0.kind == node.keyword } ?? false

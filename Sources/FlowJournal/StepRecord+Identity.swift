@@ -13,7 +13,8 @@ extension StepRecord {
     /// column for an unnamed step, the recorded content for a named one).
     public func change(to node: PlanNode, recordedNode: PlanNode?, run: String) -> String? {
         if node.name != name || node.keyword != kind {
-            return "run \(run) recorded another step at \(path): \(label) (\(kind))"
+            // The step it was, not its path: output names steps, never positions (`1`, `2.3`).
+            return "run \(run) recorded another step in its place: \(label) (\(kind))"
         }
         let what: String
         switch node.kind {

@@ -160,12 +160,19 @@ enum JournalInput {
         return state == RunRecord.interrupted || state == "undo_interrupted" ? "⚡" : "·"
     }
 
-    /// Loads and plans the workflow content a run recorded (or the current file).
-    static func plan(content: [UInt8], path: String, args: RunArguments, noColor: Bool) throws -> (Workflow, Plan) {
+    /// Loads and plans the workflow content a run recorded (or the current file), named
+    /// `path` (`<stdin>` for one the run read from standard input: `standardInput`).
+    /// `annotate`: a refusal's diagnostics are GitHub Actions commands too, as `flow run`
+    /// writes them (`WorkflowInput.loadValid`): the file may have been edited since the run.
+    static func plan(content: [UInt8], path: String, standardInput: Bool, args: RunArguments, noColor: Bool,
+                     annotate: Bool) throws -> (Workflow, Plan) {
         let options = args.planOptions
-        let loaded = LoadedWorkflow.load(SourceFile(path: path, bytes: content), overriddenVars: Set(options.vars.map(\.name)))
+        let file = SourceFile(path: path, bytes: content, isStandardInput: standardInput)
+        let loaded = LoadedWorkflow.load(file, overriddenVars: Set(options.vars.map(\.name)))
         guard loaded.isValid, let workflow = loaded.workflow else {
-            Console.stderr(DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor)).text(loaded.diagnostics))
+            let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
+            Console.stderr(renderer.text(loaded.diagnostics))
+            if annotate { Console.stderr(renderer.github(loaded.diagnostics)) }
             Console.stderr("error: \(path) is invalid; nothing was run\n")
             throw ExitCode(2)
         }

@@ -100,7 +100,9 @@ struct ResumeCommand: Command {
                 Console.stderr("note: \(ControlEscaping.escaped(record.workflowPath)) cannot be read; resuming with the content recorded with the run\n")
             }
         }
-        let (_, plan) = try JournalInput.plan(content: content, path: record.workflowDisplayPath, args: record.args, noColor: execution.noColor)
+        let (_, plan) = try JournalInput.plan(content: content, path: record.workflowDisplayPath, standardInput: fromStdin,
+                                              args: record.args, noColor: execution.noColor,
+                                              annotate: execution.output == .grouped && Console.inGitHubActions)
         // A resume reads with the steps it never got to as the run it resumed left them.
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }
         var reuse = JournalInput.succeededResults(steps, leavesOnly: true)

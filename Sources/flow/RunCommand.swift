@@ -91,7 +91,7 @@ struct RunCommand: Command {
         }
         WorkflowInput.warnUnselectedReferences(plan, noColor: execution.noColor, annotate: annotate)
         WorkflowInput.warnEmptySelection(plan, selection: selection)
-        if workflow.file.path == LoadedWorkflow.stdinName, file == "-" { Self.reopenStandardInputAsTerminal() }
+        if workflow.file.isStandardInput { Self.reopenStandardInputAsTerminal() }
         // Names that are not UTF-8 are recorded as bytes too: `resume` reopens the file by them.
         let directory = PathBytes.currentDirectory() ?? Array(".".utf8)
         var args = RunArguments(planOptions)

@@ -63,8 +63,10 @@ struct UndoCommand: Command {
         try RecordedDirectory.check(record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
         try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")
-        let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowDisplayPath, args: record.args,
-                                              noColor: execution.noColor)
+        let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowDisplayPath,
+                                              standardInput: record.readStandardInput, args: record.args,
+                                              noColor: execution.noColor,
+                                              annotate: execution.output == .grouped && Console.inGitHubActions)
         // A resume reads with the steps it never got to as the run it resumed left them; a
         // step that succeeded in several attempts of its retried group, once per success.
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.undoableSteps(record) }

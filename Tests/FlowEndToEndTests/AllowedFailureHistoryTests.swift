@@ -59,6 +59,34 @@ import Glibc
         }
     }
 
+    /// Inside a group with `continue_on_error` and `retry`, a step's failure in an attempt
+    /// the retry follows is what makes the group retry: no mode marks it allowed, only its
+    /// failure in the last attempt, which the history and the JUnit report then show.
+    @Test func aStepInsideARetriedGroupIsAllowedToFailInTheLastAttemptOnly() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: grp
+                continue_on_error: true
+                retry: 1
+                sequential:
+                  - { name: inner, shell: exit 4 }
+            """)
+        let raw = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(raw.status == 0, "\(raw)")
+        #expect(TTYOutputTests.timeless(raw.stderrLines).filter { $0.hasPrefix("✗ inner") }
+                == ["✗ inner exit 4 T", "✗ inner exit 4 (allowed to fail) T"], "\(raw)")
+        let grouped = try box.run(["run", "wf.yaml", "--output", "grouped", "--junit", "report.xml"])
+        #expect(TTYOutputTests.timeless(grouped.stdoutLines + grouped.stderrLines).filter { $0.hasPrefix("── ✗ inner") }
+                == ["── ✗ inner (exit 4 T) ──", "── ✗ inner (exit 4 T; allowed to fail) ──"], "\(grouped)")
+        let show = try box.run(["show", "last"])
+        #expect(show.stdout.contains("  ✗ inner  [failed (allowed to fail) · exit 4"), "\(show)")
+        #expect(show.stdout.hasSuffix("steps: 1 failed (allowed)\n"), "\(show)")
+        let report = box.read("report.xml") ?? ""
+        #expect(report.contains(#"<skipped message="exit 4 (allowed to fail)"/>"#), "\(report)")
+        #expect(report.contains(#"failures="0""#), "\(report)")
+    }
+
     /// A run with no allowed failure: nothing is marked, and `allowed_failures` is `{}`.
     @Test func aRunWithoutAllowedFailuresMarksNothing() throws {
         let box = try RunSandbox()

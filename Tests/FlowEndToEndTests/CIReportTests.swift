@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FlowJournal
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -38,6 +39,43 @@ import FoundationXML
         #expect(r.status == 1, "\(r)")
         #expect(r.stdout == "::error title=flow unknown-key::<stdin>:2:5: unknown key `shel` in a step (did you mean `shell`?)\n",
                 "\(r)")
+    }
+
+    /// A file that is named `<stdin>` is a file of the repository like any other: its
+    /// commands name it and the position. Told apart from standard input by where the
+    /// workflow came from, not by its name, which standard input is shown with.
+    @Test func githubCommandsForAFileNamedStdinNameIt() throws {
+        let box = try RunSandbox()
+        try box.write("<stdin>", "steps:\n  - shel: make\n")
+        let r = try box.run(["validate", "--format", "github", "<stdin>"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdout == "::error file=<stdin>,line=2,col=5,endLine=2,endColumn=9,title=flow unknown-key::"
+                + "unknown key `shel` in a step (did you mean `shell`?)\n", "\(r)")
+    }
+
+    /// `flow resume` and `flow undo` refuse a recorded workflow that is not valid (the file
+    /// edited since, for `resume --force`; a journal whose recorded content no longer
+    /// validates, for `undo`) as `flow run` refuses one: in a GitHub Actions job under
+    /// `--output grouped` with annotations on the file beside the text. They wrote the text only.
+    @Test func aRefusedRecordedWorkflowIsAnnotatedInGitHubActions() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: a, shell: \"true\", undo: [{ shell: \"true\" }] }\n  - { name: b, shell: exit 1 }\n")
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        try box.write("wf.yaml", "steps:\n  - { name: a, shel: make }\n")
+        let annotation = "::error file=wf.yaml,line=2,col=16,endLine=2,endColumn=20,title=flow unknown-key::"
+            + "unknown key `shel` in a step (did you mean `shell`?)"
+        let resume = try box.run(["resume", "last", "--force", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(resume.status == 2, "\(resume)")
+        #expect(resume.stderrLines.contains(annotation), "\(resume)")
+        #expect(resume.stderr.contains("wf.yaml:2:16: error: unknown key `shel` in a step [unknown-key]\n"), "\(resume)")
+        let plain = try box.run(["resume", "last", "--force", "--output", "prefixed"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(plain.status == 2 && !plain.stderr.contains("::error"), "\(plain)")
+
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("UPDATE runs SET content = CAST('steps:\n  - { name: a, shel: make }\n' AS BLOB)")
+        let undo = try box.run(["undo", "last", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(undo.status == 2, "\(undo)")
+        #expect(undo.stderrLines.contains(annotation), "\(undo)")
     }
 
     /// `flow run --output grouped` in a GitHub Actions job annotates a failed step; a

@@ -344,7 +344,7 @@ import Glibc
         #expect(box.lines("ran.log") == ["fetch", "setup", "fetch"], "the inserted step ran, and fetch (now at 2) again")
         #expect(box.lines("used.log") == ["setup=set fetch=fetched"], "no step took another's outputs")
         #expect(forced.stderrLines.contains("resuming run \(firstID): 0 steps already succeeded"), "\(forced)")
-        #expect(forced.stderrLines.contains("note: setup runs: run \(firstID) recorded another step at 1: fetch (shell)"),
+        #expect(forced.stderrLines.contains("note: setup runs: run \(firstID) recorded another step in its place: fetch (shell)"),
                 "\(forced)")
     }
 
@@ -417,7 +417,7 @@ import Glibc
         #expect(box.lines("ran.log") == ["prep", "a1", "a2", "inserted", "inserted", "a1", "a2"], "\(resumed)")
         #expect(box.lines("used.log") == ["a1=one a2=two"], "no step took another's outputs")
         #expect(resumed.stderr.contains("1 step already succeeded"), "\(resumed)")
-        #expect(resumed.stderrLines.contains("note: a1 runs: run \(firstID) recorded another step at 3: a2 (shell)"),
+        #expect(resumed.stderrLines.contains("note: a1 runs: run \(firstID) recorded another step in its place: a2 (shell)"),
                 "\(resumed)")
     }
 
@@ -459,7 +459,7 @@ import Glibc
         let undo = try box.run(["undo", "last", "--output", "prefixed"])
         #expect(undo.status == 0, "\(undo)")
         #expect(box.lines("ran.log") == ["prep", "a1", "a2", "inserted", "undo-prep"], "\(undo)")
-        #expect(undo.stderrLines.contains("note: a1 is not undone: run \(firstID) recorded another step at 3: a2 (shell); "
+        #expect(undo.stderrLines.contains("note: a1 is not undone: run \(firstID) recorded another step in its place: a2 (shell); "
                                           + "that step's result is left as it is"), "\(undo)")
     }
 

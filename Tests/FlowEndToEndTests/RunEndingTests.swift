@@ -149,10 +149,12 @@ import Glibc
         #expect(failed.map { "\($0["name"] ?? "") \($0["attempt"] ?? "") \($0["allowed_failure"] as? Bool ?? false)" } == [
             "soft 1 false", "soft 2 false", "soft 3 true",
             // A step inside the retried group ends in each attempt (a new instance each
-            // time, which no retry follows), so each of its ends is allowed; the group's
-            // first attempt, which its retry follows, is not.
-            "inner 1 true", "grp 1 false", "inner 1 true", "grp 2 true",
+            // time): its failure in the attempt the group's retry follows is what makes the
+            // group retry, not an allowed one; in the group's last attempt it is.
+            "inner 1 false", "grp 1 false", "inner 1 true", "grp 2 true",
         ], "\(json)")
+        let inner = TTYOutputTests.timeless(prefixed.stderrLines).filter { $0.hasPrefix("✗ inner") }
+        #expect(inner == ["✗ inner exit 4 T", "✗ inner exit 4 (allowed to fail) T"], "\(prefixed)")
         #expect(json.jsonEvents.last?["allowed_failures"] as? [String: Int] == ["failed": 2], "\(json)")
         let github = try box.run(["run", "wf.yaml", "--no-journal", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
         let annotations = TTYOutputTests.timeless(github.stdoutLines.filter { $0.hasPrefix("::warning") || $0.hasPrefix("::error") })

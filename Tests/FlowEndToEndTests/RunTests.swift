@@ -335,6 +335,54 @@ import FoundationXML
         #expect(!r.all.contains("attempt 2"), "\(r)")
     }
 
+    /// A step's shell that is there but cannot be executed (no execute permission, a
+    /// directory) fails the step with 126, as bash and dash report a command found but not
+    /// executable, and 127 only for one not found; the message names it. Wherever the shell
+    /// is chosen: the workflow's `shell`, a group's, or a `use` step's (for its action's
+    /// steps), by path or found in the step's PATH. Not retried: it would be refused again.
+    @Test func aShellThatCannotBeExecutedFailsWith126() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("ne"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: box.path("bin"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: box.path("dir/bash"), withIntermediateDirectories: true)
+        try box.write("ne/bash", "#!/bin/sh\necho ran >> log\n")
+        try box.write("bin/zsh", "#!/bin/sh\necho ran >> log\n")
+        chmod(box.path("ne/bash"), 0o644)
+        chmod(box.path("bin/zsh"), 0o644)
+        try box.write("wf.yaml", """
+            shell: \(box.path("ne/bash"))
+            env: { PATH: \(box.path("bin")) }
+            actions:
+              act:
+                steps:
+                  - { name: in-action, shell: "echo a; echo b", continue_on_error: true }
+            steps:
+              - { name: top, shell: "echo a; echo b", continue_on_error: true, retry: { limit: 2, delay: 10s } }
+              - name: grp
+                shell: \(box.path("dir/bash"))
+                sequential:
+                  - { name: in-dir, shell: "echo a; echo b", continue_on_error: true }
+              - { use: act, shell: zsh }
+              - name: gone-group
+                shell: \(box.path("none/bash"))
+                sequential:
+                  - { name: gone, shell: "echo a; echo b", continue_on_error: true }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(box.read("log") == nil, "nothing ran: \(r)")
+        let ends = Dictionary(r.jsonEvents.filter { $0["to"] as? String == "failed" && $0["kind"] as? String == "shell" }
+            .map { ($0["name"] as? String ?? "", $0["exit_code"] as? Int ?? -1) }, uniquingKeysWith: { $1 })
+        #expect(ends == ["top": 126, "in-dir": 126, "in-action": 126, "gone": 127], "\(r)")
+        let messages = r.jsonEvents.compactMap { $0["event"] as? String == "output" ? $0["line"] as? String : nil }
+        #expect(messages.contains("flow: shell `\(box.path("ne/bash"))` is not executable: permission denied"), "\(r)")
+        #expect(messages.contains("flow: shell `\(box.path("dir/bash"))` is a directory"), "\(r)")
+        #expect(messages.contains("flow: shell `zsh` is not executable: \(box.path("bin"))/zsh has no execute permission for this user"),
+                "\(r)")
+        #expect(messages.contains("flow: shell `\(box.path("none/bash"))` not found"), "\(r)")
+        #expect(!r.all.contains("retrying"), "refused again on every attempt: \(r)")
+    }
+
     // MARK: groups
 
     static let sequentialWorkflow = """

@@ -187,13 +187,14 @@ public struct DiagnosticRenderer: Sendable {
     /// GitHub Actions workflow commands: `::error file=…,line=…,col=…::message`. A
     /// workflow read from standard input has no file to annotate: its commands carry no
     /// `file` and no position (GitHub would link `<stdin>` as a path of the repository),
-    /// and the message starts with where it is (`<stdin>:3:5: …`).
+    /// and the message starts with where it is (`<stdin>:3:5: …`). A file named `<stdin>`
+    /// is a file like any other.
     public func github(_ diagnostics: [Diagnostic]) -> String {
         var out = ""
         for d in diagnostics {
             var message = d.message
             if let help = d.help { message += " (\(help))" }
-            if d.file.path == LoadedWorkflow.stdinName {
+            if d.file.isStandardInput {
                 message = "\(d.file.path):\(d.span.start.line):\(d.span.start.column): " + message
                 out += "::\(d.severity.rawValue) title=\(GitHubCommandEscaping.property("flow " + d.code.rawValue))::"
                 out += GitHubCommandEscaping.data(message) + "\n"

@@ -217,18 +217,40 @@ extension Executor {
                     ? "\(error.description) (still after \(Self.shortageLimit.components.seconds) s, with no other step running to free any)"
                     : error.description
                 var isFinal = false
-                if !direct, case .executableNotFound = error {
-                    // The step's shell is not there: every attempt would look for it in the
-                    // same PATH, so a retry cannot help (and only delayed the failure).
-                    isFinal = true
-                    if !task.program.spec.contains("/") {
-                        // Name the shell as the workflow does (`shell: ksh`), not the
-                        // `/bin/ksh` tried last when the step's PATH had none.
-                        reason = "shell `\(task.program.spec)` not found (not in the step's PATH, nor \(shellExecutable()))"
+                // What a shell says for a command it cannot run: 127 for one not found, 126
+                // for one found that cannot be executed (bash, dash, POSIX).
+                var status: Int32 = 127
+                if !direct {
+                    let spec = task.program.spec
+                    switch error {
+                    case .executableNotFound:
+                        // The step's shell is not there: every attempt would look for it in the
+                        // same PATH, so a retry cannot help (and only delayed the failure).
+                        isFinal = true
+                        if spec.contains("/") {
+                            reason = "shell `\(spec)` not found"
+                        } else if let file = ExecutableLookup.unexecutable(spec, searchPath: environment["PATH"], directory: directory) {
+                            status = 126
+                            reason = "shell `\(spec)` is not executable: \(file) has no execute permission for this user"
+                        } else {
+                            // Name the shell as the workflow does (`shell: ksh`), not the
+                            // `/bin/ksh` tried last when the step's PATH had none.
+                            reason = "shell `\(spec)` not found (not in the step's PATH, nor \(shellExecutable()))"
+                        }
+                    case .failed(let executable, let code) where code == EACCES || code == ENOEXEC:
+                        // Found but refused by exec: as certain to be refused again.
+                        isFinal = true
+                        status = 126
+                        let named = executable == spec ? "`\(spec)`" : "`\(spec)` (\(executable))"
+                        reason = code == ENOEXEC ? "shell \(named) cannot be executed: \(SpawnError.message(code))"
+                            : Self.isDirectory(executable, in: directory) ? "shell \(named) is a directory"
+                            : "shell \(named) is not executable: \(SpawnError.message(code))"
+                    default:
+                        break
                     }
                 }
                 bus.line(ref, .stderr, "flow: \(reason)")
-                return AttemptResult(state: .failed, exitCode: 127, reason: reason, isFinal: isFinal)
+                return AttemptResult(state: .failed, exitCode: status, reason: reason, isFinal: isFinal)
             }
         }
         defer { spawnLimiter.release() }
@@ -370,6 +392,12 @@ extension Executor {
         instance.transition(to: .cancelled, reason: reason)
         runState.record(instance, StepResult(state: .cancelled))
         return .cancelled
+    }
+
+    /// Whether `path` (relative ones from `directory`, where the child execs it) names a
+    /// directory: exec refuses one with "permission denied", which would not say why.
+    static func isDirectory(_ path: String, in directory: String?) -> Bool {
+        ExecutableLookup.isDirectory(!path.hasPrefix("/") && directory != nil ? directory! + "/" + path : path)
     }
 
     /// Whether a shell step reads the terminal; nil for other steps. Out of line: a copy of

@@ -93,10 +93,11 @@ public final class Executor: Sendable {
         return allowed
     }
 
-    /// A new instance of `node`, labelled and marked as the plan says.
-    func makeInstance(of node: PlanNode, frame: ScopeFrame, isUndo: Bool = false) -> StepInstance {
+    /// A new instance of `node`, labelled and marked as the plan says. `failureRetried`: its
+    /// failure makes a group around it retry (see `prepare`), so it is not the allowed one.
+    func makeInstance(of node: PlanNode, frame: ScopeFrame, isUndo: Bool = false, failureRetried: Bool = false) -> StepInstance {
         // Most plans allow no failure: no hashing per step then.
-        let allowed = !failureAllowed.isEmpty && failureAllowed.contains(ObjectIdentifier(node))
+        let allowed = !failureRetried && !failureAllowed.isEmpty && failureAllowed.contains(ObjectIdentifier(node))
         return StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo,
                             failureAllowed: allowed)
     }
@@ -246,7 +247,7 @@ public final class Executor: Sendable {
     func runList(_ nodes: [PlanNode], concurrent: Bool, maxParallel: Int? = nil, failFast: Bool = true,
                  frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode, status: RunStatus,
                  inheritedFailure: Bool = false, isUndo: Bool = false, runsAlways: Bool = false,
-                 reuses: Bool = true) async -> StepState
+                 reuses: Bool = true, failureRetried: Bool = false) async -> StepState
     {
         let failed = Mutex(false)
         let record: @Sendable (PlanNode, StepState) -> Void = { [cancellation] node, state in
@@ -261,7 +262,7 @@ public final class Executor: Sendable {
             for node in nodes {
                 let state = await execute(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
                                           inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways,
-                                          reuses: reuses)
+                                          reuses: reuses, failureRetried: failureRetried)
                 record(node, state)
             }
         } else {
@@ -283,7 +284,7 @@ public final class Executor: Sendable {
                         }
                         let state = await self.execute(node, frame: frame, scope: FailureScope(parent: scope, isBranch: true), env: env,
                                                        mode: mode, status: status, inheritedFailure: inheritedFailure, isUndo: isUndo,
-                                                       reuses: reuses)
+                                                       reuses: reuses, failureRetried: failureRetried)
                         if failFast, [.failed, .timedOut].contains(state), !node.continueOnError { tripped.set() }
                         return (index, state)
                     }
@@ -333,7 +334,7 @@ public final class Executor: Sendable {
     @inline(never)
     func execute(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
                  status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool = false,
-                 reuses: Bool = true) async -> StepState
+                 reuses: Bool = true, failureRetried: Bool = false) async -> StepState
     {
         // Once a signal came, nothing is told of a step before the note that flow heard it:
         // the signal's handlers run on another thread, and a step that started or was skipped
@@ -342,7 +343,8 @@ public final class Executor: Sendable {
         if cancellation.isCancelled { await cancellation.handlersFinished() }
         let step: StepRun
         switch prepare(node, frame: frame, scope: scope, env: env, mode: mode, status: status,
-                       inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways, reuses: reuses) {
+                       inheritedFailure: inheritedFailure, isUndo: isUndo, runsAlways: runsAlways, reuses: reuses,
+                       failureRetried: failureRetried) {
         case .finished(let state): return state
         case .run(let run): step = run
         }
@@ -379,9 +381,12 @@ public final class Executor: Sendable {
     /// Decides whether a step runs (selection, cancellation, its `if`, a result `flow
     /// resume` reuses) and, if it does, what it runs with. `reuses`: false inside a later
     /// attempt of a retried group, which runs its steps again from the start.
+    /// `failureRetried`: inside an attempt of a group with `retry` that another attempt
+    /// follows if this one fails (see `runGroup`).
     @inline(never)
     func prepare(_ node: PlanNode, frame: ScopeFrame, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool, reuses: Bool) -> Preparation
+                 status: RunStatus, inheritedFailure: Bool, isUndo: Bool, runsAlways: Bool, reuses: Bool,
+                 failureRetried: Bool) -> Preparation
     {
         if !node.selected { return .finished(skip(node, frame: frame, isUndo: isUndo, reason: StepTransition.notSelectedReason)) }
         // `run.status` inside `finally` is the status so far: `cancelled` from the moment the
@@ -438,12 +443,15 @@ public final class Executor: Sendable {
             return .finished(skip(node, frame: frame, isUndo: isUndo, reason: reason))
         }
 
-        let instance = makeInstance(of: node, frame: frame, isUndo: isUndo)
+        // A failure the step's own `continue_on_error` allows does not reach the group
+        // around it, so does not make it retry.
+        let retried = failureRetried && !node.continueOnError
+        let instance = makeInstance(of: node, frame: frame, isUndo: isUndo, failureRetried: retried)
         // A step of a `finally` list runs whatever its siblings did, and so do the steps of
         // a group there: they must not find an earlier sibling's failure in their scope.
         let ownScope = runsAlways ? FailureScope(parent: nil, inheritsFailure: inheritedFailure || scope.seesFailure) : scope
         return .run(StepRun(instance: instance, context: context, scope: ownScope, env: stepEnv, mode: mode, status: status,
-                            reuses: reuses))
+                            reuses: reuses, failureRetried: retried))
     }
 
     /// What comes after an attempt: the step's end, or another attempt after a delay.
@@ -644,16 +652,20 @@ public final class Executor: Sendable {
         // runs its steps again from the start, as it would have in the run (a `login` whose
         // token the failed attempt found stale is what the retry is there to do again).
         let reuses = step.reuses && instance.attempt <= 1
+        // A step failing in an attempt that another one follows fails the attempt, not the
+        // run: `continue_on_error` (here or around) allows the failure of the last attempt
+        // only, as a step's own retried attempts are not marked allowed (`conclude`).
+        let retried = step.failureRetried || node.retry.map { instance.attempt <= $0.limit } == true
         var state: StepState
         switch node.kind {
         case .concurrent(let maxParallel, let failFast):
             state = await runList(node.children, concurrent: true, maxParallel: maxParallel, failFast: failFast, frame: frame,
                                   scope: inner, env: env, mode: mode, status: status, inheritedFailure: despiteFailure,
-                                  isUndo: instance.ref.isUndo, reuses: reuses)
+                                  isUndo: instance.ref.isUndo, reuses: reuses, failureRetried: retried)
         default:
             state = await runList(node.children, concurrent: false, frame: frame, scope: inner, env: env, mode: mode,
                                   status: status, inheritedFailure: despiteFailure, isUndo: instance.ref.isUndo,
-                                  reuses: reuses)
+                                  reuses: reuses, failureRetried: retried)
         }
         if !node.finally.isEmpty {
             // `finally` runs outside the cancelled scope: the first interrupt does not stop it.
@@ -669,7 +681,8 @@ public final class Executor: Sendable {
                                    // step failed anywhere before it (its enclosing groups see it).
                                    status: self.cancellation.isCancelled ? .cancelled
                                        : (groupFailed || scope.seesAnyFailure ? .failed : (status == .running ? .succeeded : status)),
-                                   inheritedFailure: groupFailed, isUndo: instance.ref.isUndo, runsAlways: true)
+                                   inheritedFailure: groupFailed, isUndo: instance.ref.isUndo, runsAlways: true,
+                                   failureRetried: retried)
             }.value
             if finallyState != .succeeded, state == .succeeded { state = .failed }
         }

@@ -16,9 +16,11 @@ extension Executor {
         let status: RunStatus
         /// Whether `flow resume` may reuse recorded results for the steps inside (a group's).
         let reuses: Bool
+        /// Whether the step failing makes a group around it retry (`Executor.prepare`).
+        let failureRetried: Bool
 
         init(instance: StepInstance, context: RuntimeContext, scope: FailureScope, env: ChildEnvironment, mode: Mode,
-             status: RunStatus, reuses: Bool) {
+             status: RunStatus, reuses: Bool, failureRetried: Bool = false) {
             self.instance = instance
             self.context = context
             self.scope = scope
@@ -26,6 +28,7 @@ extension Executor {
             self.mode = mode
             self.status = status
             self.reuses = reuses
+            self.failureRetried = failureRetried
         }
     }
 }

@@ -47,9 +47,9 @@ public struct LoadedWorkflow: Sendable {
                 throw FileReader.Failure(path: path, reason: "standard input is closed")
             }
             let bytes = try FileReader.read(pathBytes: fromStdin ? Array("/dev/stdin".utf8) : pathBytes ?? Array(path.utf8), name: path)
-            return load(SourceFile(path: path, bytes: bytes), overriddenVars: overriddenVars)
+            return load(SourceFile(path: path, bytes: bytes, isStandardInput: fromStdin), overriddenVars: overriddenVars)
         } catch {
-            let file = SourceFile(path: path, bytes: [])
+            let file = SourceFile(path: path, bytes: [], isStandardInput: fromStdin)
             let bytes = pathBytes ?? Array(path.utf8)
             let help = fromStdin ? stdinHelp : error.isMissing ? missingFileHelp(path, bytes: bytes) : error.isDirectory ? directoryHelp(bytes) : nil
             let diagnostic = Diagnostic(.error, .fileUnreadable, "cannot read `\(path)`: \(error.reason)", file: file,

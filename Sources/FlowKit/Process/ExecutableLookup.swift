@@ -66,6 +66,22 @@ public enum ExecutableLookup {
         return nil
     }
 
+    /// The first file named `name` in `searchPath` (nil: `defaultSearchPath`) that is there
+    /// but may not be executed, as `search` joins it; nil when there is none. For the
+    /// failure of a lookup only: bash and dash, finding no executable `name`, run such a
+    /// file anyway and report "permission denied" (status 126), not "not found" (127).
+    public static func unexecutable(_ name: String, searchPath: String?, directory: String? = nil) -> String? {
+        guard !name.isEmpty, !name.containsByte(UInt8(ascii: "/")) else { return nil }
+        for entry in (searchPath ?? defaultSearchPath).utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) {
+            let dir = entry.isEmpty ? "." : String(decoding: entry, as: UTF8.self)
+            let path = dir + "/" + name
+            let checked = !dir.hasPrefix("/") && directory != nil ? directory! + "/" + path : path
+            var info = stat()
+            if stat(checked, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(checked, X_OK) != 0 { return path }
+        }
+        return nil
+    }
+
     /// A regular file we may execute (directories named like a command are skipped).
     static func isExecutableFile(_ path: String) -> Bool {
         var info = stat()

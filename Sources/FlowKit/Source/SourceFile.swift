@@ -19,9 +19,14 @@ public final class SourceFile: Sendable {
     /// when it is on the same line and not past the column sought.
     private let columnCursor = Mutex<(line: Int, column: Int, index: Int)>((0, 0, 0))
 
-    public init(path: String, bytes: [UInt8]) {
+    /// Whether the file was read from standard input (`-`), which `path` names as
+    /// `<stdin>`: decided by where it came from, not by the name, which a file may have too.
+    public let isStandardInput: Bool
+
+    public init(path: String, bytes: [UInt8], isStandardInput: Bool = false) {
         self.path = path
         self.bytes = bytes
+        self.isStandardInput = isStandardInput
     }
 
     private var lineStarts: [Int] {
