@@ -64,7 +64,7 @@ struct ResumeCommand: Command {
         try JournalInput.refuseIfArgumentsDamaged(record, command: "resume")
         try RecordedDirectory.check(record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
-        try JournalInput.refuseIfResumed(id, by: resumes, command: "resume")
+        try JournalInput.refuseIfResumed(id, by: resumes, command: "resume", in: journal)
         var content = record.content
         // A workflow read from standard input (`flow run -`) has no file to compare with:
         // the content recorded with the run is the workflow (and a `-` in the directory,

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// A run carried on by several resumes, as a CI operator meets it: run, fix, resume, fail
+/// again, resume again, then undo. What `resume` and `undo` say of the chain.
+@Suite struct JournalChainTests {
+    static let workflow = """
+        steps:
+          - { name: a, shell: "true", undo: "true" }
+          - { name: b, shell: test -f ok1, undo: "true" }
+          - { name: c, shell: test -f ok2, undo: "true" }
+        """
+
+    /// The newest run's id.
+    static func lastID(_ box: RunSandbox, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(try JournalEndToEndTests.runs(box, sourceLocation: sourceLocation).first?["id"] as? String,
+                     sourceLocation: sourceLocation)
+    }
+
+    /// `flow undo` of a resume records each step it reverses as having succeeded in the run
+    /// that ran it, as the resume said of the steps it reused (`reused from run ID`): it
+    /// said the resume's id of a step the resume only took from an earlier run.
+    @Test func undoOfAResumeNamesTheRunThatRanEachStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.workflow)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        try box.write("ok1", "")
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let second = try Self.lastID(box)
+        try box.write("ok2", "")
+        let third = try box.run(["resume", "last"])
+        #expect(third.status == 0, "\(third)")
+        #expect(third.stderrLines.contains("✓ a reused from run \(first)"), "\(third)")
+        #expect(third.stderrLines.contains("✓ b reused from run \(second)"), "\(third)")
+        let thirdID = try Self.lastID(box)
+        let undo = try box.run(["undo", "last"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(undo.stderrLines.contains("✓ a succeeded in run \(first)"), "\(undo)")
+        #expect(undo.stderrLines.contains("✓ b succeeded in run \(second)"), "\(undo)")
+        #expect(undo.stderrLines.contains("✓ c succeeded in run \(thirdID)"), "\(undo)")
+    }
+
+    /// A run resumed more than once is resumed and undone through its latest resume, and the
+    /// refusal names that one: it named the first resume, whose own refusal named the next.
+    @Test func aRunResumedTwiceIsReferredToItsLatestResume() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.workflow)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let second = try Self.lastID(box)
+        // One resume: said as before.
+        let once = try box.run(["undo", first])
+        #expect(once.status == 2, "\(once)")
+        #expect(once.stderrLines == ["error: run \(first) was resumed as run \(second) (failed), which carries its steps on; "
+                                     + "undo that run instead", "help: flow undo \(second)"], "\(once)")
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let third = try Self.lastID(box)
+        for command in ["resume", "undo"] {
+            let refused = try box.run([command, first])
+            #expect(refused.status == 2, "\(refused)")
+            #expect(refused.stderrLines == [
+                "error: run \(first) was resumed as run \(second), then as run \(third) (failed), which carries its steps on; "
+                    + "\(command) that run instead",
+                "help: flow \(command) \(third)",
+            ], "\(refused)")
+        }
+        try box.write("ok1", "")
+        try box.write("ok2", "")
+        #expect(try box.run(["resume", third]).status == 0)
+        let fourth = try Self.lastID(box)
+        let done = try box.run(["resume", first])
+        #expect(done.status == 2, "\(done)")
+        #expect(done.stderrLines == [
+            "error: run \(first) was resumed as run \(second), then as run \(third), then as run \(fourth), which succeeded; "
+                + "there is nothing left to resume",
+        ], "\(done)")
+        let undo = try box.run(["undo", second])
+        #expect(undo.status == 2, "\(undo)")
+        #expect(undo.stderrLines.last == "help: flow undo \(fourth)", "\(undo)")
+    }
+}
