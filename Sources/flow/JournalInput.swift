@@ -140,6 +140,26 @@ enum JournalInput {
         return results
     }
 
+    /// The states of a step whose rollback was reached: reversed, failed to, or cut short.
+    static let reversalStates: Set<String> = ["undone", "undo_failed", "undoing"]
+
+    /// Removes from `results` every step inside one of `groups` (by path: `2.1` and `2.1.3`
+    /// are inside `2`): a group's `undo` reverses its steps together, so none of them stands.
+    static func dropSteps(inside groups: Set<String>, from results: inout [String: StepResult]) {
+        guard !groups.isEmpty else { return }
+        for path in Array(results.keys) {
+            // Each enclosing path, nearest first: `2.1.3` → `2.1`, `2`.
+            var enclosing = Substring(path)
+            while let dot = enclosing.lastIndex(of: ".") {
+                enclosing = enclosing[..<dot]
+                if groups.contains(String(enclosing)) {
+                    results[path] = nil
+                    break
+                }
+            }
+        }
+    }
+
     /// How many steps `resume` will not run again: the reused leaves of `plan`, except those
     /// in `finally` blocks (every finally block runs again). Undo steps are not in
     /// `plan.steps`; a step that was undone is not among the results (its state is `undone`).

@@ -80,4 +80,46 @@ import Testing
         #expect(undo.status == 2, "\(undo)")
         #expect(undo.stderrLines.last == "help: flow undo \(fourth)", "\(undo)")
     }
+
+    static let groupUndo = """
+        steps:
+          - name: g
+            sequential:
+              - { name: make, shell: echo made > thing }
+            undo: rm thing
+          - { name: use, shell: cat thing && test -f ok }
+        """
+
+    /// A step inside a group whose `undo` the run's rollback ran is not reused by a resume:
+    /// the group's undo reversed what it did (it was reused, and `use` found nothing).
+    @Test func aStepInsideAGroupTheRollbackReversedRunsAgainOnResume() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.groupUndo)
+        let run = try box.run(["run", "wf.yaml"])
+        #expect(run.status == 1, "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: box.path("thing")), "rolled back: \(run)")
+        let first = try Self.lastID(box)
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderrLines.first == "resuming run \(first): 0 steps already succeeded", "\(resumed)")
+        #expect(!resumed.stderr.contains("reused from run"), "\(resumed)")
+        #expect(FileManager.default.fileExists(atPath: box.path("thing")), "\(resumed)")
+    }
+
+    /// So is one inside a group a `flow undo` of the run reversed.
+    @Test func aStepInsideAGroupFlowUndoReversedRunsAgainOnResume() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.groupUndo)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        let undo = try box.run(["undo", first])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(!FileManager.default.fileExists(atPath: box.path("thing")), "\(undo)")
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", first])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(!resumed.stderr.contains("reused from run"), "\(resumed)")
+        #expect(FileManager.default.fileExists(atPath: box.path("thing")), "\(resumed)")
+    }
 }
