@@ -122,4 +122,29 @@ import Testing
         #expect(!resumed.stderr.contains("reused from run"), "\(resumed)")
         #expect(FileManager.default.fileExists(atPath: box.path("thing")), "\(resumed)")
     }
+
+    /// `flow logs` of a step a resume reused printed nothing, exit 0, with nothing to say
+    /// why: a note names the run that ran it, which has its output.
+    @Test func logsOfAReusedStepNameTheRunThatHasItsOutput() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: echo made a, undo: "true" }
+              - { name: b, shell: test -f ok && echo made b }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        try box.write("ok", "")
+        #expect(try box.run(["resume", "last"]).status == 0)
+        let second = try Self.lastID(box)
+        let reused = try box.run(["logs", second, "a"])
+        #expect(reused.status == 0 && reused.stdout.isEmpty, "\(reused)")
+        #expect(reused.stderrLines == ["note: a did not run in run \(second): it was reused from run \(first), "
+                                       + "which has its output (flow logs \(first) a)"], "\(reused)")
+        let there = try box.run(["logs", first, "a"])
+        #expect(there.status == 0 && there.stdout.contains("made a"), "\(there)")
+        // A step the resume ran: its own output, no note.
+        let ran = try box.run(["logs", second, "b"])
+        #expect(ran.status == 0 && ran.stdout == "made b\n" && ran.stderr.isEmpty, "\(ran)")
+    }
 }
