@@ -228,7 +228,8 @@ extension Journal {
                 // Its `steps` rows were never brought up to date: count from its transitions.
                 var counts: [String: Int] = [:], allowed: [String: Int] = [:]
                 let steps = try steps(records[i].id)
-                for step in steps where Self.isCountedAlone(step, among: steps) {
+                let interrupted = records[i].state == RunRecord.interrupted
+                for step in steps where Self.isCountedAlone(step, among: steps, interrupted: interrupted) {
                     let state = step.shown(inRun: records[i].state).state
                     counts[state, default: 0] += 1
                     if step.allowedFailure { allowed[state, default: 0] += 1 }
@@ -295,10 +296,15 @@ extension Journal {
 
     /// Whether the run's summary counts `step` (the rule of `fillCounts`' query): a leaf, a
     /// group its own timeout ended, a group whose undo failed, or a group that failed with
-    /// nothing inside it having run. Undo steps aside.
-    static func isCountedAlone(_ step: StepRecord, among steps: [StepRecord]) -> Bool {
+    /// nothing inside it having run. Undo steps aside. In a run whose process died
+    /// (`interrupted`), a group whose undo was cut short (`undoing`, shown
+    /// `undo_interrupted`) too: its rollback was left incomplete, as one that failed, and a
+    /// second signal records it `undo_failed`, which is counted (`runs` said `1 succeeded, 1
+    /// failed` of a run whose show had the group `undo_interrupted`).
+    static func isCountedAlone(_ step: StepRecord, among steps: [StepRecord], interrupted: Bool = false) -> Bool {
         guard !step.path.contains("u") else { return false }
         if ["print", "delay", "shell"].contains(step.kind) || ["timed_out", "undo_failed"].contains(step.state) { return true }
+        if interrupted, step.state == "undoing" { return true }
         guard step.state == "failed" else { return false }
         let inside = step.path + "."
         return !steps.contains { $0.path.hasPrefix(inside) && !["skipped", "pending"].contains($0.state) }

@@ -68,16 +68,25 @@ enum JournalInput {
 
     /// Refuses (exit 2) to resume or undo run `id` once a resume carried it on: the resume
     /// holds its succeeded steps as its own, so acting on the old run as well would reverse
-    /// them twice, or run again what the resume did.
-    static func refuseIfResumed(_ id: String, by resumes: [RunRecord], command: String) throws {
-        guard let resume = resumes.first else { return }
+    /// them twice, or run again what the resume did. The run to act on is the last of the
+    /// chain of resumes (a resume of the resume…), which the message names: naming the
+    /// first only, it sent the user from refusal to refusal, one resume at a time.
+    static func refuseIfResumed(_ id: String, by resumes: [RunRecord], command: String, in journal: Journal) throws {
+        guard var resume = resumes.first else { return }
+        var chain = [resume]
+        // `seen` only guards against a damaged journal whose parents loop.
+        var seen: Set<String> = [id, resume.id]
+        while let next = try laterRuns(of: resume.id, in: journal).resumes.first, seen.insert(next.id).inserted {
+            resume = next
+            chain.append(next)
+        }
+        let through = "run \(id) was resumed as run \(chain[0].id)" + chain.dropFirst().map { ", then as run \($0.id)" }.joined()
         if command == "resume", resume.state == "succeeded" {
-            Console.stderr("error: run \(id) was resumed as run \(resume.id), which succeeded; there is nothing left to resume\n")
+            Console.stderr("error: \(through), which succeeded; there is nothing left to resume\n")
             throw ExitCode(2)
         }
         let state = resume.state == "running" ? "still running" : resume.state
-        Console.stderr("error: run \(id) was resumed as run \(resume.id) (\(state)), which carries its steps on; "
-                       + "\(command) that run instead\n")
+        Console.stderr("error: \(through) (\(state)), which carries its steps on; \(command) that run instead\n")
         Console.stderr("help: flow \(command) \(resume.id)\n")
         throw ExitCode(2)
     }
@@ -129,6 +138,26 @@ enum JournalInput {
             results[step.path] = StepResult(state: .succeeded, exitCode: step.exitCode.map(Int32.init), outputs: step.outputs)
         }
         return results
+    }
+
+    /// The states of a step whose rollback was reached: reversed, failed to, or cut short.
+    static let reversalStates: Set<String> = ["undone", "undo_failed", "undoing"]
+
+    /// Removes from `results` every step inside one of `groups` (by path: `2.1` and `2.1.3`
+    /// are inside `2`): a group's `undo` reverses its steps together, so none of them stands.
+    static func dropSteps(inside groups: Set<String>, from results: inout [String: StepResult]) {
+        guard !groups.isEmpty else { return }
+        for path in Array(results.keys) {
+            // Each enclosing path, nearest first: `2.1.3` → `2.1`, `2`.
+            var enclosing = Substring(path)
+            while let dot = enclosing.lastIndex(of: ".") {
+                enclosing = enclosing[..<dot]
+                if groups.contains(String(enclosing)) {
+                    results[path] = nil
+                    break
+                }
+            }
+        }
     }
 
     /// How many steps `resume` will not run again: the reused leaves of `plan`, except those

@@ -128,9 +128,24 @@ struct LogsCommand: Command {
                                    + "what it printed after the lines above is gone\n")
                     throw ExitCode(2)
                 }
+                if let path { try Self.sayWhereReusedOutputIs(of: path, in: id, steps: steps, journal: journal) }
                 return
             }
             if last == before { usleep(200_000) }
         }
+    }
+
+    /// A step a resume reused printed nothing in it: its output is in the run that ran it,
+    /// which a note on stderr names (the log was empty, exit 0, with nothing to say why).
+    private static func sayWhereReusedOutputIs(of path: String, in id: String, steps: [StepRecord],
+                                               journal: Journal) throws {
+        let producers = try JournalInput.attempt { () throws(JournalError) -> [String: String] in
+            guard try journal.reusedSources(id)[path] != nil else { return [:] }
+            return try journal.producers([path: id])
+        }
+        guard let source = producers[path], source != id, let step = steps.first(where: { $0.path == path }), step.isLeaf else { return }
+        let label = ControlEscaping.escaped(step.label)
+        Console.stderr("note: \(label) did not run in run \(id): it was reused from run \(source), "
+                       + "which has its output (flow logs \(source) \(label))\n")
     }
 }

@@ -64,7 +64,7 @@ struct ResumeCommand: Command {
         try JournalInput.refuseIfArgumentsDamaged(record, command: "resume")
         try RecordedDirectory.check(record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
-        try JournalInput.refuseIfResumed(id, by: resumes, command: "resume")
+        try JournalInput.refuseIfResumed(id, by: resumes, command: "resume", in: journal)
         var content = record.content
         // A workflow read from standard input (`flow run -`) has no file to compare with:
         // the content recorded with the run is the workflow (and a `-` in the directory,
@@ -108,7 +108,13 @@ struct ResumeCommand: Command {
         var reuse = JournalInput.succeededResults(steps, leavesOnly: true)
         // A step a `flow undo` of this run reversed (or tried to) runs again, as one the
         // run rolled back itself does: its effect is gone, or in doubt.
-        for reversal in try JournalInput.reachedByUndos(undos, successes: [:], in: journal).keys { reuse[reversal.path] = nil }
+        var reversed = Set(try JournalInput.reachedByUndos(undos, successes: [:], in: journal).keys.map(\.path))
+        for path in reversed { reuse[path] = nil }
+        // So does a step inside a group whose `undo` the run's rollback (or a `flow undo`)
+        // ran: the group's undo reverses what its steps did, while their own records still
+        // say `succeeded` (it was reused, and what it made was gone).
+        reversed.formUnion(steps.filter { JournalInput.reversalStates.contains($0.state) }.map(\.path))
+        JournalInput.dropSteps(inside: reversed, from: &reuse)
         // Steps match by path, a position: with another file (--force, now or in a resume
         // whose results this one carries on) a step whose position holds another step now
         // runs again rather than take its result.

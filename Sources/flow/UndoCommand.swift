@@ -62,7 +62,7 @@ struct UndoCommand: Command {
         try JournalInput.refuseIfArgumentsDamaged(record, command: "undo")
         try RecordedDirectory.check(record)
         let (resumes, undos) = try JournalInput.laterRuns(of: id, in: journal)
-        try JournalInput.refuseIfResumed(id, by: resumes, command: "undo")
+        try JournalInput.refuseIfResumed(id, by: resumes, command: "undo", in: journal)
         let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowDisplayPath,
                                               standardInput: record.readStandardInput, args: record.args,
                                               noColor: execution.noColor,
@@ -165,6 +165,13 @@ struct UndoCommand: Command {
             step.reverses = reversing.contains(JournalInput.Reversal(step))
             return step
         }
+        // Each reversed result is said to have succeeded in the run that ran it, as `flow
+        // resume` names a reused step: a step the resume being undone reused (or never
+        // reached) ran in an earlier run. It said the resume's id, which did not run it.
+        let holders = Dictionary(steps.filter { reversible.contains($0.state) }.map { ($0.path, $0.origin ?? id) },
+                                 uniquingKeysWith: { first, _ in first })
+        let producers = try JournalInput.attempt { () throws(JournalError) in try journal.producers(holders) }
+        session.reusedSources = producers.filter { $0.value != id }
         // What its undo steps see as `run.status`: how the run ended (one flow killed never
         // ended; it stopped as a cancelled one does).
         session.undoneRunStatus = record.state == "succeeded" ? .succeeded : record.state == "failed" ? .failed : .cancelled

@@ -326,6 +326,30 @@ import Testing
         #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 failed, 1 undo_interrupted", "\(show)")
     }
 
+    /// So is a group whose `undo` flow was killed in: `undo_interrupted`, counted as a group
+    /// whose undo failed is (it was left out: `1 succeeded, 1 failed` of a run whose `show`
+    /// had the group `undo_interrupted`).
+    @Test func countsShowAGroupWhoseUndoWasCutShort() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - { name: made, shell: "true" }
+                undo:
+                  shell: kill -KILL $PPID
+              - shell: exit 3
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 128 + SIGKILL)
+        let json = try JournalEndToEndTests.runs(box)
+        #expect(json.first?["counts"] as? [String: Int] == ["succeeded": 1, "failed": 1, "undo_interrupted": 1], "\(json)")
+        let runs = try box.run(["runs"])
+        #expect(runs.status == 0 && runs.stdoutLines.last?.hasSuffix("  1 succeeded, 1 failed, 1 undo_interrupted") == true, "\(runs)")
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0 && show.stdoutLines.last == "steps: 1 succeeded, 1 failed, 1 undo_interrupted", "\(show)")
+        #expect(show.stdoutLines.contains { $0.hasPrefix("⚡ g  [undo_interrupted") }, "\(show)")
+    }
+
     /// A group that its own timeout ended counts once as `timed_out` in the history, as in
     /// the run's summary (the history named no failure of the failed run: its steps are
     /// only `cancelled` and `skipped`).

@@ -781,7 +781,11 @@ extension Executor {
             }
             let frame = recordedFrame(for: node, parents: parents)
             let instance = makeInstance(of: node, frame: frame)
-            let reason = options.reusedFrom.map { StepTransition.reversedReason(from: $0, success: step.success, of: step.successes) }
+            // The run that ran it, as a resume names a reused step: the run undone may only
+            // have reused the result, or carried it on unreached, from an earlier one.
+            let reason = (options.reusedSources[step.path] ?? options.reusedFrom).map {
+                StepTransition.reversedReason(from: $0, success: step.success, of: step.successes)
+            }
             let result = step.result
             instance.transition(to: .running, reason: reason)
             instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,

@@ -19,9 +19,10 @@ public struct RunOptions: Sendable {
     /// The run resumed (`flow resume`) or undone (`flow undo`): where the reused results
     /// come from, but for those in `reusedSources`.
     public var reusedFrom: String?
-    /// `flow resume`: the run that ran a reused result, by plan path, where it is not
-    /// `reusedFrom` (a result the resumed run itself reused or carried on from an earlier
-    /// one): a reused step's line names the run its result came from.
+    /// `flow resume` and `flow undo`: the run that ran a reused (or reversed) result, by
+    /// plan path, where it is not `reusedFrom` (a result the resumed or undone run itself
+    /// reused or carried on from an earlier one): the step's line names the run its result
+    /// came from.
     public var reusedSources: [String: String] = [:]
     /// `flow resume`: the order the reused results first completed in, by plan path (0 the
     /// first): the run's own rollback reverses them as they ran, before anything this run

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+/// A run carried on by several resumes, as a CI operator meets it: run, fix, resume, fail
+/// again, resume again, then undo. What `resume` and `undo` say of the chain.
+@Suite struct JournalChainTests {
+    static let workflow = """
+        steps:
+          - { name: a, shell: "true", undo: "true" }
+          - { name: b, shell: test -f ok1, undo: "true" }
+          - { name: c, shell: test -f ok2, undo: "true" }
+        """
+
+    /// The newest run's id.
+    static func lastID(_ box: RunSandbox, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try #require(try JournalEndToEndTests.runs(box, sourceLocation: sourceLocation).first?["id"] as? String,
+                     sourceLocation: sourceLocation)
+    }
+
+    /// `flow undo` of a resume records each step it reverses as having succeeded in the run
+    /// that ran it, as the resume said of the steps it reused (`reused from run ID`): it
+    /// said the resume's id of a step the resume only took from an earlier run.
+    @Test func undoOfAResumeNamesTheRunThatRanEachStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.workflow)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        try box.write("ok1", "")
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let second = try Self.lastID(box)
+        try box.write("ok2", "")
+        let third = try box.run(["resume", "last"])
+        #expect(third.status == 0, "\(third)")
+        #expect(third.stderrLines.contains("✓ a reused from run \(first)"), "\(third)")
+        #expect(third.stderrLines.contains("✓ b reused from run \(second)"), "\(third)")
+        let thirdID = try Self.lastID(box)
+        let undo = try box.run(["undo", "last"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(undo.stderrLines.contains("✓ a succeeded in run \(first)"), "\(undo)")
+        #expect(undo.stderrLines.contains("✓ b succeeded in run \(second)"), "\(undo)")
+        #expect(undo.stderrLines.contains("✓ c succeeded in run \(thirdID)"), "\(undo)")
+    }
+
+    /// A run resumed more than once is resumed and undone through its latest resume, and the
+    /// refusal names that one: it named the first resume, whose own refusal named the next.
+    @Test func aRunResumedTwiceIsReferredToItsLatestResume() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.workflow)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let second = try Self.lastID(box)
+        // One resume: said as before.
+        let once = try box.run(["undo", first])
+        #expect(once.status == 2, "\(once)")
+        #expect(once.stderrLines == ["error: run \(first) was resumed as run \(second) (failed), which carries its steps on; "
+                                     + "undo that run instead", "help: flow undo \(second)"], "\(once)")
+        #expect(try box.run(["resume", "last"]).status == 1)
+        let third = try Self.lastID(box)
+        for command in ["resume", "undo"] {
+            let refused = try box.run([command, first])
+            #expect(refused.status == 2, "\(refused)")
+            #expect(refused.stderrLines == [
+                "error: run \(first) was resumed as run \(second), then as run \(third) (failed), which carries its steps on; "
+                    + "\(command) that run instead",
+                "help: flow \(command) \(third)",
+            ], "\(refused)")
+        }
+        try box.write("ok1", "")
+        try box.write("ok2", "")
+        #expect(try box.run(["resume", third]).status == 0)
+        let fourth = try Self.lastID(box)
+        let done = try box.run(["resume", first])
+        #expect(done.status == 2, "\(done)")
+        #expect(done.stderrLines == [
+            "error: run \(first) was resumed as run \(second), then as run \(third), then as run \(fourth), which succeeded; "
+                + "there is nothing left to resume",
+        ], "\(done)")
+        let undo = try box.run(["undo", second])
+        #expect(undo.status == 2, "\(undo)")
+        #expect(undo.stderrLines.last == "help: flow undo \(fourth)", "\(undo)")
+    }
+
+    static let groupUndo = """
+        steps:
+          - name: g
+            sequential:
+              - { name: make, shell: echo made > thing }
+            undo: rm thing
+          - { name: use, shell: cat thing && test -f ok }
+        """
+
+    /// A step inside a group whose `undo` the run's rollback ran is not reused by a resume:
+    /// the group's undo reversed what it did (it was reused, and `use` found nothing).
+    @Test func aStepInsideAGroupTheRollbackReversedRunsAgainOnResume() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.groupUndo)
+        let run = try box.run(["run", "wf.yaml"])
+        #expect(run.status == 1, "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: box.path("thing")), "rolled back: \(run)")
+        let first = try Self.lastID(box)
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderrLines.first == "resuming run \(first): 0 steps already succeeded", "\(resumed)")
+        #expect(!resumed.stderr.contains("reused from run"), "\(resumed)")
+        #expect(FileManager.default.fileExists(atPath: box.path("thing")), "\(resumed)")
+    }
+
+    /// So is one inside a group a `flow undo` of the run reversed.
+    @Test func aStepInsideAGroupFlowUndoReversedRunsAgainOnResume() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.groupUndo)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        let undo = try box.run(["undo", first])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(!FileManager.default.fileExists(atPath: box.path("thing")), "\(undo)")
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", first])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(!resumed.stderr.contains("reused from run"), "\(resumed)")
+        #expect(FileManager.default.fileExists(atPath: box.path("thing")), "\(resumed)")
+    }
+
+    /// `flow logs` of a step a resume reused printed nothing, exit 0, with nothing to say
+    /// why: a note names the run that ran it, which has its output.
+    @Test func logsOfAReusedStepNameTheRunThatHasItsOutput() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: echo made a, undo: "true" }
+              - { name: b, shell: test -f ok && echo made b }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        try box.write("ok", "")
+        #expect(try box.run(["resume", "last"]).status == 0)
+        let second = try Self.lastID(box)
+        let reused = try box.run(["logs", second, "a"])
+        #expect(reused.status == 0 && reused.stdout.isEmpty, "\(reused)")
+        #expect(reused.stderrLines == ["note: a did not run in run \(second): it was reused from run \(first), "
+                                       + "which has its output (flow logs \(first) a)"], "\(reused)")
+        let there = try box.run(["logs", first, "a"])
+        #expect(there.status == 0 && there.stdout.contains("made a"), "\(there)")
+        // A step the resume ran: its own output, no note.
+        let ran = try box.run(["logs", second, "b"])
+        #expect(ran.status == 0 && ran.stdout == "made b\n" && ran.stderr.isEmpty, "\(ran)")
+    }
+}
