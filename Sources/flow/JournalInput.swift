@@ -193,19 +193,21 @@ enum JournalInput {
     /// `path` (`<stdin>` for one the run read from standard input: `standardInput`).
     /// `annotate`: a refusal's diagnostics are GitHub Actions commands too, as `flow run`
     /// writes them (`WorkflowInput.loadValid`): the file may have been edited since the run.
+    /// A refusal (an invalid workflow, or recorded arguments that no longer fit it) is said
+    /// as `flow run` says it, and reported to `junit` as `flow run` reports one.
     static func plan(content: [UInt8], path: String, standardInput: Bool, args: RunArguments, noColor: Bool,
-                     annotate: Bool) throws -> (Workflow, Plan) {
+                     annotate: Bool, junit: String?) throws -> (Workflow, Plan) {
         let options = args.planOptions
         let file = SourceFile(path: path, bytes: content, isStandardInput: standardInput)
         let loaded = LoadedWorkflow.load(file, overriddenVars: Set(options.vars.map(\.name)))
-        guard loaded.isValid, let workflow = loaded.workflow else {
-            let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
-            Console.stderr(renderer.text(loaded.diagnostics))
-            if annotate { Console.stderr(renderer.github(loaded.diagnostics)) }
-            Console.stderr("error: \(path) is invalid; nothing was run\n")
-            throw ExitCode(2)
+        do {
+            let workflow = try WorkflowInput.accept(loaded, name: ControlEscaping.escaped(path), noColor: noColor,
+                                                    running: true, annotate: annotate)
+            return (workflow, try WorkflowInput.plan(workflow, options: options))
+        } catch {
+            WorkflowInput.reportRefusal(junit: junit, workflow: path)
+            throw error
         }
-        return (workflow, try WorkflowInput.plan(workflow, options: options))
     }
 
     /// The name of a run's workflow file as bytes, as seen from here (relative names are from

@@ -102,7 +102,8 @@ struct ResumeCommand: Command {
         }
         let (_, plan) = try JournalInput.plan(content: content, path: record.workflowDisplayPath, standardInput: fromStdin,
                                               args: record.args, noColor: execution.noColor,
-                                              annotate: execution.output == .grouped && Console.inGitHubActions)
+                                              annotate: execution.output == .grouped && Console.inGitHubActions,
+                                              junit: execution.junit)
         // A resume reads with the steps it never got to as the run it resumed left them.
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.carriedSteps(record) }
         var reuse = JournalInput.succeededResults(steps, leavesOnly: true)

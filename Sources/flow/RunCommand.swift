@@ -80,13 +80,8 @@ struct RunCommand: Command {
             workflow = try WorkflowInput.loadValid(file, options: planOptions, noColor: execution.noColor, annotate: annotate)
             plan = try WorkflowInput.plan(workflow, options: planOptions)
         } catch {
-            // A CI job's report step finds a report of the refusal, not none.
-            if let junit = execution.junit, let refusal = WorkflowInput.refusal {
-                let name = file == "-" ? LoadedWorkflow.stdinName : ControlEscaping.displayName(ofPathBytes: RawArguments.bytes(of: file) ?? Array(file.utf8))
-                if let failure = JUnitReport.writeRefusal(to: junit, workflow: name, message: refusal.message, details: refusal.details) {
-                    Console.stderr("error: \(failure)\n")
-                }
-            }
+            let name = file == "-" ? LoadedWorkflow.stdinName : ControlEscaping.displayName(ofPathBytes: RawArguments.bytes(of: file) ?? Array(file.utf8))
+            WorkflowInput.reportRefusal(junit: execution.junit, workflow: name)
             throw error
         }
         WorkflowInput.warnUnselectedReferences(plan, noColor: execution.noColor, annotate: annotate)

@@ -66,7 +66,8 @@ struct UndoCommand: Command {
         let (_, plan) = try JournalInput.plan(content: record.content, path: record.workflowDisplayPath,
                                               standardInput: record.readStandardInput, args: record.args,
                                               noColor: execution.noColor,
-                                              annotate: execution.output == .grouped && Console.inGitHubActions)
+                                              annotate: execution.output == .grouped && Console.inGitHubActions,
+                                              junit: execution.junit)
         // A resume reads with the steps it never got to as the run it resumed left them; a
         // step that succeeded in several attempts of its retried group, once per success.
         let steps = try JournalInput.attempt { () throws(JournalError) in try journal.undoableSteps(record) }

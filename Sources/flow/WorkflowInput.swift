@@ -22,6 +22,15 @@ enum WorkflowInput {
                                          overriddenVars: Set(options.vars.map(\.name)))
         loaded.dropSyntaxTree()
         kept.append(loaded)
+        return try accept(loaded, name: path.isEmpty ? "''" : ControlEscaping.escaped(loaded.file.path),
+                          noColor: noColor, running: running, annotate: annotate)
+    }
+
+    /// Writes `loaded`'s diagnostics on stderr (and as GitHub Actions commands with
+    /// `annotate`), and returns its workflow; refuses one that is not valid (exit 2), saying
+    /// so as the last line, which `refusal` keeps for a JUnit report. `name` is the file as
+    /// the message names it. `flow run` and the recorded workflow of `resume` and `undo`.
+    static func accept(_ loaded: LoadedWorkflow, name: String, noColor: Bool, running: Bool, annotate: Bool) throws -> Workflow {
         let renderer = DiagnosticRenderer(useColor: Console.useColor(fd: 2, disabled: noColor))
         if !loaded.diagnostics.isEmpty {
             Console.stderr(renderer.text(loaded.diagnostics))
@@ -29,7 +38,6 @@ enum WorkflowInput {
         }
         guard loaded.isValid, let workflow = loaded.workflow else {
             let count = loaded.errorCount
-            let name = path.isEmpty ? "''" : ControlEscaping.escaped(loaded.file.path)
             // A file that could not be read is not "invalid": there was nothing to judge.
             let unread = loaded.diagnostics.contains { $0.code == .fileUnreadable }
             let consequence = running ? "; nothing was run" : ""
@@ -40,6 +48,15 @@ enum WorkflowInput {
             throw ExitCode(2)
         }
         return workflow
+    }
+
+    /// Writes the JUnit report of a refusal (`refusal`, set by `accept` or `plan`) to
+    /// `junit` when one was asked for: a CI job's report step finds a report, not none.
+    static func reportRefusal(junit: String?, workflow name: String) {
+        guard let junit, let refusal else { return }
+        if let failure = JUnitReport.writeRefusal(to: junit, workflow: name, message: refusal.message, details: refusal.details) {
+            Console.stderr("error: \(failure)\n")
+        }
     }
 
     /// Warns on stderr about selected steps that read a step the selection leaves out

@@ -249,6 +249,30 @@ import FoundationXML
         #expect(box.read("ok.xml")?.contains(#"failures="0""#) == true)
     }
 
+    /// A resume or undo refused for its workflow (edited since the run, and invalid now) says
+    /// so as `flow run` does, with the count of errors, and writes the same `--junit` report
+    /// of the refusal: a CI job that resumes finds a report, not none ("is invalid; nothing
+    /// was run", and no file).
+    @Test func junitReportsARefusedResumeAndUndo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - { name: a, shell: \"true\", undo: [{ shell: \"true\" }] }\n  - { name: b, shell: exit 1 }\n")
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        try box.write("wf.yaml", "steps:\n  - { name: a, shel: make }\n  - delay: soon\n")
+        let resume = try box.run(["resume", "last", "--force", "--junit", "resume.xml"])
+        #expect(resume.status == 2, "\(resume)")
+        #expect(resume.stderrLines.last == "error: wf.yaml is invalid (2 errors); nothing was run", "\(resume)")
+        let text = box.read("resume.xml") ?? ""
+        #expect(text.contains(#"<failure message="wf.yaml is invalid (2 errors); nothing was run" type="refused"/>"#), "\(text)")
+        #expect(text.contains("wf.yaml:2:16: error: unknown key `shel` in a step [unknown-key]"), "\(text)")
+
+        let db = try SQLiteConnection(path: box.state.path + "/journal.sqlite")
+        try db.execute("UPDATE runs SET content = CAST('steps:\n  - { name: a, shel: make }\n' AS BLOB)")
+        let undo = try box.run(["undo", "last", "--junit", "undo.xml"])
+        #expect(undo.status == 2, "\(undo)")
+        #expect(undo.stderrLines.last == "error: wf.yaml is invalid (1 error); nothing was run", "\(undo)")
+        #expect(box.read("undo.xml")?.contains(#"<failure message="wf.yaml is invalid (1 error); nothing was run" type="refused"/>"#) == true)
+    }
+
     /// A `--junit` that can never be written (empty, a directory, or `-`) is refused before the
     /// run: the steps ran, and only then did flow say `cannot write : No such file`.
     @Test func junitWithoutAFileNameIsAUsageError() throws {
