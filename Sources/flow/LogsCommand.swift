@@ -75,6 +75,7 @@ struct LogsCommand: Command {
                                 uniquingKeysWith: { a, _ in a })
         let prefixed = path == nil || steps.contains { $0.path.hasPrefix(path! + ".") }
         var last: Int64 = 0
+        var followedLive = false
         // Written in pieces of about 64 KiB as the rows are read: a log of any size takes
         // memory for one row (it was all read first: 1.2 GB for 300 MB of output).
         var out: [UInt8] = []
@@ -88,6 +89,7 @@ struct LogsCommand: Command {
             // Asked before the rows are read: rows the run commits after the read, before
             // it ends, are read in the next round (asked after, they could be missed).
             let live = try follow && JournalInput.attempt { () throws(JournalError) in try journal.isLive(id) }
+            followedLive = followedLive || live
             // What was read before a failure (an output file cut short by a crash or by
             // hand) is printed before the error: it was dropped with the unflushed piece,
             // so a small log printed nothing and a large one stopped at a 64 KiB boundary.
@@ -129,6 +131,13 @@ struct LogsCommand: Command {
                     throw ExitCode(2)
                 }
                 if let path { try Self.sayWhereReusedOutputIs(of: path, in: id, steps: steps, journal: journal) }
+                // A run followed while live whose process then died (SIGKILL, a crash, the
+                // machine's OOM killer) ends the log as one that ended would: say why it
+                // stopped, and how to carry it on (the log just stopped, exit 0).
+                if followedLive, try JournalInput.attempt({ () throws(JournalError) in try journal.run(id).state }) == RunRecord.interrupted {
+                    Console.stderr("note: run \(id) stopped before it ended: its flow process died (killed, or it crashed); "
+                                   + "`flow resume \(id)` carries it on\n")
+                }
                 return
             }
             if last == before { usleep(200_000) }

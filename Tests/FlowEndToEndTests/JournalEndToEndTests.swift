@@ -148,6 +148,34 @@ import Glibc
         let logs = try follow.finish(timeout: 10)
         #expect(logs.status == 0, "\(logs)")
         #expect(logs.stdout.contains("one") && logs.stdout.contains("two"), "\(logs)")
+        #expect(logs.stderr.isEmpty, "a run that ended is no news: \(logs)")
+    }
+
+    /// A run followed while live whose flow is killed (SIGKILL, the OOM killer) ends the
+    /// follow, as an ended one does, and says why the log stopped and how to carry the run
+    /// on: it stopped with exit 0 and nothing said, like a run that had finished.
+    @Test func logsFollowSaysARunWhoseProcessDiedStoppedBeforeItEnded() throws {
+        let box = try RunSandbox()
+        try box.write("slow.yaml", """
+            name: slow
+            steps:
+              - name: talk
+                shell: echo one; exec sleep 30
+            """)
+        let run = try box.start(["run", "slow.yaml", "--output", "prefixed"])
+        #expect(run.waitForLine("talk | one"), "the step has printed its first line")
+        let deadline = Date().addingTimeInterval(10)
+        while try !box.run(["runs"]).stdout.contains("slow"), Date() < deadline {}
+        let follow = try box.start(["logs", "last", "--follow"])
+        #expect(follow.waitFor { out, _ in out.contains("one") }, "the journal has the line while the step still runs")
+        run.signal(SIGKILL)
+        _ = try run.finish()
+        let logs = try follow.finish(timeout: 10)
+        #expect(logs.status == 0, "\(logs)")
+        let id = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
+        #expect(logs.stderr == "note: run \(id) stopped before it ended: its flow process died (killed, or it crashed); "
+                + "`flow resume \(id)` carries it on\n", "\(logs)")
+        #expect(box.leftoverProcesses().isEmpty)
     }
 
     @Test func showLast() throws {
