@@ -567,13 +567,20 @@ extension Journal {
     ///
     /// `progress` is told, before the first batch of deletions and after each, how many of
     /// the runs chosen have been dealt with and how many were chosen.
+    ///
+    /// A run a kept `resume` carries on is kept too, and so on up its chain (`spared` is told
+    /// how many were kept so): the steps a resume never got to (it was killed, or stopped
+    /// before them) are read from the run it resumed, and a resume left without it ran
+    /// them again, and `flow undo` of it could not reverse them.
     public func prune(keep: Int?, before: Double?,
-                      progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws(JournalError) -> Int {
+                      progress: (_ done: Int, _ total: Int) -> Void = { _, _ in },
+                      spared: (Int) -> Void = { _ in }) throws(JournalError) -> Int {
         // Only what the choice needs: reading every run as `flow runs` does (its step counts
         // too) took most of a prune's time on a long history, and memory for every run.
-        let all: [(id: String, state: String?, startedAt: Double)] = try read { db in
-            try db.rows("SELECT id, state, started_at FROM runs ORDER BY started_at DESC, rowid DESC").map { row in
-                (row["id"] ?? "", row["state"], Self.plausibleTime(row["started_at"]) ?? 0)
+        let all: [(id: String, state: String?, startedAt: Double, resumes: String?)] = try read { db in
+            try db.rows("SELECT id, state, started_at, kind, parent_id FROM runs ORDER BY started_at DESC, rowid DESC").map { row in
+                let kind: String? = row["kind"]
+                return (row["id"] ?? "", row["state"], Self.plausibleTime(row["started_at"]) ?? 0, kind == "resume" ? row["parent_id"] : nil)
             }
         }
         var doomed: [String] = []
@@ -583,6 +590,23 @@ extension Journal {
         for (index, run) in all.enumerated() where !(run.state == "running" && RunLock.isHeld(stateDir: stateDir, runID: run.id)) {
             if let keep, index >= keep { doomed.append(run.id); continue }
             if let before, run.startedAt < before { doomed.append(run.id) }
+        }
+        if !doomed.isEmpty {
+            var going = Set(doomed)
+            let resumed = Dictionary(all.compactMap { run in run.resumes.map { (run.id, $0) } }, uniquingKeysWith: { a, _ in a })
+            var saved = 0
+            for run in all where !going.contains(run.id) {
+                // Up the chain of a kept resume: a run it resumed is kept, and what that one resumed.
+                var next = resumed[run.id]
+                while let parent = next, going.remove(parent) != nil {
+                    saved += 1
+                    next = resumed[parent]
+                }
+            }
+            if saved > 0 {
+                doomed.removeAll { !going.contains($0) }
+                spared(saved)
+            }
         }
         var deleted = 0
         // In batches: a claim is an open file, and a prune of thousands of runs would run

@@ -67,11 +67,12 @@ struct RunsCommand: Command {
                 before = Timestamp.now().unix - (Self.age(age) ?? 0)
             }
             let removed: Int
+            var spared = 0
             do {
                 removed = try JournalInput.attempt { () throws(JournalError) in
-                    try journal.prune(keep: prune, before: before) { done, total in
+                    try journal.prune(keep: prune, before: before, progress: { done, total in
                         progress?.update("deleting runs… \(ProgressLine.grouped(done)) of \(ProgressLine.grouped(total))")
-                    }
+                    }, spared: { spared = $0 })
                 }
             } catch {
                 progress?.clear()
@@ -89,6 +90,10 @@ struct RunsCommand: Command {
                 }
             }
             progress?.clear()
+            if spared > 0 {
+                Console.stderr("note: kept \(spared) older run\(spared == 1 ? "" : "s") that a kept `flow resume` carries on "
+                               + "(the steps it did not get to are read from \(spared == 1 ? "it" : "them"))\n")
+            }
             if json {
                 Console.stdout(JSONValue.object([("pruned", .int(removed))]).rendered(pretty: true) + "\n")
             } else {

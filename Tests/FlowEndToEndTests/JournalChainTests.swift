@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A run carried on by several resumes, as a CI operator meets it: run, fix, resume, fail
 /// again, resume again, then undo. What `resume` and `undo` say of the chain.
@@ -39,6 +42,39 @@ import Testing
         #expect(undo.stderrLines.contains("✓ a succeeded in run \(first)"), "\(undo)")
         #expect(undo.stderrLines.contains("✓ b succeeded in run \(second)"), "\(undo)")
         #expect(undo.stderrLines.contains("✓ c succeeded in run \(thirdID)"), "\(undo)")
+    }
+
+    /// `runs --prune` keeps a run a kept resume carries on: a step the resume never got to
+    /// (here `b`: the resume was killed while `a`, edited, ran again before it) is read from
+    /// the run it resumed, and once that run was pruned the next resume ran `b` again.
+    @Test func pruneKeepsTheRunAKeptResumeCarriesOn() throws {
+        let box = try RunSandbox()
+        let workflow = """
+            steps:
+              - { name: a, shell: "true", undo: "true" }
+              - { name: b, shell: echo ran >> b.log, undo: "true" }
+              - { name: c, shell: test -f ok, undo: "true" }
+            """
+        try box.write("wf.yaml", workflow)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        try box.write("wf.yaml", workflow.replacingOccurrences(of: #"name: a, shell: "true""#, with: "name: a, shell: echo started; exec sleep 30"))
+        let killed = try box.start(["resume", "last", "--force", "--output", "prefixed"])
+        #expect(killed.waitForLine("a | started"), "\(killed.stderr)")
+        killed.signal(SIGKILL)
+        _ = try killed.finish()
+        let pruned = try box.run(["runs", "--prune", "1"])
+        #expect(pruned.status == 0, "\(pruned)")
+        #expect(pruned.stdout == "pruned 0 runs\n", "\(pruned)")
+        #expect(pruned.stderr == "note: kept 1 older run that a kept `flow resume` carries on "
+                + "(the steps it did not get to are read from it)\n", "\(pruned)")
+        try box.write("wf.yaml", workflow)
+        try box.write("ok", "")
+        let resumed = try box.run(["resume", "last", "--force"])
+        #expect(resumed.status == 0, "\(resumed)")
+        #expect(resumed.stderrLines.contains("✓ b reused from run \(first)"), "\(resumed)")
+        #expect(box.read("b.log") == "ran\n", "b ran once, in the first run")
+        #expect(box.leftoverProcesses().isEmpty)
     }
 
     /// A run resumed more than once is resumed and undone through its latest resume, and the

@@ -109,6 +109,32 @@ import Testing
         #expect(try journal.runs(limit: nil).map(\.id) == ["live"])
     }
 
+    /// A run a kept resume carries on is kept, and so is the one that run resumed: the
+    /// steps a resume did not get to are read from them (a resume of it left without them
+    /// ran those steps again). An undo keeps nothing; a resume that goes frees its chain.
+    @Test func pruneKeepsTheRunsAKeptResumeCarriesOn() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        try journal.write { db in
+            try Self.insertRun(db, id: "first", started: 1, state: "failed")
+            try Self.insertRun(db, id: "second", kind: "resume", parent: "first", started: 2, state: "failed")
+            try Self.insertRun(db, id: "other", started: 3, state: "failed")
+            try Self.insertRun(db, id: "other-undo", kind: "undo", parent: "other", started: 4)
+            try Self.insertRun(db, id: "third", kind: "resume", parent: "second", started: 5, state: "failed")
+            try Self.insertRun(db, id: "new", started: 6)
+        }
+        var spared: [Int] = []
+        #expect(try journal.prune(keep: 2, before: nil, spared: { spared.append($0) }) == 2)
+        #expect(try journal.runs(limit: nil).map(\.id) == ["new", "third", "second", "first"])
+        #expect(spared == [2])
+        // By age too; and once the resume itself goes, its chain goes with it.
+        #expect(try journal.prune(keep: nil, before: 4.5, spared: { spared.append($0) }) == 0)
+        #expect(try journal.prune(keep: 1, before: nil) == 3)
+        #expect(try journal.runs(limit: nil).map(\.id) == ["new"])
+        #expect(spared == [2, 2])
+    }
+
     /// A run is named by its whole id or a unique prefix, in either case (flow's ids are
     /// lower-case hex); `%` and `_` are not wildcards; an ambiguous prefix lists the runs.
     @Test func aRunIsResolvedByAPrefixOfItsID() throws {
