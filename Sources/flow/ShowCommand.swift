@@ -37,6 +37,9 @@ struct ShowCommand: Command {
         // named the run it resumed, which may only have reused the result in turn.
         let reused = record.kind == "resume"
             ? try JournalInput.attempt { () throws(JournalError) in try journal.producers(journal.reusedSources(id)) } : [:]
+        // The resumes and undos that carried it on, oldest first: where its story goes on
+        // (its steps' states are its own; a resume's decide what a next resume reuses).
+        let later = try JournalInput.attempt { () throws(JournalError) in try journal.laterRuns(of: id) }.reversed()
         if json {
             // What `runs --json` says of the run (the text's start, duration, parent and
             // counts were missing), then where it ran and its steps.
@@ -51,6 +54,9 @@ struct ShowCommand: Command {
                     ("max_parallel", options.maxParallel.map(JSONValue.int) ?? .null),
                     ("grace", options.grace.map(JSONValue.string) ?? .null),
                 ])),
+                ("later_runs", .array(later.map { run in
+                    .object([("id", .string(run.id)), ("kind", .string(run.kind)), ("state", .string(run.state))])
+                })),
                 ("steps", .array(steps.map { step -> JSONValue in
                     var members: [(String, JSONValue)] = [
                         ("path", .string(step.path)), ("name", step.name.map(JSONValue.string) ?? .null),
@@ -81,6 +87,11 @@ struct ShowCommand: Command {
         var second = "started \(JournalInput.localTime(record.startedAt)) on \(record.host) (pid \(record.pid))"
         if record.kind != "run", let parent = record.parentID { second += " · \(record.kind) of \(parent)" }
         Console.stdout(second + "\n")
+        if !later.isEmpty {
+            Console.stdout("carried on: " + later.map { run in
+                "\(run.kind == "undo" ? "undone by" : "resumed as") run \(run.id) (\(run.state))"
+            }.joined(separator: "; ") + "\n")
+        }
         // What it was run with: its vars, params and selection decided what ran.
         let arguments = record.args.commandLine
         if record.argsDamaged {

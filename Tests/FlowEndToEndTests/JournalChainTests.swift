@@ -77,6 +77,29 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// `flow show` of a run says which runs carried it on (its resumes and undos, oldest
+    /// first, with their states): its own steps say `failed`, while its story went on there.
+    @Test func showSaysWhichRunsCarriedARunOn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.workflow)
+        #expect(try box.run(["run", "wf.yaml", "--no-rollback"]).status == 1)
+        let first = try Self.lastID(box)
+        #expect(try !box.run(["show", first]).stdout.contains("carried on"), "nothing carried it on yet")
+        try box.write("ok1", "")
+        try box.write("ok2", "")
+        #expect(try box.run(["resume", "last"]).status == 0)
+        let second = try Self.lastID(box)
+        #expect(try box.run(["undo", second]).status == 0)
+        let undo = try Self.lastID(box)
+        let shown = try box.run(["show", first])
+        #expect(shown.stdout.split(separator: "\n")[2] == "carried on: resumed as run \(second) (succeeded)", "\(shown)")
+        let resumed = try box.run(["show", second])
+        #expect(resumed.stdout.contains("\ncarried on: undone by run \(undo) (succeeded)\n"), "\(resumed)")
+        let json = try JSONSerialization.jsonObject(with: Data(try box.run(["show", second, "--json"]).stdout.utf8)) as? [String: Any]
+        let later = json?["later_runs"] as? [[String: String]]
+        #expect(later == [["id": undo, "kind": "undo", "state": "succeeded"]], "\(String(describing: json))")
+    }
+
     /// A run resumed more than once is resumed and undone through its latest resume, and the
     /// refusal names that one: it named the first resume, whose own refusal named the next.
     @Test func aRunResumedTwiceIsReferredToItsLatestResume() throws {
