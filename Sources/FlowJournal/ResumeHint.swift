@@ -8,12 +8,15 @@ import Synchronization
 ///
 /// Said only when the journal holds the run to its end (`JournalRecorder.isRecording`):
 /// a run it never recorded, or stopped recording, cannot be resumed, or not from where it
-/// stopped. `flow undo` and `--output json` make none (the caller does not ask: an undo
-/// is not resumed, and the events carry the run's id).
+/// stopped. `--output json` makes none (the caller does not ask: the events carry the
+/// run's id). An undo is not resumed: one that did not succeed says how to undo again
+/// what it did not undo (`to undo what is left: flow undo ID`, the run it undid).
 public final class ResumeHint: Sendable {
     private let runID: String
     private let stateDir: String?
     private let program: String?
+    /// For an undo run: the run it undid, which `flow undo` takes again.
+    private let undoing: String?
     private let recorder = Mutex<JournalRecorder?>(nil)
 
     /// `stateDir` is the `--state-dir` the run was given, if any: `$FLOW_STATE_DIR` is
@@ -21,15 +24,17 @@ public final class ResumeHint: Sendable {
     /// the whole id, as `flow runs` shows it (a prefix may stop being unique). `program`
     /// names flow in the command; nil for `ProgramName.current`, looked up only when the
     /// line is made.
-    public init(runID: String, stateDir: String?, program: String? = nil) {
+    /// `undoing`: the run an undo run undid (the hint's command is `flow undo` of it).
+    public init(runID: String, stateDir: String?, program: String? = nil, undoing: String? = nil) {
         self.runID = runID
         self.stateDir = stateDir
         self.program = program
+        self.undoing = undoing
     }
 
-    /// The command, ready to paste: `flow resume ID`, with `--state-dir DIR` when the
-    /// journal is not where the same command would look without it.
-    public var command: String { Self.pasteable(words("resume", runID)) }
+    /// The command, ready to paste: `flow resume ID` (`flow undo ID` after an undo), with
+    /// `--state-dir DIR` when the journal is not where the same command would look without it.
+    public var command: String { Self.pasteable(undoing.map { words("undo", $0) } ?? words("resume", runID)) }
 
     /// `flow logs ID STEP`, ready to paste, while the journal records the run: where the
     /// whole output of a failed step is when the end of a run repeats only its last part.
@@ -69,6 +74,7 @@ public final class ResumeHint: Sendable {
     /// was cancelled), or nil when there is nothing to resume or the journal cannot resume it.
     public func line(succeeded: Bool) -> String? {
         guard !succeeded, let recorder = recorder.withLock({ $0 }), recorder.isRecording else { return nil }
-        return "to resume from where it stopped: \(command)\n"
+        // A second `flow undo` reverses what the first did not (it leaves what it undid alone).
+        return undoing == nil ? "to resume from where it stopped: \(command)\n" : "to undo what is left: \(command)\n"
     }
 }

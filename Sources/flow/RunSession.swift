@@ -98,10 +98,10 @@ struct RunSession {
             mode = isatty(2) == 1 && term != "dumb" && !options.quiet ? .tty : .prefixed
         }
         let bus = EventBus()
-        // `run` and `resume` that do not succeed say how to resume them; an undo is not
-        // resumed, and the json events carry the run's id for a program to act on.
-        let hint = undo == nil && mode != .json && !options.noJournal
-            ? ResumeHint(runID: metadata.id, stateDir: stateDirAsGiven) : nil
+        // `run` and `resume` that do not succeed say how to resume them, an undo how to undo
+        // what it left; the json events carry the run's id for a program to act on.
+        let hint = mode != .json && !options.noJournal
+            ? ResumeHint(runID: metadata.id, stateDir: stateDirAsGiven, undoing: undo == nil ? nil : metadata.parentID) : nil
         var fullOutput: (@Sendable (String) -> String?)?
         if let hint { fullOutput = { label in hint.logsCommand(step: label) } }
         let cancellation = RunCancellation()

@@ -1061,12 +1061,15 @@ import Glibc
         let undo = try box.run(["undo", "last", "--output", "prefixed"])
         #expect(undo.status == 1, "\(undo)")
         #expect(box.lines("log") == ["undo-b", "undo-g"], "every undo ran despite the failure: \(undo)")
-        #expect(undo.stderrLines.last?.hasPrefix("✗ failed:") == true, "\(undo)")
+        #expect(undo.stderrLinesBeforeHint.last?.hasPrefix("✗ failed:") == true, "\(undo)")
+        // Last, how to undo what it did not: `flow undo` of the run again.
+        let undone = try #require(try Self.runs(box).last?["id"] as? String)
+        #expect(undo.stderrLines.last == FlowOutcome.undoHintPrefix + FlowOutcome.flowInHint + " undo \(undone)", "\(undo)")
         let shown = try Self.show(box)
         #expect(shown["kind"] as? String == "undo" && shown["state"] as? String == "failed", "\(shown)")
         // The summary says what failed (it counted leaves: `✗ failed: 0 succeeded, 1 skipped,
         // 1 undone`), and the history agrees.
-        #expect(undo.stderrLines.last?.hasPrefix("✗ failed: 0 succeeded, 1 skipped, 1 undone, 1 undo_failed in ") == true, "\(undo)")
+        #expect(undo.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 1 skipped, 1 undone, 1 undo_failed in ") == true, "\(undo)")
         #expect(shown["counts"] as? [String: Int] == ["skipped": 1, "undone": 1, "undo_failed": 1], "\(shown)")
     }
 

@@ -176,10 +176,16 @@ struct FlowOutcome: Sendable, CustomStringConvertible {
     /// The start of the line a recorded run that did not succeed ends with (docs/cli.md).
     static let resumeHintPrefix = "to resume from where it stopped: "
 
-    /// The command of the resume hint, when stderr ends with one.
+    /// The start of the line a recorded undo that did not succeed ends with instead.
+    static let undoHintPrefix = "to undo what is left: "
+
+    /// The command of the resume hint (or an undo's), when stderr ends with one.
     var resumeHint: String? {
-        guard let last = stderrLines.last, last.hasPrefix(Self.resumeHintPrefix) else { return nil }
-        return String(last.dropFirst(Self.resumeHintPrefix.count))
+        guard let last = stderrLines.last else { return nil }
+        for prefix in [Self.resumeHintPrefix, Self.undoHintPrefix] where last.hasPrefix(prefix) {
+            return String(last.dropFirst(prefix.count))
+        }
+        return nil
     }
 
     /// How the resume hint names the flow the tests run by its path (`RunSandbox.run`,
