@@ -1136,6 +1136,47 @@ import Testing
         let jinja = try box.run(["validate", "jinja.yaml"])
         #expect(jinja.stderr.contains("jinja.yaml:4:23: warning: `{{ end }}` is just's and Jinja's (Ansible) syntax"), "\(jinja.stderr)")
     }
+
+    /// make's `$(VERSION)` naming a var or param is a `foreign-template` warning wherever
+    /// flow would leave it as text (a `print`, `env`, `dir`, `with`), and in a shell command
+    /// when upper case: there the shell runs a program `VERSION`, which fails on stderr while
+    /// the command goes on with an empty word (`docker build -t app:`). Lower case in a
+    /// command is the shell's own command substitution (`$(date)` with a var `date`).
+    @Test func makesPlaceholderNamingAVarIsAForeignTemplate() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              version: 0.1.0
+              date: today
+            env:
+              TAG: v$(VERSION)
+            actions:
+              deploy:
+                params:
+                  ENV: { default: staging }
+                steps:
+                  - ./deploy.sh $(ENV) "${{ vars.date }}"
+            steps:
+              - shell: docker build -t app:$(VERSION) . && echo "$(date)" $$(VERSION) $((1 + 2))
+                dir: build-$(version)
+              - print: "built $(version)"
+              - use: deploy
+                with: { ENV: "$(VERSION)" }
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        let warnings = r.stderr.components(separatedBy: "\n").filter { $0.contains("[foreign-template]") }
+        #expect(warnings == [
+            "wf.yaml:5:9: warning: `$(VERSION)` is make's syntax: flow leaves it as text [foreign-template]",
+            "wf.yaml:11:21: warning: `$(ENV)` is make's syntax: the shell runs it as a command named `ENV` [foreign-template]",
+            "wf.yaml:13:32: warning: `$(VERSION)` is make's syntax: the shell runs it as a command named `VERSION` [foreign-template]",
+            "wf.yaml:14:16: warning: `$(version)` is make's syntax: flow leaves it as text [foreign-template]",
+            "wf.yaml:15:19: warning: `$(version)` is make's syntax: flow leaves it as text [foreign-template]",
+            "wf.yaml:17:19: warning: `$(VERSION)` is make's syntax: flow leaves it as text [foreign-template]",
+        ], "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^^^^^ flow writes it `${{ vars.version }}`"), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^ flow writes it `${{ params.ENV }}`"), "\(r.stderr)")
+    }
 }
 
 extension ValidationEndToEndTests {

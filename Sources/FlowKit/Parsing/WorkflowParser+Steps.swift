@@ -111,7 +111,7 @@ extension WorkflowParser {
             }
             guard isFreeOfNUL(id, text, "the command") else { return nil }
             if node.isPlainScalar { warnIfKindKeyLostItsSpace(text) }
-            return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
+            return Step(kind: .shell(ShellStep(command: template(id, text, shellCommand: true))), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {
             wrongType(id, expected: "a mapping or a command string", what: "a step")
@@ -198,7 +198,7 @@ extension WorkflowParser {
                 return nil
             }
             guard isFreeOfNUL(value, text, "the command") else { return nil }
-            return .shell(ShellStep(command: template(value, text)))
+            return .shell(ShellStep(command: template(value, text, shellCommand: true)))
         case "print":
             guard let text = self.text(value, "`print`") else { return nil }
             return .print(PrintStep(message: template(value, text)))

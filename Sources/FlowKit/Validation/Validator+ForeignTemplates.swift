@@ -1,4 +1,4 @@
-/// Other tools' placeholders (`{{.VERSION}}`, `{{ version }}`) that name something flow
+/// Other tools' placeholders (`{{.VERSION}}`, `{{ version }}`, `$(VERSION)`) that name something flow
 /// would substitute: a user porting a Taskfile, a justfile or a playbook meant
 /// `${{ vars.version }}`, and flow would run the braces as text.
 extension Validator {
@@ -16,7 +16,7 @@ extension Validator {
         } else {
             return
         }
-        bag.warning(.foreignTemplate, "`\(placeholder.written)` is \(placeholder.syntax): flow leaves it as text",
+        bag.warning(.foreignTemplate, "`\(placeholder.written)` is \(placeholder.whatItIs)",
                     at: placeholder.span, help: "flow writes it `${{ \(reference) }}`")
     }
 
