@@ -1279,4 +1279,50 @@ extension ValidationEndToEndTests {
         #expect(!r.stderr.contains("never used"), "\(r)")
         #expect(r.stderr.hasSuffix("1 error in 1 file\n"), "\(r)")
     }
+
+    /// go-task's keys that flow has no key for (`dotenv`, `defer`, `preconditions`, the
+    /// up-to-date checks, a task's `dir` and `env`, `vars` beside `task:`) say what flow
+    /// does instead, rather than a bare "unknown key" or a workflow-level hint.
+    @Test func goTasksKeysWithoutACounterpartSayWhatToWrite() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            dotenv: ['.env']
+            includes: { docs: ./docs }
+            actions:
+              build:
+                dir: src
+                env: { A: b }
+                requires: { vars: [X] }
+                preconditions: [test -f go.mod]
+                steps:
+                  - go build
+            steps:
+              - use: build
+                vars: { X: 1 }
+              - shell: ./deploy.sh
+                defer: ./rollback.sh
+              - shell: go build
+                sources: ["**/*.go"]
+                generates: [bin/app]
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        let helps = [
+            (1, "^^^^^^ flow reads no `.env` file: export it before `flow run` (`set -a; . ./.env; set +a`), or write the variables under `env:`"),
+            (2, "^^^^^^^^ flow has no includes:"),
+            (5, "^^^ an action has no `dir`: set `dir` on its shell steps"),
+            (6, "^^^ an action has no `env`: set `env` on the `use` step"),
+            (7, "^^^^^^^^ a value the action needs is a parameter: `params: { NAME: { required: true } }`"),
+            (8, "^^^^^^^^^^^^^ flow has no preconditions:"),
+            (13, "^^^^ pass the action's parameters under `with:`"),
+            (15, "^^^^^ flow calls this a group's `finally`"),
+            (17, "^^^^^^^ flow has no up-to-date checks: every selected step runs"),
+            (18, "^^^^^^^^^ flow has no up-to-date checks: every selected step runs"),
+        ]
+        for (line, help) in helps {
+            #expect(r.stderr.contains("wf.yaml:\(line):"), "line \(line): \(r.stderr)")
+            #expect(r.stderr.contains(help), "\(help)\n\(r.stderr)")
+        }
+        #expect(r.stderr.hasSuffix("10 errors in 1 file\n"), "\(r.stderr)")
+    }
 }

@@ -284,6 +284,10 @@ extension WorkflowParser {
                     // `use: notify` with `channel: ops` beside it, as go-task passes `vars`.
                     bag.error(.unknownKey, "unknown key `\(name.value)` in a `use` step", at: name.span,
                               help: "`\(name.value)` is a parameter of action `\(use.action.value)`: pass it under `with:` (`with: { \(name.value): … }`)")
+                } else if case .use = step.kind, name.value == "vars" {
+                    // go-task passes a called task's variables as `vars:` beside `task:`.
+                    bag.error(.unknownKey, "unknown key `vars` in a `use` step", at: name.span,
+                              help: "pass the action's parameters under `with:` (`with: { NAME: … }`); `vars` is a key of the workflow")
                 } else if Self.workflowOnlyKeys.contains(name.value) {
                     // Not a near miss of a step option (`vars` is not a typo of `tags`):
                     // a workflow key indented into the step above it.
