@@ -199,6 +199,11 @@ public enum CommandLineParser {
                         error.note = lines.dropFirst().map { "\($0.label)  \($0.help)" }.joined(separator: "\n       ")
                     }
                 }
+            } else if let last = command.arguments.last, !last.repeats, next > 0 {
+                // `task clean build`, `just lint test`, `make clean all`: those tools run
+                // several targets in one command; say that this argument is one.
+                error.subject = ("<\(last.name)>", last.help)
+                error.note = "'\(HelpFormatter.names(path))' takes one <\(last.name)>: give '\(word)' a command of its own"
             }
             throw error
         }

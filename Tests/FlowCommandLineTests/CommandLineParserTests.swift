@@ -131,6 +131,14 @@ let sampleRoot = CommandSpec(
         }
     }
 
+    /// A word past the last argument (`task clean build` habits): the error names the
+    /// argument it took for the one before, and says it takes one.
+    @Test func anExtraWordNamesTheArgumentThatTakesOne() {
+        let error = usageError(["run", "a", "b", "c"])
+        #expect(error?.subject?.label == "<action>")
+        #expect(error?.note == "'tool run' takes one <action>: give 'c' a command of its own")
+    }
+
     @Test func typedValuesThatDoNotConvertAreUsageErrors() throws {
         let a = try parsed(["run", "f", "--limit", "many"])
         #expect(throws: UsageError.self) { try a.value("limit", as: Int.self) }

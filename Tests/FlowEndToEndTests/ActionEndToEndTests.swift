@@ -167,6 +167,23 @@ import Testing
                 "\(neither)")
     }
 
+    /// `task clean build`, `just lint test`, `make clean all` run several targets in one
+    /// command; flow runs one ACTION. The error said only "Unexpected argument 'build'":
+    /// it now names the argument it would have been and says to give it its own command.
+    @Test func aSecondActionSaysThatRunTakesOne() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.releaseWithAVariable)
+        let second = try box.run(["run", "wf.yaml", "release", "release"])
+        #expect(second.status == 2, "\(second)")
+        #expect(second.stderr.hasPrefix("""
+            Error: Unexpected argument 'release'
+            Help:  <action>  Run only this action of the workflow (its params come from --with).
+                   'flow run' takes one <action>: give 'release' a command of its own
+            Usage: flow run [<options>] <file> [<action>]
+
+            """), "\(second)")
+    }
+
     /// A graph of one action says which, as the plan's header does (`wf · action deploy`):
     /// before, its start node named the workflow alone, as if the graph were the whole run.
     @Test(arguments: ["mermaid", "dot"]) func aGraphOfOneActionNamesIt(format: String) throws {
