@@ -1325,4 +1325,28 @@ extension ValidationEndToEndTests {
         }
         #expect(r.stderr.hasSuffix("10 errors in 1 file\n"), "\(r.stderr)")
     }
+
+    /// A Taskfile given to `flow run` by mistake (or as the start of a port): its quoted
+    /// `version: '3'` said only "found a string". The help says it is another tool's file
+    /// and where the migration table is; a quoted `"1"` is told to drop the quotes.
+    @Test func aQuotedVersionSaysWhatItIs() throws {
+        let box = try RunSandbox()
+        try box.write("Taskfile.yml", """
+            version: '3'
+            tasks:
+              build:
+                cmds: [go build]
+            """)
+        let run = try box.run(["run", "Taskfile.yml"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr.contains("""
+            Taskfile.yml:1:10: error: `version` must be a whole number, found a string [wrong-type]
+              |
+            1 | version: '3'
+              |          ^^^ flow's only version is `1`; this looks like another tool's file (a go-task Taskfile has `version: '3'`): see "Coming from another tool" in docs/workflow-format.md
+            """), "\(run)")
+        try box.write("one.yaml", "version: \"1\"\nsteps: [echo]\n")
+        let one = try box.run(["validate", "one.yaml"])
+        #expect(one.status == 1 && one.stderr.contains("^^^ write it unquoted: `version: 1`"), "\(one)")
+    }
 }

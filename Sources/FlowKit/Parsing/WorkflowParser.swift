@@ -93,7 +93,16 @@ public struct WorkflowParser {
             guard let name = keyName(key) else { continue }
             switch name.value {
             case "version":
-                if let version = int(value, "`version`") {
+                // A quoted version is another format's (go-task's `version: '3'`, Docker
+                // Compose's `"3.8"`): "found a string" alone would not say this is not a
+                // flow workflow.
+                if document[value].isString, !document[value].value.hasExpressionMarker {
+                    let written = String(document[value].value.filter { $0 != " " && $0 != "\t" })
+                    wrongType(value, expected: "a whole number", what: "`version`",
+                              help: ["1", "1.0"].contains(written) ? "write it unquoted: `version: 1`"
+                                  : "flow's only version is `1`; this looks like another tool's file (a go-task Taskfile "
+                                  + "has `version: '3'`): see \"Coming from another tool\" in docs/workflow-format.md")
+                } else if let version = int(value, "`version`") {
                     if version.value != 1 {
                         bag.error(.unsupportedVersion, "unsupported workflow version \(version.value)", at: version.span,
                                   help: "the only version is 1")
