@@ -184,6 +184,29 @@ import Testing
             """), "\(second)")
     }
 
+    /// workflows/makefile.yaml, the Makefile port, does what its comments say: `release`
+    /// passes the version it finds to `deploy`, a failing smoke test rolls the deploy back,
+    /// and `clean` of a clean tree is an allowed failure.
+    @Test func theMakefileExampleRunsAsItsCommentsSay() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("flow-makefile-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        func run(_ words: [String]) throws -> FlowBinary.Result {
+            try FlowBinary.run(["run", "workflows/makefile.yaml"] + words + ["--var", "out=\(out)", "--no-journal", "--output", "prefixed"],
+                               in: FlowBinary.packageRoot)
+        }
+        let release = try run(["release"])
+        #expect(release.status == 0, "\(release)")
+        #expect(release.stdout.contains("live ghcr.io/acme/app:v1.4.0"), "\(release)")
+        let failed = try run(["deploy", "--with", "tag=v2", "--with", "smoke=fail"])
+        #expect(failed.status == 1, "\(failed)")
+        #expect(failed.stdout.contains("rolled back v2"), "\(failed)")
+        #expect(failed.stderr.contains("↺ ship undone"), "\(failed)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/live"))
+        #expect(try run(["clean"]).status == 0)
+        let again = try run(["clean"])
+        #expect(again.status == 0 && again.stderr.contains("(allowed to fail)"), "\(again)")
+    }
+
     /// A graph of one action says which, as the plan's header does (`wf · action deploy`):
     /// before, its start node named the workflow alone, as if the graph were the whole run.
     @Test(arguments: ["mermaid", "dot"]) func aGraphOfOneActionNamesIt(format: String) throws {
