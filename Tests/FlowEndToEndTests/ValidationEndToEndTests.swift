@@ -1349,4 +1349,32 @@ extension ValidationEndToEndTests {
         let one = try box.run(["validate", "one.yaml"])
         #expect(one.status == 1 && one.stderr.contains("^^^ write it unquoted: `version: 1`"), "\(one)")
     }
+
+    /// Another tool's placeholder where flow reads an expression (`if:`) said only
+    /// "unexpected character `{`" (or `$`): it now names whose syntax it is, points at all
+    /// of it, and says to write the reference itself.
+    @Test func aForeignPlaceholderInAConditionSaysWhatToWrite() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              deploy: "true"
+            steps:
+              - shell: ./deploy.sh
+                if: "{{.deploy}} == 'true'"
+              - shell: ./deploy.sh
+                if: $(DEPLOY)
+              - print: x
+                if: "!{{ deploy }}"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:5:10: error: `{{.deploy}}` is go-task's (Go template) syntax, not a flow expression [expression-syntax]
+              |
+            5 |     if: "{{.deploy}} == 'true'"
+              |          ^^^^^^^^^^^ write the reference itself: `vars.deploy` (a parameter of the action: `params.deploy`)
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("wf.yaml:7:9: error: `$(DEPLOY)` is make's syntax, not a flow expression [expression-syntax]"), "\(r.stderr)")
+        #expect(r.stderr.contains("wf.yaml:9:11: error: `{{ deploy }}` is just's and Jinja's (Ansible) syntax, not a flow expression [expression-syntax]"), "\(r.stderr)")
+    }
 }

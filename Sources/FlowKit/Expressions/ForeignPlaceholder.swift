@@ -17,6 +17,15 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         case braces
         /// `$(NAME)`: make's.
         case make
+
+        /// Whose syntax it is, for a message: `go-task's (Go template) syntax`.
+        public var owner: String {
+            switch self {
+            case .goTemplate: "go-task's (Go template) syntax"
+            case .braces: "just's and Jinja's (Ansible) syntax"
+            case .make: "make's syntax"
+            }
+        }
     }
 
     /// The name inside the braces or parentheses, without go-task's leading dot.
@@ -182,12 +191,8 @@ public struct ForeignPlaceholder: Sendable, Equatable {
     /// What the placeholder is and does, for the message: flow leaves it as text, except
     /// make's in a shell command, which the shell runs as a command.
     public var whatItIs: String {
-        switch syntax {
-        case .goTemplate: "go-task's (Go template) syntax: flow leaves it as text"
-        case .braces: "just's and Jinja's (Ansible) syntax: flow leaves it as text"
-        case .make where inShellCommand: "make's syntax: the shell runs it as a command named `\(name)`"
-        case .make: "make's syntax: flow leaves it as text"
-        }
+        syntax == .make && inShellCommand ? "make's syntax: the shell runs it as a command named `\(name)`"
+            : "\(syntax.owner): flow leaves it as text"
     }
 }
 
