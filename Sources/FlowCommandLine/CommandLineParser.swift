@@ -199,6 +199,11 @@ public enum CommandLineParser {
                         error.note = lines.dropFirst().map { "\($0.label)  \($0.help)" }.joined(separator: "\n       ")
                     }
                 }
+            } else if optionsEnded, let pair = command.options.first(where: { $0.valueName == "key=value" }) {
+                // `task test -- -run X` (go-task's CLI_ARGS), `just test -v`: words for the
+                // commands. Nothing is passed through; values go in as variables.
+                error.subject = ("--\(pair.long) <key=value>", pair.help)
+                error.note = "'\(HelpFormatter.names(path))' passes no words on to the commands it runs: give values as variables"
             } else if let last = command.arguments.last, !last.repeats, next > 0 {
                 // `task clean build`, `just lint test`, `make clean all`: those tools run
                 // several targets in one command; say that this argument is one.

@@ -137,6 +137,11 @@ let sampleRoot = CommandSpec(
         let error = usageError(["run", "a", "b", "c"])
         #expect(error?.subject?.label == "<action>")
         #expect(error?.note == "'tool run' takes one <action>: give 'c' a command of its own")
+        // After `--` (go-task's `task test -- -v`) the words were meant for the commands.
+        let passed = usageError(["run", "a", "b", "--", "-v"])
+        #expect(passed?.message == "Unexpected argument '-v'")
+        #expect(passed?.subject?.label == "--var <key=value>")
+        #expect(passed?.note == "'tool run' passes no words on to the commands it runs: give values as variables")
     }
 
     @Test func typedValuesThatDoNotConvertAreUsageErrors() throws {

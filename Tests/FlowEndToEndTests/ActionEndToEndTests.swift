@@ -182,6 +182,15 @@ import Testing
             Usage: flow run [<options>] <file> [<action>]
 
             """), "\(second)")
+        // go-task's `task test -- -v` (CLI_ARGS): nothing is passed through to the steps.
+        let passed = try box.run(["run", "wf.yaml", "release", "--", "-v"])
+        #expect(passed.status == 2, "\(passed)")
+        #expect(passed.stderr.hasPrefix("""
+            Error: Unexpected argument '-v'
+            Help:  --var <key=value>  Override a workflow variable.
+                   'flow run' passes no words on to the commands it runs: give values as variables
+
+            """), "\(passed)")
     }
 
     /// workflows/makefile.yaml, the Makefile port, does what its comments say: `release`
