@@ -1377,4 +1377,31 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.contains("wf.yaml:7:9: error: `$(DEPLOY)` is make's syntax, not a flow expression [expression-syntax]"), "\(r.stderr)")
         #expect(r.stderr.contains("wf.yaml:9:11: error: `{{ deploy }}` is just's and Jinja's (Ansible) syntax, not a flow expression [expression-syntax]"), "\(r.stderr)")
     }
+
+    /// just's shebang recipes ported as they are (`#!/usr/bin/env python3` first in a
+    /// command) ran as `sh` and failed on the script's first line (`import: not found`):
+    /// a warning at the `#!` line says so. A shell's own `#!` is not flagged.
+    @Test func aShebangOfAnotherLanguageIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: |
+                  #!/usr/bin/env python3
+                  import sys
+              - shell: |
+                  #!/usr/bin/env bash
+                  echo ok
+              - "#!/bin/sh\necho ok"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr == """
+            wf.yaml:3:7: warning: `#!/usr/bin/env python3` is a comment here: flow runs the command with the step's shell, not `python3` [foreign-shebang]
+              |
+            3 |       #!/usr/bin/env python3
+              |       ^^^^^^^^^^^^^^^^^^^^^^ feed the script to it: `python3 - <<'EOF'` before it and `EOF` after it (or save it as a file and run that)
+            1 warning in 1 file
+
+            """, "\(r.stderr)")
+    }
 }
