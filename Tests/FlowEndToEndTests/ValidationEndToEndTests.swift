@@ -1403,5 +1403,11 @@ extension ValidationEndToEndTests {
             1 warning in 1 file
 
             """, "\(r.stderr)")
+        // GitHub Actions' `shell: python`: the help says where such a script goes.
+        try box.write("python.yaml", "shell: python3\nsteps: [echo]\n")
+        let python = try box.run(["validate", "python.yaml"])
+        #expect(python.status == 1, "\(python)")
+        #expect(python.stderr.contains("^^^^^^^ use one of sh, bash, zsh, dash, ksh, or a path to one of them; a script in another language goes in a command: `python3 - <<'EOF'` … `EOF`"),
+                "\(python.stderr)")
     }
 }

@@ -301,7 +301,8 @@ public struct WorkflowParser {
         guard let program = ShellProgram(text.value) else {
             bag.error(.invalidValue, "unsupported shell `\(text.value)`", at: text.span,
                       help: Suggestion.help(for: text.value, in: ShellProgram.supportedNames)
-                        ?? "use one of sh, bash, zsh, dash, ksh, or a path to one of them")
+                        ?? "use one of sh, bash, zsh, dash, ksh, or a path to one of them; a script in another "
+                            + "language goes in a command: `\(text.value.split(separator: "/").last.map(String.init) ?? text.value) - <<'EOF'` … `EOF`")
             return nil
         }
         return Located(program, text.span)
