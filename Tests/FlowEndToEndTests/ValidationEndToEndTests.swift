@@ -1410,4 +1410,25 @@ extension ValidationEndToEndTests {
         #expect(python.stderr.contains("^^^^^^^ use one of sh, bash, zsh, dash, ksh, or a path to one of them; a script in another language goes in a command: `python3 - <<'EOF'` … `EOF`"),
                 "\(python.stderr)")
     }
+
+    /// go-task's short task forms (`build: go build`, `build: [go build]`) as actions said
+    /// only "must be a mapping": the help says the steps go under `steps:`, and the `use`
+    /// of the action is not also an unknown action.
+    @Test func anActionWrittenAsGoTasksShortFormSaysWhereItsStepsGo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              build: go build
+              test:
+                - go test ./...
+            steps:
+              - use: build
+              - use: test
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("  |          ^^^^^^^^ put its steps under `steps:` (`build:` then `steps: [go build]` indented under it)"), "\(r.stderr)")
+        #expect(r.stderr.contains("  |     ^ put its steps under `steps:` (`test:` then `steps: […]` indented under it)"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("2 errors in 1 file\n"), "\(r.stderr)")
+    }
 }
