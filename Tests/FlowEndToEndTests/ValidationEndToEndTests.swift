@@ -1431,4 +1431,30 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.contains("  |     ^ put its steps under `steps:` (`test:` then `steps: […]` indented under it)"), "\(r.stderr)")
         #expect(r.stderr.hasSuffix("2 errors in 1 file\n"), "\(r.stderr)")
     }
+
+    /// go-task builds vars from vars (`IMAGE: "{{.REGISTRY}}/app"`); flow's are literal, so
+    /// the value kept its braces and `registry` looked unused with no word about why. The
+    /// placeholder is now `unexpanded-expression`, with the `env:` entry to write; another
+    /// program's template in a var (`{{.Names}}`, no var of that name) is left alone.
+    @Test func aVarBuiltFromAnotherVarTheGoTaskWayIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              registry: ghcr.io/acme
+              image: "{{.REGISTRY}}/app"
+              format: "{{.Names}}"
+            steps:
+              - echo "${{ vars.image }}" && docker ps --format "${{ vars.format }}"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:3:11: warning: the value of variable `image` is literal: its `{{.REGISTRY}}` is not expanded [unexpanded-expression]
+              |
+            3 |   image: "{{.REGISTRY}}/app"
+              |           ^^^^^^^^^^^^^ build it in `env:`, whose values are expanded (`IMAGE: "${{ vars.registry }}/app"`), and use `${{ env.IMAGE }}`
+            """), "\(r.stderr)")
+        #expect(!r.stderr.contains("{{.Names}}"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("2 warnings in 1 file\n"), "\(r.stderr)")
+    }
 }

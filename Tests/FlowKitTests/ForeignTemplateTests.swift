@@ -218,7 +218,8 @@ import Testing
     }
 
     /// Strings flow does not template are never run as text with a placeholder: comments,
-    /// descriptions, tags, a var's value, a param's default.
+    /// descriptions, tags, a var's value naming itself (one naming another var is
+    /// `unexpanded-expression`), a param's default.
     @Test func untemplatedStringsAreNotChecked() throws {
         _ = try valid("""
             # {{.VERSION}} becomes ${{ vars.version }}

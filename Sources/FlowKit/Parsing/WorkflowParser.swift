@@ -250,6 +250,8 @@ public struct WorkflowParser {
         let merges = enterMerges(id)
         defer { leaveMerges(merges) }
         var result: [Variable] = []
+        // Values with another tool's placeholder, checked once every var is known.
+        var templatedVars: [(String, Int32, Located<String>)] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
             if !Self.isIdentifier(name.value) {
@@ -270,8 +272,29 @@ public struct WorkflowParser {
                                 help: "write the value out, or build it in `env:`, whose values are expanded, and use `${{ env.NAME }}`")
                 }
                 result.append(Variable(name: name, value: text))
+                if text.value.templateMarkers.placeholders || text.value.templateMarkers.makeReferences {
+                    templatedVars.append((name.value, value, text))
+                }
             } else {
                 unreadVarNames.insert(name.value)
+            }
+        }
+        // go-task's `IMAGE: "{{.REGISTRY}}/app"` (make's `$(REGISTRY)/app`), naming another
+        // var: as literal as a `${{ … }}` there. Names of other programs' templates that are
+        // no var (`FORMAT: "{{.Names}}"` for `docker ps`) are values meant as they are.
+        let names = DeclaredNames(result.map(\.name.value))
+        for (name, id, text) in templatedVars {
+            let locator = ScalarLocator(node: document[id], file: file)
+            for placeholder in ForeignPlaceholder.find(in: text.value, locate: { locator.location(ofValueOffset: $0) })
+            {
+                // A value naming its own var (`version: "{{ version }}"`) builds nothing from
+                // another: the text of a template some program fills in.
+                guard let variable = names.match(placeholder.name), variable != name else { continue }
+                let envName = String(name.uppercased().map { $0 == "-" ? "_" : $0 })
+                let value = text.value.replacing(placeholder.written, with: "${{ vars.\(variable) }}")
+                bag.warning(.unexpandedExpression, "the value of variable `\(name)` is literal: its `\(placeholder.written)` is not expanded",
+                            at: placeholder.span,
+                            help: "build it in `env:`, whose values are expanded (`\(envName): \"\(value)\"`), and use `${{ env.\(envName) }}`")
             }
         }
         return result
