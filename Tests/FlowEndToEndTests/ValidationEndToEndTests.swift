@@ -1457,4 +1457,28 @@ extension ValidationEndToEndTests {
         #expect(!r.stderr.contains("{{.Names}}"), "\(r.stderr)")
         #expect(r.stderr.hasSuffix("2 warnings in 1 file\n"), "\(r.stderr)")
     }
+
+    /// go-task's own variables (`{{.CLI_ARGS}}`, `{{.ITEM}}`…) are no var of the file, so
+    /// they passed as text (`go test {{.CLI_ARGS}}`); they are `foreign-template` with what
+    /// flow has instead. A program's template (`{{.Names}}`) still is not.
+    @Test func goTasksSpecialVariablesAreForeignTemplates() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - go test {{.CLI_ARGS}}
+              - echo {{.ITEM}} {{.ROOT_DIR}}
+              - docker ps --format "{{.Names}}"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:2:13: warning: `{{.CLI_ARGS}}` is go-task's (Go template) syntax: flow leaves it as text [foreign-template]
+              |
+            2 |   - go test {{.CLI_ARGS}}
+              |             ^^^^^^^^^^^^^ flow passes no words on to the steps: declare a var and give it with `--var NAME=…`
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^^^^ flow has no loops: write one step per value"), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^^^^^^^^ steps run in the directory flow runs in (`$PWD`), not the workflow's"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("3 warnings in 1 file\n"), "\(r.stderr)")
+    }
 }
