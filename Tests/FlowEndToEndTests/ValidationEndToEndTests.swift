@@ -1481,4 +1481,40 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.contains("^^^^^^^^^^^^^ steps run in the directory flow runs in (`$PWD`), not the workflow's"), "\(r.stderr)")
         #expect(r.stderr.hasSuffix("3 warnings in 1 file\n"), "\(r.stderr)")
     }
+
+    /// Half-converted placeholders: `${{ version }}` (just's `{{version}}` with a `$`) and
+    /// `${{ .VERSION }}` (go-task's) said only "references start with `vars.`…" and
+    /// "expected a value, found `.`"; the help now names the var or param to write.
+    @Test func aHalfConvertedPlaceholderIsOfferedTheReference() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              VERSION: 1
+            actions:
+              a:
+                params:
+                  region: {}
+                steps:
+                  - echo ${{ region }}
+            steps:
+              - echo ${{ .VERSION }}
+              - echo ${{ version }}
+              - use: a
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:10:14: error: expected a value, found `.` [expression-syntax]
+               |
+            10 |   - echo ${{ .VERSION }}
+               |              ^ flow's references have no leading `.`: `vars.VERSION` (a parameter: `params.VERSION`)
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("""
+            wf.yaml:11:14: error: unknown reference `version` [unknown-reference]
+               |
+            11 |   - echo ${{ version }}
+               |              ^^^^^^^ did you mean `vars.VERSION`?
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^ did you mean `params.region`?"), "\(r.stderr)")
+    }
 }
