@@ -207,8 +207,12 @@ public enum CommandLineParser {
             } else if let last = command.arguments.last, !last.repeats, next > 0 {
                 // `task clean build`, `just lint test`, `make clean all`: those tools run
                 // several targets in one command; say that this argument is one.
+                // just's `just deploy prod` passes a recipe's parameter that way: name the
+                // options that take values too.
+                let pairs = command.options.filter { $0.valueName == "key=value" }.map { "--\($0.long) NAME=\(word)" }
                 error.subject = ("<\(last.name)>", last.help)
                 error.note = "'\(HelpFormatter.names(path))' takes one <\(last.name)>: give '\(word)' a command of its own"
+                    + (pairs.isEmpty ? "" : "; a value goes in with " + pairs.joined(separator: " or "))
             }
             throw error
         }

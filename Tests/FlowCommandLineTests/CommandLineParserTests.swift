@@ -136,7 +136,7 @@ let sampleRoot = CommandSpec(
     @Test func anExtraWordNamesTheArgumentThatTakesOne() {
         let error = usageError(["run", "a", "b", "c"])
         #expect(error?.subject?.label == "<action>")
-        #expect(error?.note == "'tool run' takes one <action>: give 'c' a command of its own")
+        #expect(error?.note == "'tool run' takes one <action>: give 'c' a command of its own; a value goes in with --var NAME=c")
         // After `--` (go-task's `task test -- -v`) the words were meant for the commands.
         let passed = usageError(["run", "a", "b", "--", "-v"])
         #expect(passed?.message == "Unexpected argument '-v'")

@@ -178,7 +178,7 @@ import Testing
         #expect(second.stderr.hasPrefix("""
             Error: Unexpected argument 'release'
             Help:  <action>  Run only this action of the workflow (its params come from --with).
-                   'flow run' takes one <action>: give 'release' a command of its own
+                   'flow run' takes one <action>: give 'release' a command of its own; a value goes in with --var NAME=release or --with NAME=release
             Usage: flow run [<options>] <file> [<action>]
 
             """), "\(second)")
