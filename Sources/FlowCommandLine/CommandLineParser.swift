@@ -199,6 +199,20 @@ public enum CommandLineParser {
                         error.note = lines.dropFirst().map { "\($0.label)  \($0.help)" }.joined(separator: "\n       ")
                     }
                 }
+            } else if optionsEnded, let pair = command.options.first(where: { $0.valueName == "key=value" }) {
+                // `task test -- -run X` (go-task's CLI_ARGS), `just test -v`: words for the
+                // commands. Nothing is passed through; values go in as variables.
+                error.subject = ("--\(pair.long) <key=value>", pair.help)
+                error.note = "'\(HelpFormatter.names(path))' passes no words on to the commands it runs: give values as variables"
+            } else if let last = command.arguments.last, !last.repeats, next > 0 {
+                // `task clean build`, `just lint test`, `make clean all`: those tools run
+                // several targets in one command; say that this argument is one.
+                // just's `just deploy prod` passes a recipe's parameter that way: name the
+                // options that take values too.
+                let pairs = command.options.filter { $0.valueName == "key=value" }.map { "--\($0.long) NAME=\(word)" }
+                error.subject = ("<\(last.name)>", last.help)
+                error.note = "'\(HelpFormatter.names(path))' takes one <\(last.name)>: give '\(word)' a command of its own"
+                    + (pairs.isEmpty ? "" : "; a value goes in with " + pairs.joined(separator: " or "))
             }
             throw error
         }

@@ -12,6 +12,12 @@ struct KeyValue: ArgumentValue, Sendable {
     }
 
     static func whyInvalid(_ argument: String) -> String? {
-        argument.hasPrefix("=") ? "the name before '=' is missing" : "expected name=value, such as \(argument.isEmpty ? "target" : argument)=prod"
+        if argument.hasPrefix("=") { return "the name before '=' is missing" }
+        // `--var version:1.2` (YAML's, or a Compose file's `key: value`): name the `=`
+        // rather than suggest `version:1.2=prod`.
+        if let colon = argument.firstIndex(of: ":"), colon != argument.startIndex {
+            return "expected name=value, such as \(argument[..<colon])=\(argument[argument.index(after: colon)...].drop { $0 == " " })"
+        }
+        return "expected name=value, such as \(argument.isEmpty ? "target" : argument)=prod"
     }
 }

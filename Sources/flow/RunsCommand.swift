@@ -21,7 +21,7 @@ struct RunsCommand: Command {
             how far it got.
             """,
         options: JournalOptions.options + [
-            .value("limit", help: "Show at most this many runs."),
+            .value("limit", help: "Show at most this many runs (default: all of them)."),
             .flag("json", help: "Print the runs as JSON."),
             .value("prune", valueName: "keep", help: "Delete all but the newest KEEP runs (with --json, print {\"pruned\": N})."),
             .value("prune-older-than", valueName: "age", help: "Delete runs older than this (e.g. 12h, 7d)."),

@@ -131,6 +131,19 @@ let sampleRoot = CommandSpec(
         }
     }
 
+    /// A word past the last argument (`task clean build` habits): the error names the
+    /// argument it took for the one before, and says it takes one.
+    @Test func anExtraWordNamesTheArgumentThatTakesOne() {
+        let error = usageError(["run", "a", "b", "c"])
+        #expect(error?.subject?.label == "<action>")
+        #expect(error?.note == "'tool run' takes one <action>: give 'c' a command of its own; a value goes in with --var NAME=c")
+        // After `--` (go-task's `task test -- -v`) the words were meant for the commands.
+        let passed = usageError(["run", "a", "b", "--", "-v"])
+        #expect(passed?.message == "Unexpected argument '-v'")
+        #expect(passed?.subject?.label == "--var <key=value>")
+        #expect(passed?.note == "'tool run' passes no words on to the commands it runs: give values as variables")
+    }
+
     @Test func typedValuesThatDoNotConvertAreUsageErrors() throws {
         let a = try parsed(["run", "f", "--limit", "many"])
         #expect(throws: UsageError.self) { try a.value("limit", as: Int.self) }

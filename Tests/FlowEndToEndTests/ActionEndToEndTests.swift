@@ -167,6 +167,55 @@ import Testing
                 "\(neither)")
     }
 
+    /// `task clean build`, `just lint test`, `make clean all` run several targets in one
+    /// command; flow runs one ACTION. The error said only "Unexpected argument 'build'":
+    /// it now names the argument it would have been and says to give it its own command.
+    @Test func aSecondActionSaysThatRunTakesOne() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.releaseWithAVariable)
+        let second = try box.run(["run", "wf.yaml", "release", "release"])
+        #expect(second.status == 2, "\(second)")
+        #expect(second.stderr.hasPrefix("""
+            Error: Unexpected argument 'release'
+            Help:  <action>  Run only this action of the workflow (its params come from --with).
+                   'flow run' takes one <action>: give 'release' a command of its own; a value goes in with --var NAME=release or --with NAME=release
+            Usage: flow run [<options>] <file> [<action>]
+
+            """), "\(second)")
+        // go-task's `task test -- -v` (CLI_ARGS): nothing is passed through to the steps.
+        let passed = try box.run(["run", "wf.yaml", "release", "--", "-v"])
+        #expect(passed.status == 2, "\(passed)")
+        #expect(passed.stderr.hasPrefix("""
+            Error: Unexpected argument '-v'
+            Help:  --var <key=value>  Override a workflow variable.
+                   'flow run' passes no words on to the commands it runs: give values as variables
+
+            """), "\(passed)")
+    }
+
+    /// workflows/makefile.yaml, the Makefile port, does what its comments say: `release`
+    /// passes the version it finds to `deploy`, a failing smoke test rolls the deploy back,
+    /// and `clean` of a clean tree is an allowed failure.
+    @Test func theMakefileExampleRunsAsItsCommentsSay() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("flow-makefile-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        func run(_ words: [String]) throws -> FlowBinary.Result {
+            try FlowBinary.run(["run", "workflows/makefile.yaml"] + words + ["--var", "out=\(out)", "--no-journal", "--output", "prefixed"],
+                               in: FlowBinary.packageRoot)
+        }
+        let release = try run(["release"])
+        #expect(release.status == 0, "\(release)")
+        #expect(release.stdout.contains("live ghcr.io/acme/app:v1.4.0"), "\(release)")
+        let failed = try run(["deploy", "--with", "tag=v2", "--with", "smoke=fail"])
+        #expect(failed.status == 1, "\(failed)")
+        #expect(failed.stdout.contains("rolled back v2"), "\(failed)")
+        #expect(failed.stderr.contains("↺ ship undone"), "\(failed)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/live"))
+        #expect(try run(["clean"]).status == 0)
+        let again = try run(["clean"])
+        #expect(again.status == 0 && again.stderr.contains("(allowed to fail)"), "\(again)")
+    }
+
     /// A graph of one action says which, as the plan's header does (`wf · action deploy`):
     /// before, its start node named the workflow alone, as if the graph were the whole run.
     @Test(arguments: ["mermaid", "dot"]) func aGraphOfOneActionNamesIt(format: String) throws {

@@ -149,6 +149,9 @@ import Testing
             (["--grace", "2000000h"], "The value '2000000h' is invalid for '--grace <duration>': longer than the maximum, 1000000h"),
             (["--var", "target"], "The value 'target' is invalid for '--var <key=value>': expected name=value, such as target=prod"),
             (["--var", "=prod"], "The value '=prod' is invalid for '--var <key=value>': the name before '=' is missing"),
+            // YAML's `key: value` habit: the `=` is what is missing, not a value.
+            (["--var", "version:1.2"], "The value 'version:1.2' is invalid for '--var <key=value>': expected name=value, such as version=1.2"),
+            (["--var", "version: 1.2"], "The value 'version: 1.2' is invalid for '--var <key=value>': expected name=value, such as version=1.2"),
             (["--max-parallel", "many"], "The value 'many' is invalid for '--max-parallel <n>': expected a whole number, such as 4"),
         ]
         for (words, message) in cases {

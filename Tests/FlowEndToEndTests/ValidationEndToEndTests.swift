@@ -1136,6 +1136,47 @@ import Testing
         let jinja = try box.run(["validate", "jinja.yaml"])
         #expect(jinja.stderr.contains("jinja.yaml:4:23: warning: `{{ end }}` is just's and Jinja's (Ansible) syntax"), "\(jinja.stderr)")
     }
+
+    /// make's `$(VERSION)` naming a var or param is a `foreign-template` warning wherever
+    /// flow would leave it as text (a `print`, `env`, `dir`, `with`), and in a shell command
+    /// when upper case: there the shell runs a program `VERSION`, which fails on stderr while
+    /// the command goes on with an empty word (`docker build -t app:`). Lower case in a
+    /// command is the shell's own command substitution (`$(date)` with a var `date`).
+    @Test func makesPlaceholderNamingAVarIsAForeignTemplate() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              version: 0.1.0
+              date: today
+            env:
+              TAG: v$(VERSION)
+            actions:
+              deploy:
+                params:
+                  ENV: { default: staging }
+                steps:
+                  - ./deploy.sh $(ENV) "${{ vars.date }}"
+            steps:
+              - shell: docker build -t app:$(VERSION) . && echo "$(date)" $$(VERSION) $((1 + 2))
+                dir: build-$(version)
+              - print: "built $(version)"
+              - use: deploy
+                with: { ENV: "$(VERSION)" }
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        let warnings = r.stderr.components(separatedBy: "\n").filter { $0.contains("[foreign-template]") }
+        #expect(warnings == [
+            "wf.yaml:5:9: warning: `$(VERSION)` is make's syntax: flow leaves it as text [foreign-template]",
+            "wf.yaml:11:21: warning: `$(ENV)` is make's syntax: the shell runs it as a command named `ENV` [foreign-template]",
+            "wf.yaml:13:32: warning: `$(VERSION)` is make's syntax: the shell runs it as a command named `VERSION` [foreign-template]",
+            "wf.yaml:14:16: warning: `$(version)` is make's syntax: flow leaves it as text [foreign-template]",
+            "wf.yaml:15:19: warning: `$(version)` is make's syntax: flow leaves it as text [foreign-template]",
+            "wf.yaml:17:19: warning: `$(VERSION)` is make's syntax: flow leaves it as text [foreign-template]",
+        ], "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^^^^^ flow writes it `${{ vars.version }}`"), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^ flow writes it `${{ params.ENV }}`"), "\(r.stderr)")
+    }
 }
 
 extension ValidationEndToEndTests {
@@ -1237,5 +1278,243 @@ extension ValidationEndToEndTests {
             "wf.yaml:5:33: error: `backoff` must be a number; expressions are not allowed here [wrong-type]"), "\(r)")
         #expect(!r.stderr.contains("never used"), "\(r)")
         #expect(r.stderr.hasSuffix("1 error in 1 file\n"), "\(r)")
+    }
+
+    /// go-task's keys that flow has no key for (`dotenv`, `defer`, `preconditions`, the
+    /// up-to-date checks, a task's `dir` and `env`, `vars` beside `task:`) say what flow
+    /// does instead, rather than a bare "unknown key" or a workflow-level hint.
+    @Test func goTasksKeysWithoutACounterpartSayWhatToWrite() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            dotenv: ['.env']
+            includes: { docs: ./docs }
+            actions:
+              build:
+                dir: src
+                env: { A: b }
+                requires: { vars: [X] }
+                preconditions: [test -f go.mod]
+                steps:
+                  - go build
+            steps:
+              - use: build
+                vars: { X: 1 }
+              - shell: ./deploy.sh
+                defer: ./rollback.sh
+              - shell: go build
+                sources: ["**/*.go"]
+                generates: [bin/app]
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        let helps = [
+            (1, "^^^^^^ flow reads no `.env` file: export it before `flow run` (`set -a; . ./.env; set +a`), or write the variables under `env:`"),
+            (2, "^^^^^^^^ flow has no includes:"),
+            (5, "^^^ an action has no `dir`: set `dir` on its shell steps"),
+            (6, "^^^ an action has no `env`: set `env` on the `use` step"),
+            (7, "^^^^^^^^ a value the action needs is a parameter: `params: { NAME: { required: true } }`"),
+            (8, "^^^^^^^^^^^^^ flow has no preconditions:"),
+            (13, "^^^^ pass the action's parameters under `with:`"),
+            (15, "^^^^^ flow calls this a group's `finally`"),
+            (17, "^^^^^^^ flow has no up-to-date checks: every selected step runs"),
+            (18, "^^^^^^^^^ flow has no up-to-date checks: every selected step runs"),
+        ]
+        for (line, help) in helps {
+            #expect(r.stderr.contains("wf.yaml:\(line):"), "line \(line): \(r.stderr)")
+            #expect(r.stderr.contains(help), "\(help)\n\(r.stderr)")
+        }
+        #expect(r.stderr.hasSuffix("10 errors in 1 file\n"), "\(r.stderr)")
+    }
+
+    /// A Taskfile given to `flow run` by mistake (or as the start of a port): its quoted
+    /// `version: '3'` said only "found a string". The help says it is another tool's file
+    /// and where the migration table is; a quoted `"1"` is told to drop the quotes.
+    @Test func aQuotedVersionSaysWhatItIs() throws {
+        let box = try RunSandbox()
+        try box.write("Taskfile.yml", """
+            version: '3'
+            tasks:
+              build:
+                cmds: [go build]
+            """)
+        let run = try box.run(["run", "Taskfile.yml"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr.contains("""
+            Taskfile.yml:1:10: error: `version` must be a whole number, found a string [wrong-type]
+              |
+            1 | version: '3'
+              |          ^^^ flow's only version is `1`; this looks like another tool's file (a go-task Taskfile has `version: '3'`): see "Coming from another tool" in docs/workflow-format.md
+            """), "\(run)")
+        try box.write("one.yaml", "version: \"1\"\nsteps: [echo]\n")
+        let one = try box.run(["validate", "one.yaml"])
+        #expect(one.status == 1 && one.stderr.contains("^^^ write it unquoted: `version: 1`"), "\(one)")
+    }
+
+    /// Another tool's placeholder where flow reads an expression (`if:`) said only
+    /// "unexpected character `{`" (or `$`): it now names whose syntax it is, points at all
+    /// of it, and says to write the reference itself.
+    @Test func aForeignPlaceholderInAConditionSaysWhatToWrite() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              deploy: "true"
+            steps:
+              - shell: ./deploy.sh
+                if: "{{.deploy}} == 'true'"
+              - shell: ./deploy.sh
+                if: $(DEPLOY)
+              - print: x
+                if: "!{{ deploy }}"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:5:10: error: `{{.deploy}}` is go-task's (Go template) syntax, not a flow expression [expression-syntax]
+              |
+            5 |     if: "{{.deploy}} == 'true'"
+              |          ^^^^^^^^^^^ write the reference itself: `vars.deploy` (a parameter of the action: `params.deploy`)
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("wf.yaml:7:9: error: `$(DEPLOY)` is make's syntax, not a flow expression [expression-syntax]"), "\(r.stderr)")
+        #expect(r.stderr.contains("wf.yaml:9:11: error: `{{ deploy }}` is just's and Jinja's (Ansible) syntax, not a flow expression [expression-syntax]"), "\(r.stderr)")
+    }
+
+    /// just's shebang recipes ported as they are (`#!/usr/bin/env python3` first in a
+    /// command) ran as `sh` and failed on the script's first line (`import: not found`):
+    /// a warning at the `#!` line says so. A shell's own `#!` is not flagged.
+    @Test func aShebangOfAnotherLanguageIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: |
+                  #!/usr/bin/env python3
+                  import sys
+              - shell: |
+                  #!/usr/bin/env bash
+                  echo ok
+              - "#!/bin/sh\necho ok"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr == """
+            wf.yaml:3:7: warning: `#!/usr/bin/env python3` is a comment here: flow runs the command with the step's shell, not `python3` [foreign-shebang]
+              |
+            3 |       #!/usr/bin/env python3
+              |       ^^^^^^^^^^^^^^^^^^^^^^ feed the script to it: `python3 - <<'EOF'` before it and `EOF` after it (or save it as a file and run that)
+            1 warning in 1 file
+
+            """, "\(r.stderr)")
+        // GitHub Actions' `shell: python`: the help says where such a script goes.
+        try box.write("python.yaml", "shell: python3\nsteps: [echo]\n")
+        let python = try box.run(["validate", "python.yaml"])
+        #expect(python.status == 1, "\(python)")
+        #expect(python.stderr.contains("^^^^^^^ use one of sh, bash, zsh, dash, ksh, or a path to one of them; a script in another language goes in a command: `python3 - <<'EOF'` … `EOF`"),
+                "\(python.stderr)")
+    }
+
+    /// go-task's short task forms (`build: go build`, `build: [go build]`) as actions said
+    /// only "must be a mapping": the help says the steps go under `steps:`, and the `use`
+    /// of the action is not also an unknown action.
+    @Test func anActionWrittenAsGoTasksShortFormSaysWhereItsStepsGo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              build: go build
+              test:
+                - go test ./...
+            steps:
+              - use: build
+              - use: test
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("  |          ^^^^^^^^ put its steps under `steps:` (`build:` then `steps: [go build]` indented under it)"), "\(r.stderr)")
+        #expect(r.stderr.contains("  |     ^ put its steps under `steps:` (`test:` then `steps: […]` indented under it)"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("2 errors in 1 file\n"), "\(r.stderr)")
+    }
+
+    /// go-task builds vars from vars (`IMAGE: "{{.REGISTRY}}/app"`); flow's are literal, so
+    /// the value kept its braces and `registry` looked unused with no word about why. The
+    /// placeholder is now `unexpanded-expression`, with the `env:` entry to write; another
+    /// program's template in a var (`{{.Names}}`, no var of that name) is left alone.
+    @Test func aVarBuiltFromAnotherVarTheGoTaskWayIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              registry: ghcr.io/acme
+              image: "{{.REGISTRY}}/app"
+              format: "{{.Names}}"
+            steps:
+              - echo "${{ vars.image }}" && docker ps --format "${{ vars.format }}"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:3:11: warning: the value of variable `image` is literal: its `{{.REGISTRY}}` is not expanded [unexpanded-expression]
+              |
+            3 |   image: "{{.REGISTRY}}/app"
+              |           ^^^^^^^^^^^^^ build it in `env:`, whose values are expanded (`IMAGE: "${{ vars.registry }}/app"`), and use `${{ env.IMAGE }}`
+            """), "\(r.stderr)")
+        #expect(!r.stderr.contains("{{.Names}}"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("2 warnings in 1 file\n"), "\(r.stderr)")
+    }
+
+    /// go-task's own variables (`{{.CLI_ARGS}}`, `{{.ITEM}}`…) are no var of the file, so
+    /// they passed as text (`go test {{.CLI_ARGS}}`); they are `foreign-template` with what
+    /// flow has instead. A program's template (`{{.Names}}`) still is not.
+    @Test func goTasksSpecialVariablesAreForeignTemplates() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - go test {{.CLI_ARGS}}
+              - echo {{.ITEM}} {{.ROOT_DIR}}
+              - docker ps --format "{{.Names}}"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:2:13: warning: `{{.CLI_ARGS}}` is go-task's (Go template) syntax: flow leaves it as text [foreign-template]
+              |
+            2 |   - go test {{.CLI_ARGS}}
+              |             ^^^^^^^^^^^^^ flow passes no words on to the steps: declare a var and give it with `--var NAME=…`
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^^^^ flow has no loops: write one step per value"), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^^^^^^^^ steps run in the directory flow runs in (`$PWD`), not the workflow's"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("3 warnings in 1 file\n"), "\(r.stderr)")
+    }
+
+    /// Half-converted placeholders: `${{ version }}` (just's `{{version}}` with a `$`) and
+    /// `${{ .VERSION }}` (go-task's) said only "references start with `vars.`…" and
+    /// "expected a value, found `.`"; the help now names the var or param to write.
+    @Test func aHalfConvertedPlaceholderIsOfferedTheReference() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              VERSION: 1
+            actions:
+              a:
+                params:
+                  region: {}
+                steps:
+                  - echo ${{ region }}
+            steps:
+              - echo ${{ .VERSION }}
+              - echo ${{ version }}
+              - use: a
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:10:14: error: expected a value, found `.` [expression-syntax]
+               |
+            10 |   - echo ${{ .VERSION }}
+               |              ^ flow's references have no leading `.`: `vars.VERSION` (a parameter: `params.VERSION`)
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("""
+            wf.yaml:11:14: error: unknown reference `version` [unknown-reference]
+               |
+            11 |   - echo ${{ version }}
+               |              ^^^^^^^ did you mean `vars.VERSION`?
+            """), "\(r.stderr)")
+        #expect(r.stderr.contains("^^^^^^ did you mean `params.region`?"), "\(r.stderr)")
     }
 }

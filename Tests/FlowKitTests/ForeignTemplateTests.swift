@@ -44,7 +44,26 @@ import Testing
         #expect(Self.names("{{ printf \"%s\" .X }}").isEmpty)
         #expect(Self.names("{{ 1 }} {{}} {{ }} {{.}}").isEmpty)
         #expect(Self.names("{{ version").isEmpty)
-        #expect(Self.names("{ version } ${version} $version $(version)").isEmpty)
+        #expect(Self.names("{ version } ${version} $version").isEmpty)
+    }
+
+    /// make's `$(NAME)`: one name in parentheses, not `$$(…)` (make's escape) nor
+    /// arithmetic or a command line; in a shell command only an upper-case name, as
+    /// `$(date)` there is the shell's command substitution.
+    @Test func findsMakesReferences() {
+        #expect(Self.names("v$(VERSION)-$(version) $(build_dir2)") == ["VERSION", "version", "build_dir2"])
+        #expect(Self.names("$$(VERSION) $((VERSION)) $(git describe) $(VERSION $(-x) $( VERSION ) $(my-var)").isEmpty)
+        #expect(Self.names("${{ '$(VERSION)' }}").isEmpty)
+        let shell = ForeignPlaceholder.find(in: "echo $(VERSION) $(date) $(Version) $(GO_1)", inShellCommand: true,
+                                            locate: { FlowKit.SourceLocation(line: 1, column: 1 + $0) })
+        #expect(shell.map(\.name) == ["VERSION", "GO_1"])
+        #expect(shell.allSatisfy { $0.syntax == .make && $0.inShellCommand })
+        #expect(Self.found("echo $(VERSION)!").map(\.1) == [6])
+        #expect(Self.found("echo $(VERSION)!").map(\.2) == [16])
+        for text in ["$(VERSION)", "a $(x) b", "{{.A.B}} $(V)"] {
+            #expect(text.templateMarkers.makeReferences, "\(text)")
+        }
+        #expect(!"$$(V) $(git describe) $((1+2)) $(V".templateMarkers.makeReferences)
     }
 
     /// flow's own expressions, their string literals included, are not text; neither is the
@@ -81,10 +100,10 @@ import Testing
         }
         #expect(!"docker inspect --format '{{.State.Running}}' api".templateMarkers.placeholders)
         #expect(!"{{ version | default('1') }} {{ printf \"%s\" .X }} {{.}} {{}}".templateMarkers.placeholders)
-        #expect("echo ${{ vars.version }}".templateMarkers == (true, false))
-        #expect("{{.A.B}} ${{ vars.version }}".templateMarkers == (true, false))
-        #expect("{{.A.B}} {{ c }}".templateMarkers == (false, true))
-        #expect("no braces".templateMarkers == (false, false))
+        #expect("echo ${{ vars.version }}".templateMarkers == (true, false, false))
+        #expect("{{.A.B}} ${{ vars.version }}".templateMarkers == (true, false, false))
+        #expect("{{.A.B}} {{ c }}".templateMarkers == (false, true, false))
+        #expect("no braces".templateMarkers == (false, false, false))
     }
 
     /// In a string that opens a Go template block (`{{range …}}`, `{{if …}}`…), a bare
@@ -199,7 +218,8 @@ import Testing
     }
 
     /// Strings flow does not template are never run as text with a placeholder: comments,
-    /// descriptions, tags, a var's value, a param's default.
+    /// descriptions, tags, a var's value naming itself (one naming another var is
+    /// `unexpanded-expression`), a param's default.
     @Test func untemplatedStringsAreNotChecked() throws {
         _ = try valid("""
             # {{.VERSION}} becomes ${{ vars.version }}

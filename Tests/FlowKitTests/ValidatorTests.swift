@@ -892,6 +892,7 @@ import Testing
         .colonWithoutSpace: "steps:\n  - delay:5s\n",
         .nestedUndo: "steps:\n  - shell: a\n    undo:\n      shell: b\n      undo:\n        shell: c\n",
         .foreignTemplate: "vars: {v: 1}\nsteps:\n  - shell: echo {{ v }} ${{ vars.v }}\n",
+        .foreignShebang: "steps:\n  - shell: |\n      #!/usr/bin/env python3\n      print(1)\n",
     ]
 
     @Test func everyCodeHasASample() {
@@ -921,7 +922,7 @@ import Testing
         }
         #expect(loaded.diagnostics.map(\.code).contains(code), "\(rendered(loaded.diagnostics))")
         let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression, .colonWithoutSpace, .nestedUndo,
-                                        .foreignTemplate].contains(code) ? .warning : .error
+                                        .foreignTemplate, .foreignShebang].contains(code) ? .warning : .error
         #expect(loaded.diagnostics.filter { $0.code == code }.allSatisfy { $0.severity == expectedSeverity })
     }
 

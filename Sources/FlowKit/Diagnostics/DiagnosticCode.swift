@@ -52,6 +52,7 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     case colonWithoutSpace = "colon-without-space"
     case nestedUndo = "nested-undo"
     case foreignTemplate = "foreign-template"
+    case foreignShebang = "foreign-shebang"
 
     // Warnings about a run's step selection (`run`, `plan`), not about the file alone.
     case unselectedReference = "unselected-reference"

@@ -41,6 +41,20 @@ struct ExpressionLexer {
         return true
     }
 
+    /// Another tool's placeholder (`{{.NAME}}`, `{{ name }}`, `$(NAME)`) starting at `i`:
+    /// its end, name and form.
+    static func foreignPlaceholder(in scalars: [Unicode.Scalar], at i: Int) -> (Int, String, ForeignPlaceholder.Syntax)? {
+        let n = scalars.count
+        if scalars[i] == "{", i + 1 < n, scalars[i + 1] == "{", i + 2 >= n || scalars[i + 2] != "{",
+           let (end, name, dotted) = ForeignPlaceholder.placeholder(in: scalars, from: i + 2) {
+            return (end, name, dotted ? .goTemplate : .braces)
+        }
+        if scalars[i] == "$", i + 1 < n, scalars[i + 1] == "(", let (end, name) = ForeignPlaceholder.makeReference(in: scalars, from: i + 2) {
+            return (end, name, .make)
+        }
+        return nil
+    }
+
     /// The characters between tokens: spaces, tabs and line breaks.
     static func isSpace(_ c: Unicode.Scalar) -> Bool {
         c == " " || c == "\t" || c == "\n" || c == "\r"
@@ -149,6 +163,12 @@ struct ExpressionLexer {
                     i += 1
                     while i < n, Self.isIdentifierPart(scalars[i]) { i += 1 }
                     out.append(.init(kind: .identifier(String(scalars: scalars[start..<i])), start: start, end: i))
+                } else if let (end, name, syntax) = Self.foreignPlaceholder(in: scalars, at: i) {
+                    // `if: "{{.DEPLOY}} == 'true'"`: another tool's placeholder where flow
+                    // reads a reference; "unexpected character `{`" would not say so.
+                    throw Failure(message: "`\(String(scalars: scalars[i..<end]))` is \(syntax.owner), not a flow expression",
+                                  start: i, end: end,
+                                  help: "write the reference itself: `vars.\(name)` (a parameter of the action: `params.\(name)`)")
                 } else {
                     throw Failure(message: "unexpected character `\(c)`", start: i, end: i + 1)
                 }

@@ -213,6 +213,11 @@ public struct ExpressionParser {
             }
             return .leaf(.reference(path, span(token.start, end)))
         default:
+            // `${{ .VERSION }}`: go-task's `{{.VERSION}}` half converted.
+            if token.kind == .dot, case .identifier(let name) = tokens[position + 1].kind {
+                throw Failure(message: "expected a value, found \(describe(token))", span: span(token.start, token.end),
+                              help: "flow's references have no leading `.`: `vars.\(name)` (a parameter: `params.\(name)`)")
+            }
             throw Failure(message: "expected a value, found \(describe(token))", span: span(token.start, max(token.end, token.start + 1)))
         }
     }

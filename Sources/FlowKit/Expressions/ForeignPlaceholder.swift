@@ -1,39 +1,71 @@
 /// Another tool's placeholder written in a string flow templates: go-task's `{{.VERSION}}`
-/// (a Go template), just's `{{version}}`, Jinja's (Ansible's) `{{ version }}`.
+/// (a Go template), just's `{{version}}`, Jinja's (Ansible's) `{{ version }}`, make's
+/// `$(VERSION)`.
 ///
 /// flow expands only `${{ … }}`, so such text reaches the command or message as written.
 /// But `{{…}}` is also the syntax of tools a command runs (`docker inspect --format
-/// '{{.State.Running}}'`, `kubectl -o go-template=…`, `helm`), so the parser only finds the
-/// candidates (where their offsets can be located) and the validator reports those whose
-/// name is one flow would substitute: a declared var, or a param of the enclosing action.
+/// '{{.State.Running}}'`, `kubectl -o go-template=…`, `helm`), and `$(…)` the shell's
+/// command substitution, so the parser only finds the candidates (where their offsets can
+/// be located) and the validator reports those whose name is one flow would substitute: a
+/// declared var, or a param of the enclosing action.
 public struct ForeignPlaceholder: Sendable, Equatable {
-    /// The name inside the braces, without go-task's leading dot.
+    /// Whose placeholder it is, by its form.
+    public enum Syntax: Sendable, Equatable {
+        /// `{{.NAME}}`: a Go template's field (go-task).
+        case goTemplate
+        /// `{{ name }}`: just's and Jinja's (Ansible's).
+        case braces
+        /// `$(NAME)`: make's.
+        case make
+
+        /// Whose syntax it is, for a message: `go-task's (Go template) syntax`.
+        public var owner: String {
+            switch self {
+            case .goTemplate: "go-task's (Go template) syntax"
+            case .braces: "just's and Jinja's (Ansible) syntax"
+            case .make: "make's syntax"
+            }
+        }
+    }
+
+    /// The name inside the braces or parentheses, without go-task's leading dot.
     public var name: String
     /// The placeholder as written, braces included: `{{.VERSION}}`.
     public var written: String
-    /// Whether it is a Go template's field (`{{.NAME}}`, go-task) rather than a bare name
-    /// (`{{ name }}`, just and Jinja).
-    public var dotted: Bool
+    /// Its form.
+    public var syntax: Syntax
+    /// Whether it is in a shell command, where `$(NAME)` is command substitution: it runs
+    /// a program called NAME rather than staying text.
+    public var inShellCommand: Bool
     /// The span of the whole placeholder, braces included.
     public var span: SourceSpan
 
-    public init(name: String, written: String, dotted: Bool, span: SourceSpan) {
+    /// Whether it is a Go template's field (`{{.NAME}}`, go-task).
+    public var dotted: Bool { syntax == .goTemplate }
+
+    public init(name: String, written: String, syntax: Syntax, inShellCommand: Bool = false, span: SourceSpan) {
         self.name = name
         self.written = written
-        self.dotted = dotted
+        self.syntax = syntax
+        self.inShellCommand = inShellCommand
         self.span = span
     }
 
     /// The placeholders of `text` (a scalar's value; `locate` maps an offset in its
-    /// scalars to the source), outside its `${{ … }}` expressions.
+    /// scalars to the source), outside its `${{ … }}` expressions. `inShellCommand`: the
+    /// text is a shell command.
     ///
     /// Only a single name (with an optional leading dot, and Go's and Jinja's `-` trim
     /// markers) counts: a path (`{{.State.Running}}`), a filter or a call is another
     /// tool's own template, not a flow variable written the wrong way. Runs of three or
     /// more braces are skipped: `{{{{` is just's escape for a literal `{{`, and
-    /// `{{{name}}}` is Mustache's.
-    public static func find(in text: String, locate: (Int) -> SourceLocation) -> [ForeignPlaceholder] {
-        guard text.containsDoubleBrace else { return [] }
+    /// `{{{name}}}` is Mustache's. make's `$(NAME)` is one name in parentheses (`$$(…)` is
+    /// make's escape, and `$((…))` arithmetic); in a shell command only an upper-case one
+    /// (`$(VERSION)`, make's convention), since `$(date)` there runs `date` on purpose and
+    /// no program is named in capitals.
+    public static func find(in text: String, inShellCommand: Bool = false, locate: (Int) -> SourceLocation) -> [ForeignPlaceholder] {
+        let markers = text.templateMarkers
+        guard markers.placeholders || markers.makeReferences else { return [] }
         let scalars = Array(text.unicodeScalars)
         let n = scalars.count
         var found: [ForeignPlaceholder] = []
@@ -41,6 +73,15 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         var opensGoBlock: Bool?
         var i = 0
         while i < n {
+            if scalars[i] == "$", i + 1 < n, scalars[i + 1] == "(", i == 0 || scalars[i - 1] != "$",
+               let (end, name) = makeReference(in: scalars, from: i + 2),
+               !inShellCommand || !name.unicodeScalars.contains(where: { ("a"..."z").contains($0) }) {
+                found.append(ForeignPlaceholder(name: name, written: String(scalars: scalars[i..<end]), syntax: .make,
+                                                inShellCommand: inShellCommand,
+                                                span: SourceSpan(start: locate(i), end: locate(end))))
+                i = end
+                continue
+            }
             if scalars[i] == "$", i + 2 < n, scalars[i + 1] == "{", scalars[i + 2] == "{" {
                 // flow's own expression: a `{{` in its string literals is not text. An
                 // unterminated one is an error already, and the rest is not text either.
@@ -62,7 +103,8 @@ public struct ForeignPlaceholder: Sendable, Equatable {
                         continue
                     }
                 }
-                found.append(ForeignPlaceholder(name: name, written: String(scalars: scalars[i..<end]), dotted: dotted,
+                found.append(ForeignPlaceholder(name: name, written: String(scalars: scalars[i..<end]),
+                                                syntax: dotted ? .goTemplate : .braces, inShellCommand: inShellCommand,
                                                 span: SourceSpan(start: locate(i), end: locate(end))))
                 i = end
                 continue
@@ -94,6 +136,18 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         // `{{ name }}}`: a Mustache triple or something else; not a plain placeholder.
         if j + 2 < n, scalars[j + 2] == "}" { return nil }
         return (j + 2, name, dotted)
+    }
+
+    /// The end (just past `)`) and name of make's `$(NAME)` whose name starts at `start`,
+    /// just after its `$(`; nil when the parentheses do not hold exactly one make-style
+    /// name (letters, digits, `_`), as `$(git describe)` or `$((1 + 2))` do not.
+    static func makeReference(in scalars: [Unicode.Scalar], from start: Int) -> (Int, String)? {
+        let n = scalars.count
+        var j = start
+        guard j < n, isNameStart(scalars[j]) else { return nil }
+        while j < n, isNameStart(scalars[j]) || ("0"..."9").contains(scalars[j]) { j += 1 }
+        guard j < n, scalars[j] == ")" else { return nil }
+        return (j + 1, String(scalars: scalars[start..<j]))
     }
 
     /// Go template keywords that are a whole action by themselves: `{{end}}` closes the
@@ -134,9 +188,11 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_"
     }
 
-    /// Where the placeholder comes from, for the message.
-    public var syntax: String {
-        dotted ? "go-task's (Go template) syntax" : "just's and Jinja's (Ansible) syntax"
+    /// What the placeholder is and does, for the message: flow leaves it as text, except
+    /// make's in a shell command, which the shell runs as a command.
+    public var whatItIs: String {
+        syntax == .make && inShellCommand ? "make's syntax: the shell runs it as a command named `\(name)`"
+            : "\(syntax.owner): flow leaves it as text"
     }
 }
 
@@ -148,11 +204,12 @@ extension String {
     /// (`{{{x}}}`, a `{{` in an expression's string literal), never the other way round:
     /// `find` scans scalars and needs the scalar's source located, which most `{{…}}`
     /// (other programs' templates, `{{.State.Running}}`) must not cost.
-    var templateMarkers: (expressions: Bool, placeholders: Bool) {
+    /// `makeReferences`: whether it has a `$(` then a name and `)`, make's `$(VERSION)`.
+    var templateMarkers: (expressions: Bool, placeholders: Bool, makeReferences: Bool) {
         utf8.withContiguousStorageIfAvailable(Self.templateMarkers) ?? Array(utf8).withUnsafeBufferPointer(Self.templateMarkers)
     }
 
-    private static func templateMarkers(_ text: UnsafeBufferPointer<UInt8>) -> (expressions: Bool, placeholders: Bool) {
+    private static func templateMarkers(_ text: UnsafeBufferPointer<UInt8>) -> (expressions: Bool, placeholders: Bool, makeReferences: Bool) {
         let n = text.count
         func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
         func isNameStart(_ b: UInt8) -> Bool {
@@ -160,9 +217,20 @@ extension String {
                 || b == UInt8(ascii: "_")
         }
         let open = UInt8(ascii: "{"), close = UInt8(ascii: "}"), dash = UInt8(ascii: "-")
-        var expressions = false, placeholders = false
+        var expressions = false, placeholders = false, makeReferences = false
         var i = 0
-        while i + 1 < n, !(expressions && placeholders) {
+        while i + 1 < n, !(expressions && placeholders && makeReferences) {
+            // make's `$(NAME)` (not `$$(`, make's escape): one name, then `)`.
+            if !makeReferences, text[i] == UInt8(ascii: "$"), text[i + 1] == UInt8(ascii: "("),
+               i == 0 || text[i - 1] != UInt8(ascii: "$") {
+                var j = i + 2
+                if j < n, isNameStart(text[j]) {
+                    while j < n, isNameStart(text[j]) || (text[j] >= UInt8(ascii: "0") && text[j] <= UInt8(ascii: "9")) { j += 1 }
+                    makeReferences = j < n && text[j] == UInt8(ascii: ")")
+                }
+                i += 2
+                continue
+            }
             guard text[i] == open, text[i + 1] == open else {
                 i += 1
                 continue
@@ -188,7 +256,7 @@ extension String {
             }
             i += 1
         }
-        return (expressions, placeholders)
+        return (expressions, placeholders, makeReferences)
     }
 
     /// Whether the text has `{{` anywhere: a byte scan, as almost no string has.

@@ -45,7 +45,7 @@ enum ForeignKey {
                 return "flow has no extension keys: options every shell step shares go in `defaults`; else anchor "
                     + "the first step or value that uses it and reuse it with `*name` or `<<: *name`"
             }
-            return workflowKeys[key].map { "flow calls this `\($0)`" }
+            return workflowKeys[key].map { "flow calls this `\($0)`" } ?? workflowConstructs[key]
         case .action:
             // go-task's `deps` are written on a task, which is a flow action: "did you mean
             // `steps`" by spelling would hide that flow has no dependencies to declare.
@@ -53,7 +53,7 @@ enum ForeignKey {
                 return "flow has no dependencies: start the action's `steps` with `- use: NAME` for each; "
                     + "a list runs in order, and a `concurrent` group runs steps at once"
             }
-            return actionKeys[key].map { "flow calls this `\($0)`" }
+            return actionKeys[key].map { "flow calls this `\($0)`" } ?? actionConstructs[key]
         case .param:
             return paramKeys[key].map { "flow calls this `\($0)`" }
         }
@@ -99,8 +99,41 @@ enum ForeignKey {
             "rescue": "flow has no `rescue`: a step with `if: failure()` runs after a failure in its group, "
                 + "and a group's `finally` runs whatever happened",
             "loop": loop, "with_items": loop, "matrix": loop, "strategy": loop,
+            // go-task's `defer:` runs when the task ends, whatever happened.
+            "defer": "flow calls this a group's `finally` (its steps run after the group's, whatever happened); "
+                + "`undo:` reverses a step only when the run fails",
+            "preconditions": preconditions,
+            "sources": upToDate, "generates": upToDate, "status": upToDate, "method": upToDate,
         ]
     }()
+
+    /// go-task's `preconditions`, on a step or a task.
+    static let preconditions = "flow has no preconditions: make the check a step of its own before the others "
+        + "(`- test -f .env`), whose failure stops the list, or give the step an `if:`"
+
+    /// go-task's up-to-date checks (`sources`, `generates`, `status`, `method`).
+    static let upToDate = "flow has no up-to-date checks: every selected step runs; let the command skip work "
+        + "itself (`make`, `[ bin/app -nt main.go ] || go build`)"
+
+    /// Top-level keys of other tools that flow has no key for.
+    static let workflowConstructs: [String: String] = [
+        // go-task's `dotenv:`, just's `set dotenv-load`.
+        "dotenv": "flow reads no `.env` file: export it before `flow run` (`set -a; . ./.env; set +a`), "
+            + "or write the variables under `env:`",
+        "includes": "flow has no includes: copy the actions this file uses, or run the other workflow "
+            + "from a step (`- flow run other.yaml`)",
+    ]
+
+    /// go-task's task keys that a flow action has no key for: the help says where the
+    /// setting goes instead.
+    static let actionConstructs: [String: String] = [
+        "dir": "an action has no `dir`: set `dir` on its shell steps (or `defaults.dir` for every shell step)",
+        "env": "an action has no `env`: set `env` on the `use` step, or wrap the action's steps in a "
+            + "`sequential` group with `env:`",
+        "requires": "a value the action needs is a parameter: `params: { NAME: { required: true } }`",
+        "preconditions": preconditions,
+        "sources": upToDate, "generates": upToDate, "status": upToDate, "method": upToDate,
+    ]
 
     /// go-task's `deps`, GitHub Actions' `needs`…: flow orders steps by their place instead.
     static let dependencyKeys: Set<String> = ["deps", "needs", "depends_on", "depends-on", "dependencies"]

@@ -17,6 +17,14 @@ extension WorkflowParser {
                 continue
             }
             var action = Action(name: name, span: document[value].span)
+            // go-task's short forms, `build: go build` and `build: [go build, go vet]`:
+            // what the action is missing is its `steps:` key.
+            if document[value].kind == .sequence || (document[value].kind == .scalar && document[value].isString) {
+                wrongType(value, expected: "a mapping", what: "action `\(name.value)`",
+                          help: "put its steps under `steps:` (`\(name.value):` then `steps: [\(document[value].kind == .sequence ? "…" : document[value].value)]` indented under it)")
+                unreadActionNames.insert(name.value)
+                continue
+            }
             guard mapping(value, "action `\(name.value)`") else {
                 unreadActionNames.insert(name.value)
                 continue

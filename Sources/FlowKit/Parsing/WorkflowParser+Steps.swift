@@ -52,6 +52,28 @@ extension WorkflowParser {
                     at: text.span, help: "write `\(key): \(rest)`, or quote the command if it is one")
     }
 
+    /// A command whose first line is another language's `#!` line (a just recipe's
+    /// `#!/usr/bin/env python3`, a script pasted whole): flow runs every command with the
+    /// step's shell, to which that line is a comment, so the script's lines run as shell
+    /// commands. A shell's own `#!` (`#!/bin/bash`) is left alone: its lines are shell.
+    mutating func warnIfForeignShebang(_ id: Int32, _ text: Located<String>) {
+        guard text.value.hasPrefix("#!") else { return }
+        let line = text.value.prefix { $0 != "\n" && $0 != "\r" }
+        // `#!/usr/bin/env -S python3 -u`: the program is the first word after env's options.
+        var words = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        if let first = words.first, first.split(separator: "/").last == "env" {
+            words = Array(words.dropFirst().drop { $0.hasPrefix("-") })
+        }
+        guard let program = words.first.flatMap({ $0.split(separator: "/").last.map(String.init) }),
+              !ShellProgram.supportedNames.contains(program) else { return }
+        let locator = ScalarLocator(node: document[id], file: file)
+        let start = locator.location(ofValueOffset: 0)
+        let end = locator.location(ofValueOffset: line.unicodeScalars.count)
+        let span = end.line == start.line && end.column > start.column ? SourceSpan(start: start, end: end) : text.span
+        bag.warning(.foreignShebang, "`\(line)` is a comment here: flow runs the command with the step's shell, not `\(program)`",
+                    at: span, help: "feed the script to it: `\(program) - <<'EOF'` before it and `EOF` after it (or save it as a file and run that)")
+    }
+
     /// A step's `tags`, each one that `--tags` and `--skip-tags` can name: they split their
     /// value on commas and drop the spaces around each name, so a tag with a comma
     /// (`tags: lint, unit` is the one tag `lint, unit`), with spaces around it, or empty
@@ -111,7 +133,8 @@ extension WorkflowParser {
             }
             guard isFreeOfNUL(id, text, "the command") else { return nil }
             if node.isPlainScalar { warnIfKindKeyLostItsSpace(text) }
-            return Step(kind: .shell(ShellStep(command: template(id, text))), kindSpan: text.span, span: node.span)
+            warnIfForeignShebang(id, text)
+            return Step(kind: .shell(ShellStep(command: template(id, text, shellCommand: true))), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {
             wrongType(id, expected: "a mapping or a command string", what: "a step")
@@ -198,7 +221,8 @@ extension WorkflowParser {
                 return nil
             }
             guard isFreeOfNUL(value, text, "the command") else { return nil }
-            return .shell(ShellStep(command: template(value, text)))
+            warnIfForeignShebang(value, text)
+            return .shell(ShellStep(command: template(value, text, shellCommand: true)))
         case "print":
             guard let text = self.text(value, "`print`") else { return nil }
             return .print(PrintStep(message: template(value, text)))
@@ -284,6 +308,10 @@ extension WorkflowParser {
                     // `use: notify` with `channel: ops` beside it, as go-task passes `vars`.
                     bag.error(.unknownKey, "unknown key `\(name.value)` in a `use` step", at: name.span,
                               help: "`\(name.value)` is a parameter of action `\(use.action.value)`: pass it under `with:` (`with: { \(name.value): … }`)")
+                } else if case .use = step.kind, name.value == "vars" {
+                    // go-task passes a called task's variables as `vars:` beside `task:`.
+                    bag.error(.unknownKey, "unknown key `vars` in a `use` step", at: name.span,
+                              help: "pass the action's parameters under `with:` (`with: { NAME: … }`); `vars` is a key of the workflow")
                 } else if Self.workflowOnlyKeys.contains(name.value) {
                     // Not a near miss of a step option (`vars` is not a typo of `tags`):
                     // a workflow key indented into the step above it.

@@ -201,14 +201,16 @@ extension WorkflowParser {
         return template(id, text)
     }
 
-    /// A template from a scalar; expression syntax errors are reported here.
-    mutating func template(_ id: Int32, _ text: Located<String>) -> Template {
+    /// A template from a scalar; expression syntax errors are reported here. `shellCommand`:
+    /// the scalar is a shell step's command (see `ForeignPlaceholder.find`).
+    mutating func template(_ id: Int32, _ text: Located<String>, shellCommand: Bool = false) -> Template {
         let node = document[id]
         // One byte scan for both. Most `{{` outside `${{` are the templates of programs a
         // command runs (`{{.State.Running}}`), not a single name: ruled out before the scalar
         // is located, which cost more than the rest of such a step's parse (validate of 100k
         // of them took twice as long as before placeholders were looked for).
-        let (expressions, placeholders) = text.value.templateMarkers
+        let (expressions, braces, makeReferences) = text.value.templateMarkers
+        let placeholders = braces || makeReferences
         guard expressions || placeholders else { return Template(literal: text.value, span: text.span) }
         let locator = ScalarLocator(node: node, file: file)
         let locate = { locator.location(ofValueOffset: $0) }
@@ -221,7 +223,9 @@ extension WorkflowParser {
                 bag.error(.expressionSyntax, failure.message, at: failure.span, help: failure.help)
             }
         }
-        if placeholders { template.placeholders = ForeignPlaceholder.find(in: text.value, locate: locate) }
+        if placeholders {
+            template.placeholders = ForeignPlaceholder.find(in: text.value, inShellCommand: shellCommand, locate: locate)
+        }
         return template
     }
 

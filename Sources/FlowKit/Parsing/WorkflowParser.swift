@@ -93,7 +93,16 @@ public struct WorkflowParser {
             guard let name = keyName(key) else { continue }
             switch name.value {
             case "version":
-                if let version = int(value, "`version`") {
+                // A quoted version is another format's (go-task's `version: '3'`, Docker
+                // Compose's `"3.8"`): "found a string" alone would not say this is not a
+                // flow workflow.
+                if document[value].isString, !document[value].value.hasExpressionMarker {
+                    let written = String(document[value].value.filter { $0 != " " && $0 != "\t" })
+                    wrongType(value, expected: "a whole number", what: "`version`",
+                              help: ["1", "1.0"].contains(written) ? "write it unquoted: `version: 1`"
+                                  : "flow's only version is `1`; this looks like another tool's file (a go-task Taskfile "
+                                  + "has `version: '3'`): see \"Coming from another tool\" in docs/workflow-format.md")
+                } else if let version = int(value, "`version`") {
                     if version.value != 1 {
                         bag.error(.unsupportedVersion, "unsupported workflow version \(version.value)", at: version.span,
                                   help: "the only version is 1")
@@ -241,6 +250,8 @@ public struct WorkflowParser {
         let merges = enterMerges(id)
         defer { leaveMerges(merges) }
         var result: [Variable] = []
+        // Values with another tool's placeholder, checked once every var is known.
+        var templatedVars: [(String, Int32, Located<String>)] = []
         for (key, value) in document.pairs(id) {
             guard let name = keyName(key) else { continue }
             if !Self.isIdentifier(name.value) {
@@ -261,8 +272,29 @@ public struct WorkflowParser {
                                 help: "write the value out, or build it in `env:`, whose values are expanded, and use `${{ env.NAME }}`")
                 }
                 result.append(Variable(name: name, value: text))
+                if text.value.templateMarkers.placeholders || text.value.templateMarkers.makeReferences {
+                    templatedVars.append((name.value, value, text))
+                }
             } else {
                 unreadVarNames.insert(name.value)
+            }
+        }
+        // go-task's `IMAGE: "{{.REGISTRY}}/app"` (make's `$(REGISTRY)/app`), naming another
+        // var: as literal as a `${{ … }}` there. Names of other programs' templates that are
+        // no var (`FORMAT: "{{.Names}}"` for `docker ps`) are values meant as they are.
+        let names = DeclaredNames(result.map(\.name.value))
+        for (name, id, text) in templatedVars {
+            let locator = ScalarLocator(node: document[id], file: file)
+            for placeholder in ForeignPlaceholder.find(in: text.value, locate: { locator.location(ofValueOffset: $0) })
+            {
+                // A value naming its own var (`version: "{{ version }}"`) builds nothing from
+                // another: the text of a template some program fills in.
+                guard let variable = names.match(placeholder.name), variable != name else { continue }
+                let envName = String(name.uppercased().map { $0 == "-" ? "_" : $0 })
+                let value = text.value.replacing(placeholder.written, with: "${{ vars.\(variable) }}")
+                bag.warning(.unexpandedExpression, "the value of variable `\(name)` is literal: its `\(placeholder.written)` is not expanded",
+                            at: placeholder.span,
+                            help: "build it in `env:`, whose values are expanded (`\(envName): \"\(value)\"`), and use `${{ env.\(envName) }}`")
             }
         }
         return result
@@ -292,7 +324,8 @@ public struct WorkflowParser {
         guard let program = ShellProgram(text.value) else {
             bag.error(.invalidValue, "unsupported shell `\(text.value)`", at: text.span,
                       help: Suggestion.help(for: text.value, in: ShellProgram.supportedNames)
-                        ?? "use one of sh, bash, zsh, dash, ksh, or a path to one of them")
+                        ?? "use one of sh, bash, zsh, dash, ksh, or a path to one of them; a script in another "
+                            + "language goes in a command: `\(text.value.split(separator: "/").last.map(String.init) ?? text.value) - <<'EOF'` … `EOF`")
             return nil
         }
         return Located(program, text.span)

@@ -151,8 +151,18 @@ extension Validator {
             // `needs.build.result` is `steps.build.status`, as `steps.build.outcome` is.
             var rest = path.dropFirst().map(\.value)
             if foreign == "steps", rest.count == 2, Self.foreignStepFields.contains(rest[1]) { rest[1] = "status" }
+            // `${{ version }}`: just's `{{version}}` half converted; the var or param it names.
+            var declared: String?
+            if path.count == 1 {
+                if let action = scope.action, let param = foreignParamIndex(of: action).match(path[0].value) {
+                    declared = "params." + param
+                } else if let variable = foreignVarIndex().match(path[0].value) {
+                    declared = "vars." + variable
+                }
+            }
             bag.error(.unknownReference, "unknown reference `\(text)`", at: whole,
                       help: foreign.map { "flow calls this `\(([$0] + rest).joined(separator: "."))`" }
+                        ?? declared.map { "did you mean `\($0)`?" }
                         ?? Self.foreignContextHelp(path.map(\.value))
                         ?? Suggestion.closest(to: path[0].value, in: candidates).map { "did you mean `\($0)`?" }
                         ?? "references start with `vars.`, `env.`, `params.`, `steps.`, `workflow.` or `run.`")

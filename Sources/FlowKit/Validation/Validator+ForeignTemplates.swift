@@ -1,4 +1,4 @@
-/// Other tools' placeholders (`{{.VERSION}}`, `{{ version }}`) that name something flow
+/// Other tools' placeholders (`{{.VERSION}}`, `{{ version }}`, `$(VERSION)`) that name something flow
 /// would substitute: a user porting a Taskfile, a justfile or a playbook meant
 /// `${{ vars.version }}`, and flow would run the braces as text.
 extension Validator {
@@ -13,12 +13,28 @@ extension Validator {
         } else if let variable = foreignVarIndex().match(placeholder.name) {
             reference = "vars." + variable
             if foreignVarUses[variable] == nil { foreignVarUses[variable] = placeholder }
+        } else if placeholder.syntax == .goTemplate, let help = Self.goTaskSpecialHelp[placeholder.name] {
+            // go-task's own variables (`{{.CLI_ARGS}}`, a `for:` loop's `{{.ITEM}}`): no var
+            // of the file, yet certainly go-task's (a program's Go template would not use
+            // these names), and flow has something else for each.
+            bag.warning(.foreignTemplate, "`\(placeholder.written)` is \(placeholder.whatItIs)", at: placeholder.span, help: help)
+            return
         } else {
             return
         }
-        bag.warning(.foreignTemplate, "`\(placeholder.written)` is \(placeholder.syntax): flow leaves it as text",
+        bag.warning(.foreignTemplate, "`\(placeholder.written)` is \(placeholder.whatItIs)",
                     at: placeholder.span, help: "flow writes it `${{ \(reference) }}`")
     }
+
+    /// go-task's special variables, each with what flow has instead.
+    static let goTaskSpecialHelp: [String: String] = [
+        "CLI_ARGS": "flow passes no words on to the steps: declare a var and give it with `--var NAME=…`",
+        "ITEM": "flow has no loops: write one step per value (in a `concurrent` group to run them at once)",
+        "ROOT_DIR": "steps run in the directory flow runs in (`$PWD`), not the workflow's",
+        "TASKFILE_DIR": "steps run in the directory flow runs in (`$PWD`), not the workflow's",
+        "USER_WORKING_DIR": "steps run in the directory flow runs in: `$PWD`",
+        "TASK": "the running step's label is `$FLOW_STEP` (`${{ env.FLOW_STEP }}`)",
+    ]
 
     /// The workflow's vars, indexed at the first placeholder.
     mutating func foreignVarIndex() -> DeclaredNames {
