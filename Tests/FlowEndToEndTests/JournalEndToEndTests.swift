@@ -126,22 +126,32 @@ import Glibc
                 == ["run 0", "12000000", "24000000"], "\(result)")
     }
 
-    @Test func logsFollowPrintsALiveRunsLinesAndEndsWithIt() throws {
-        let box = try RunSandbox()
+    /// Starts `flow run` of a workflow `slow` whose step `talk` runs `command` (which prints
+    /// `one` first) and `flow logs last --follow` once the journal has the run and the
+    /// follower has printed `one`.
+    static func followLiveRun(_ box: RunSandbox, command: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws -> (run: LiveFlow, follow: LiveFlow) {
         try box.write("slow.yaml", """
             name: slow
             steps:
               - name: talk
-                shell: echo one; while [ ! -e go ]; do sleep 0.05; done; echo two
+                shell: \(command)
             """)
         let run = try box.start(["run", "slow.yaml", "--output", "prefixed"])
-        #expect(run.waitForLine("talk | one"), "the step has printed its first line")
+        #expect(run.waitForLine("talk | one"), "the step has printed its first line", sourceLocation: sourceLocation)
         // The journal is opened beside the first step (docs/journal.md): under load the
         // step can print before the run is recorded, and `last` would name no run yet.
         let deadline = Date().addingTimeInterval(10)
         while try !box.run(["runs"]).stdout.contains("slow"), Date() < deadline {}
         let follow = try box.start(["logs", "last", "--follow"])
-        #expect(follow.waitFor { out, _ in out.contains("one") }, "the journal has the line while the step still runs")
+        #expect(follow.waitFor { out, _ in out.contains("one") }, "the journal has the line while the step still runs",
+                sourceLocation: sourceLocation)
+        return (run, follow)
+    }
+
+    @Test func logsFollowPrintsALiveRunsLinesAndEndsWithIt() throws {
+        let box = try RunSandbox()
+        let (run, follow) = try Self.followLiveRun(box, command: "echo one; while [ ! -e go ]; do sleep 0.05; done; echo two")
         _ = try box.write("go", "")
         let ran = try run.finish()
         #expect(ran.status == 0, "\(ran)")
@@ -156,18 +166,7 @@ import Glibc
     /// on: it stopped with exit 0 and nothing said, like a run that had finished.
     @Test func logsFollowSaysARunWhoseProcessDiedStoppedBeforeItEnded() throws {
         let box = try RunSandbox()
-        try box.write("slow.yaml", """
-            name: slow
-            steps:
-              - name: talk
-                shell: echo one; exec sleep 30
-            """)
-        let run = try box.start(["run", "slow.yaml", "--output", "prefixed"])
-        #expect(run.waitForLine("talk | one"), "the step has printed its first line")
-        let deadline = Date().addingTimeInterval(10)
-        while try !box.run(["runs"]).stdout.contains("slow"), Date() < deadline {}
-        let follow = try box.start(["logs", "last", "--follow"])
-        #expect(follow.waitFor { out, _ in out.contains("one") }, "the journal has the line while the step still runs")
+        let (run, follow) = try Self.followLiveRun(box, command: "echo one; exec sleep 30")
         run.signal(SIGKILL)
         _ = try run.finish()
         let logs = try follow.finish(timeout: 10)
