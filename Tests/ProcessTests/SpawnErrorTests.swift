@@ -16,6 +16,10 @@ struct SpawnErrorTests {
         }
         let error = SpawnError.directoryNotFound("/nonexistent/dir")
         #expect(error.description == "working directory `/nonexistent/dir` does not exist")
+        // A relative one says where it was looked for: where flow runs, not the workflow's
+        // directory (go-task's rule, which a user coming from it expects).
+        #expect(SpawnError.directoryNotFound("web").description
+                == "working directory `web` does not exist (relative to \(FileManager.default.currentDirectoryPath), where flow runs)")
     }
 
     /// A working directory that is a file is not said to be missing.

@@ -29,7 +29,10 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .directoryNotFound(let dir):
-            return "working directory `\(dir)` does not exist"
+            // A relative one is taken from where flow runs, not from the workflow's file (as
+            // go-task takes it): say where it was looked for.
+            guard !dir.hasPrefix("/"), let here = Self.currentDirectory else { return "working directory `\(dir)` does not exist" }
+            return "working directory `\(dir)` does not exist (relative to \(here), where flow runs)"
         case .notADirectory(let dir):
             return "working directory `\(dir)` is not a directory"
         case .directoryDenied(let dir):
@@ -50,6 +53,13 @@ public enum SpawnError: Error, Sendable, Hashable, CustomStringConvertible {
         case .stopping:
             return "not started: flow is killing every step"
         }
+    }
+
+    /// flow's current directory, where a relative working directory is looked for.
+    static var currentDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The error for a working directory that cannot be entered because it is not one:
