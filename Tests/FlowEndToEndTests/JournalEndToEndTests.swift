@@ -1072,6 +1072,25 @@ import Glibc
         #expect(shown["counts"] as? [String: Int] == ["skipped": 1, "undone": 1, "undo_failed": 1], "\(shown)")
     }
 
+    /// The hint of an undo left unfinished names the `--state-dir` it was given, as a
+    /// resume's does: without it, `flow undo ID` looked for the run in the default journal.
+    @Test func anUnfinishedUndosHintKeepsItsStateDir() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: echo a, undo: { name: ua, shell: exit 4 } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--state-dir", "mine"]).status == 0)
+        let undo = try box.run(["undo", "last", "--state-dir", "mine", "--output", "prefixed"])
+        #expect(undo.status == 1, "\(undo)")
+        let hint = try #require(undo.resumeHint, "\(undo)")
+        #expect(hint.hasSuffix(" --state-dir mine") && hint.contains(" undo "), "\(undo)")
+        // Pasted as it is, it finds the run and undoes what is left.
+        let again = try box.run(Array(hint.split(separator: " ").dropFirst().map(String.init)) + ["--output", "prefixed"])
+        #expect(again.status == 1 && !again.stderr.contains("no run"), "\(again)")
+        #expect(again.stderr.contains("✗ a undo failed"), "\(again)")
+    }
+
     /// A run's own rollback where a group's `undo` fails: the summary counts the group
     /// `undo_failed` (it said `1 failed, 1 undone`: a rollback left incomplete, unsaid),
     /// and so do `runs` and `show`. A retried group's superseded attempt is not counted.
