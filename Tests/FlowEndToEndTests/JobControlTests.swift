@@ -335,6 +335,34 @@ struct JobControlTests {
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// The note that flow took a Ctrl-C an interactive step got comes before that step's
+    /// end, as a signal's note does before what the signal stopped: its handler runs on
+    /// another thread, and the step's `cancelled` was told first (a race: in about one
+    /// run in three here, every time with the events written to a file).
+    @Test func ctrlCOfAnInteractiveStepIsNotedBeforeTheStepsEnd() throws {
+        let box = try RunSandbox()
+        defer { box.killLeftovers() }
+        try box.write("wf.yaml", """
+            steps:
+              - name: talk
+                interactive: true
+                shell: $CHILD --stderr ready --echo-stdin
+            """)
+        for round in 1...10 {
+            let (terminal, shell) = try Self.startUnderJobShell(box, ["--output", "json", "--no-journal"])
+            #expect(terminal.waitFor("ready"), "\(terminal.text)")
+            terminal.type("\u{3}")
+            #expect(shell.waitForLine("job exit 130"), "\(shell.stdout)\n\(terminal.text)")
+            #expect(terminal.waitFor("run_finished"), "\(terminal.text)")
+            let text = terminal.text
+            let noteFirst = text.range(of: "SIGINT: stopping").map { note in
+                text.range(of: #""to":"cancelled""#).map { note.lowerBound < $0.lowerBound } ?? false
+            }
+            #expect(noteFirst == true, "round \(round):\n\(text)")
+            if noteFirst != true { break }
+        }
+    }
+
     /// Ctrl-\\ (SIGQUIT) at the terminal quits at once: it reaches flow (or an interactive
     /// step, the foreground group, which dies of it and flow takes it as its own), every
     /// step is killed, no `finally` or rollback, exit 131, the run recorded `cancelled`.

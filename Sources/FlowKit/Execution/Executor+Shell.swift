@@ -287,6 +287,9 @@ extension Executor {
             // handles SIGINT itself (a REPL) keeps it to itself, as it does under a shell.
             // The repeat, which ends flow, is off this thread: the hub's, which it waits for.
             cancellation.request(SIGINT, repeatOn: .global())
+            // The note that flow took the Ctrl-C comes before the step's end: its handler runs
+            // on another thread, and this step's `⊘` was told first, every time.
+            await cancellation.handlersFinished()
             return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal, reason: "interrupted at the terminal (Ctrl-C)")
         }
         if child.heldTerminal, signal == SIGQUIT, !Task.isCancelled {
