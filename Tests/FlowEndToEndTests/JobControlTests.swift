@@ -326,6 +326,15 @@ struct JobControlTests {
         #expect(shell.waitForLine("job exit 130"), "\(shell.stdout)\n\(terminal.text)")
         #expect(terminal.waitFor(twice ? "second signal" : "cancelled:"), "\(terminal.text)")
         #expect(terminal.text.contains("talk cancelled"), "\(terminal.text)")
+        if twice {
+            // The second Ctrl-C's note, then the `finally` step it ended (whose `⊘` came first).
+            #expect(terminal.waitFor("confirm cancelled"), "\(terminal.text)")
+            let text = terminal.text
+            let noteFirst = text.range(of: "second signal; killed every step").map { note in
+                text.range(of: "confirm cancelled").map { note.lowerBound < $0.lowerBound } ?? false
+            }
+            #expect(noteFirst == true, "\(text)")
+        }
         #expect(!box.exists("after.txt"), "no step starts after the Ctrl-C")
         #expect(box.exists("finally.txt") != twice, "`finally` goes on after the first Ctrl-C only")
         #expect(box.exists("undone.txt") != twice, "the rollback runs after the first Ctrl-C only")
@@ -385,6 +394,13 @@ struct JobControlTests {
         terminal.type("\u{1C}")
         #expect(shell.waitForLine("job exit 131"), "\(shell.stdout)\n\(terminal.text)")
         #expect(terminal.waitFor("SIGQUIT; killed every step"), "\(terminal.text)")
+        // What flow says of it, then the step it ended (an interactive one's `⊘` came first).
+        #expect(terminal.waitFor("talk cancelled"), "\(terminal.text)")
+        let text = terminal.text
+        let noteFirst = text.range(of: "SIGQUIT; killed every step").map { note in
+            text.range(of: "talk cancelled").map { note.lowerBound < $0.lowerBound } ?? false
+        }
+        #expect(noteFirst == true, "\(text)")
         #expect(!box.exists("after.txt"), "no step starts after Ctrl-\\")
         #expect(!box.exists("finally.txt"), "quit now: no `finally`")
         let runs = try JournalEndToEndTests.runs(box)
