@@ -130,13 +130,15 @@ struct LogsCommand: Command {
                                    + "what it printed after the lines above is gone\n")
                     throw ExitCode(2)
                 }
-                if let path { try Self.sayWhereReusedOutputIs(of: path, in: id, steps: steps, journal: journal) }
+                if let path {
+                    try Self.sayWhereReusedOutputIs(of: path, in: id, steps: steps, journal: journal, stateDir: stateDirWords)
+                }
                 // A run followed while live whose process then died (SIGKILL, a crash, the
                 // machine's OOM killer) ends the log as one that ended would: say why it
                 // stopped, and how to carry it on (the log just stopped, exit 0).
                 if followedLive, try JournalInput.attempt({ () throws(JournalError) in try journal.run(id).state }) == RunRecord.interrupted {
                     Console.stderr("note: run \(id) stopped before it ended: its flow process died (killed, or it crashed); "
-                                   + "`flow resume \(id)` carries it on\n")
+                                   + "`flow resume \(id)\(stateDirWords)` carries it on\n")
                 }
                 return
             }
@@ -147,7 +149,7 @@ struct LogsCommand: Command {
     /// A step a resume reused printed nothing in it: its output is in the run that ran it,
     /// which a note on stderr names (the log was empty, exit 0, with nothing to say why).
     private static func sayWhereReusedOutputIs(of path: String, in id: String, steps: [StepRecord],
-                                               journal: Journal) throws {
+                                               journal: Journal, stateDir: String) throws {
         let producers = try JournalInput.attempt { () throws(JournalError) -> [String: String] in
             guard try journal.reusedSources(id)[path] != nil else { return [:] }
             return try journal.producers([path: id])
@@ -155,6 +157,13 @@ struct LogsCommand: Command {
         guard let source = producers[path], source != id, let step = steps.first(where: { $0.path == path }), step.isLeaf else { return }
         let label = ControlEscaping.escaped(step.label)
         Console.stderr("note: \(label) did not run in run \(id): it was reused from run \(source), "
-                       + "which has its output (flow logs \(source) \(label))\n")
+                       + "which has its output (flow logs \(source) \(label)\(stateDir))\n")
+    }
+
+    /// ` --state-dir DIR` when this command was given one, for a command a note names:
+    /// without it, that command looked for the run in the default journal.
+    private var stateDirWords: String {
+        guard let dir = journal.stateDir, !dir.isEmpty else { return "" }
+        return " --state-dir " + RunArguments.shellQuoted(ControlEscaping.escaped(dir))
     }
 }

@@ -158,6 +158,9 @@ struct UndoCommand: Command {
         try RecordedDirectory.enter(record, options: &execution)
         var session = RunSession(plan: plan, options: execution, metadata: metadata)
         session.reuse = seeds
+        // As given, not as made absolute in the recorded directory: the hint of an undo left
+        // unfinished (`flow undo ID`) lacked it, and looked for the run in the default journal.
+        session.stateDirAsGiven = self.execution.journal.stateDir
         // Every success is given, in order, those not reversed too: an undo step of an
         // earlier attempt sees the results of that attempt's steps, as in the run's rollback.
         let reversing = Set(pending.map(JournalInput.Reversal.init))

@@ -182,6 +182,26 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: box.path("thing")), "\(resumed)")
     }
 
+    /// The note's command keeps the `--state-dir` `flow logs` was given: pasted, it looked
+    /// for the run in the default journal.
+    @Test func theReusedStepsNoteNamesACommandThatWorksAsPasted() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: echo made a }
+              - { name: b, shell: test -f ok && echo made b }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--state-dir", "mine"]).status == 1)
+        try box.write("ok", "")
+        #expect(try box.run(["resume", "last", "--state-dir", "mine"]).status == 0)
+        let reused = try box.run(["logs", "last", "a", "--state-dir", "mine"])
+        let line = try #require(reused.stderrLines.first, "\(reused)")
+        let command = try #require(line.split(separator: "(").last.map { String($0.dropLast()) }, "\(reused)")
+        #expect(command.hasPrefix("flow logs ") && command.hasSuffix(" a --state-dir mine"), "\(reused)")
+        let pasted = try FlowBinary.run([], in: box.root, shellScript: "\"$0\" " + command.dropFirst("flow ".count))
+        #expect(pasted.stdout.contains("made a"), "\(pasted)")
+    }
+
     /// `flow logs` of a step a resume reused printed nothing, exit 0, with nothing to say
     /// why: a note names the run that ran it, which has its output.
     @Test func logsOfAReusedStepNameTheRunThatHasItsOutput() throws {

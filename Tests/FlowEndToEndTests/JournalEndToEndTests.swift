@@ -129,21 +129,23 @@ import Glibc
     /// Starts `flow run` of a workflow `slow` whose step `talk` runs `command` (which prints
     /// `one` first) and `flow logs last --follow` once the journal has the run and the
     /// follower has printed `one`.
-    static func followLiveRun(_ box: RunSandbox, command: String,
+    /// `stateDir`: the journal's `--state-dir`, given to every command.
+    static func followLiveRun(_ box: RunSandbox, command: String, stateDir: String? = nil,
                               sourceLocation: SourceLocation = #_sourceLocation) throws -> (run: LiveFlow, follow: LiveFlow) {
+        let journal = stateDir.map { ["--state-dir", $0] } ?? []
         try box.write("slow.yaml", """
             name: slow
             steps:
               - name: talk
                 shell: \(command)
             """)
-        let run = try box.start(["run", "slow.yaml", "--output", "prefixed"])
+        let run = try box.start(["run", "slow.yaml", "--output", "prefixed"] + journal)
         #expect(run.waitForLine("talk | one"), "the step has printed its first line", sourceLocation: sourceLocation)
         // The journal is opened beside the first step (docs/journal.md): under load the
         // step can print before the run is recorded, and `last` would name no run yet.
         let deadline = Date().addingTimeInterval(10)
-        while try !box.run(["runs"]).stdout.contains("slow"), Date() < deadline {}
-        let follow = try box.start(["logs", "last", "--follow"])
+        while try !box.run(["runs"] + journal).stdout.contains("slow"), Date() < deadline {}
+        let follow = try box.start(["logs", "last", "--follow"] + journal)
         #expect(follow.waitFor { out, _ in out.contains("one") }, "the journal has the line while the step still runs",
                 sourceLocation: sourceLocation)
         return (run, follow)
@@ -174,6 +176,19 @@ import Glibc
         let id = try #require(try JournalEndToEndTests.runs(box).first?["id"] as? String)
         #expect(logs.stderr == "note: run \(id) stopped before it ended: its flow process died (killed, or it crashed); "
                 + "`flow resume \(id)` carries it on\n", "\(logs)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
+    /// The note's command keeps the `--state-dir` the follow was given: pasted without it,
+    /// `flow resume ID` looked for the run in the default journal.
+    @Test func logsFollowsNoteOfADeadRunKeepsTheStateDir() throws {
+        let box = try RunSandbox()
+        let (run, follow) = try Self.followLiveRun(box, command: "echo one; exec sleep 30", stateDir: "mine")
+        run.signal(SIGKILL)
+        _ = try run.finish()
+        let logs = try follow.finish(timeout: 10)
+        #expect(logs.status == 0, "\(logs)")
+        #expect(logs.stderr.hasSuffix("` carries it on\n") && logs.stderr.contains(" --state-dir mine`"), "\(logs)")
         #expect(box.leftoverProcesses().isEmpty)
     }
 
@@ -1070,6 +1085,25 @@ import Glibc
         // 1 undone`), and the history agrees.
         #expect(undo.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 1 skipped, 1 undone, 1 undo_failed in ") == true, "\(undo)")
         #expect(shown["counts"] as? [String: Int] == ["skipped": 1, "undone": 1, "undo_failed": 1], "\(shown)")
+    }
+
+    /// The hint of an undo left unfinished names the `--state-dir` it was given, as a
+    /// resume's does: without it, `flow undo ID` looked for the run in the default journal.
+    @Test func anUnfinishedUndosHintKeepsItsStateDir() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: echo a, undo: { name: ua, shell: exit 4 } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--state-dir", "mine"]).status == 0)
+        let undo = try box.run(["undo", "last", "--state-dir", "mine", "--output", "prefixed"])
+        #expect(undo.status == 1, "\(undo)")
+        let hint = try #require(undo.resumeHint, "\(undo)")
+        #expect(hint.hasSuffix(" --state-dir mine") && hint.contains(" undo "), "\(undo)")
+        // Pasted as it is, it finds the run and undoes what is left.
+        let again = try box.run(Array(hint.split(separator: " ").dropFirst().map(String.init)) + ["--output", "prefixed"])
+        #expect(again.status == 1 && !again.stderr.contains("no run"), "\(again)")
+        #expect(again.stderr.contains("✗ a undo failed"), "\(again)")
     }
 
     /// A run's own rollback where a group's `undo` fails: the summary counts the group

@@ -923,6 +923,40 @@ import Glibc
         #expect(result.stdout == "ended\nstatus 130\nnone left\n", "\(result)")
     }
 
+    /// With its output blocked, the first signal still reaches the steps: the note that
+    /// flow heard it, which must come before what the steps say, waited for the reader,
+    /// and the steps were stopped only after it (`yes` ran on until the second signal).
+    @Test func theFirstSignalStopsTheStepsWhileTheOutputIsBlocked() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flow-blocked-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = #"""
+            # Spelt apart, and matched with a bracket, so that pgrep does not find this script.
+            w=first
+            printf 'steps:\n  - name: spam\n    shell: yes spam-%s\n' "$w" > wf.yaml
+            mkfifo out
+            # A reader that never reads: flow's writes block once the pipe is full.
+            sleep 60 < out &
+            reader=$!
+            "$0" run wf.yaml --no-journal --output prefixed > out 2>err &
+            pid=$!
+            i=0; until grep -q spam err || [ $i -ge 400 ]; do sleep 0.05; i=$((i+1)); done
+            kill -INT "$pid"
+            # The loop only bounds a hang: `yes` dies of the signal at once.
+            i=0; while pgrep -f "yes spam-firs[t]" >/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+            pgrep -f "yes spam-firs[t]" >/dev/null && echo "not stopped" || echo "stopped"
+            kill -INT "$pid"
+            i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i+1)); done
+            if kill -0 "$pid" 2>/dev/null; then echo "still running"; kill -9 "$pid"; else echo "ended"; fi
+            wait "$pid"; echo "status $?"
+            kill "$reader"; wait "$reader" 2>/dev/null
+            left=$(pgrep -f "yes spam-firs[t]")
+            if [ -n "$left" ]; then echo "left over"; kill $left; else echo "none left"; fi
+            """#
+        let result = try FlowBinary.run([], in: directory, shellScript: script)
+        #expect(result.stdout == "stopped\nended\nstatus 130\nnone left\n", "\(result)")
+    }
+
     @Test func firstSigintDoesNotCancelFinally() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

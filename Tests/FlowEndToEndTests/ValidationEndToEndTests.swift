@@ -1411,6 +1411,25 @@ extension ValidationEndToEndTests {
                 "\(python.stderr)")
     }
 
+    /// A `#!` line ended by CRLF (a quoted command with `\r\n`, pasted from Windows) ends
+    /// there: Swift reads `\r\n` as one character, neither `\r` nor `\n`, so the line ran
+    /// on into the next and a shell's own `#!/bin/sh` was flagged as the program
+    /// `sh\r\necho`, another language's named with the rest of the script.
+    @Test func aShebangEndedByCRLFEndsThere() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - "#!/bin/sh\r\necho ok"
+              - "#!/usr/bin/python3\r\nprint(1)"
+            """#)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.hasPrefix("""
+            wf.yaml:3:6: warning: `#!/usr/bin/python3` is a comment here: flow runs the command with the step's shell, not `python3` [foreign-shebang]
+            """), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("1 warning in 1 file\n"), "\(r.stderr)")
+    }
+
     /// go-task's short task forms (`build: go build`, `build: [go build]`) as actions said
     /// only "must be a mapping": the help says the steps go under `steps:`, and the `use`
     /// of the action is not also an unknown action.

@@ -92,6 +92,11 @@ public final class EventBus: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Events `announce` put ahead of everything emitted after it, not yet delivered; a
+    /// lock of their own, since `announce` must not wait for the bus's.
+    private let announced = Mutex<[RunEvent]>([])
+    /// Whether `announced` may hold any: the one check every delivery makes.
+    private let hasAnnounced = Atomic<Bool>(false)
 
     public init(observers: [any RunObserver] = []) {
         state.withLock { $0.observers = observers }
@@ -103,22 +108,55 @@ public final class EventBus: Sendable {
 
     public func emit(_ event: RunEvent) {
         state.withLock { s in
-            // Nothing follows the run's end: a signal just after it (its note said what
-            // was left of `finally` and rollback ran, after `run_finished`, and flow exited
-            // 0 with nothing cancelled) comes too late to change the run.
-            guard !s.abandoned, s.finished == nil else { return }
-            switch event {
-            case .runStarted(let info): s.startedAt = info.startedAt
-            case .runFinished(let outcome): s.finished = outcome
-            default: break
-            }
-            for observer in s.observers { observer.handle(event) }
+            deliverAnnounced(&s)
+            deliver(event, &s)
         }
+    }
+
+    /// Puts `event` ahead of everything emitted from now on, without waiting for the bus:
+    /// whichever delivery takes the bus next delivers it first (`deliverAnnounced` does
+    /// when none comes). For a signal's note, which must come before the steps the signal
+    /// stops say so, while stopping them must not wait for an observer that holds the bus
+    /// writing to output nobody reads (`flow run … | less`): the steps went on running.
+    public func announce(_ event: RunEvent) {
+        announced.withLock { $0.append(event) }
+        hasAnnounced.store(true, ordering: .releasing)
+    }
+
+    /// Delivers what `announce` put ahead, if no other delivery has yet.
+    public func deliverAnnounced() {
+        guard hasAnnounced.load(ordering: .acquiring) else { return }
+        state.withLock { deliverAnnounced(&$0) }
+    }
+
+    /// With the bus held: the announced events first.
+    private func deliverAnnounced(_ s: inout State) {
+        guard hasAnnounced.load(ordering: .acquiring) else { return }
+        let events = announced.withLock { events in
+            hasAnnounced.store(false, ordering: .releasing)
+            defer { events.removeAll() }
+            return events
+        }
+        for event in events { deliver(event, &s) }
+    }
+
+    private func deliver(_ event: RunEvent, _ s: inout State) {
+        // Nothing follows the run's end: a signal just after it (its note said what
+        // was left of `finally` and rollback ran, after `run_finished`, and flow exited
+        // 0 with nothing cancelled) comes too late to change the run.
+        guard !s.abandoned, s.finished == nil else { return }
+        switch event {
+        case .runStarted(let info): s.startedAt = info.startedAt
+        case .runFinished(let outcome): s.finished = outcome
+        default: break
+        }
+        for observer in s.observers { observer.handle(event) }
     }
 
     /// A step's transition (`StepInstance.transition`), noted for `abandon`.
     func emit(_ transition: StepTransition, of instance: StepInstance) {
         state.withLock { s in
+            deliverAnnounced(&s)
             guard !s.abandoned else { return }
             s.track(transition, of: instance)
             let event = RunEvent.stepState(transition)
@@ -129,6 +167,7 @@ public final class EventBus: Sendable {
     /// A chunk of a step's output: split into whole lines, each delivered once complete.
     public func output(_ step: StepRef, _ stream: OutputChannel, chunk: UnsafeRawBufferPointer) {
         state.withLock { s in
+            deliverAnnounced(&s)
             guard !s.abandoned else { return }
             let key = stream == .stdout ? step.path + "\u{1}o" : step.path + "\u{1}e"
             var splitter = s.splitters.removeValue(forKey: key)?.splitter ?? LineSplitter()
@@ -153,6 +192,7 @@ public final class EventBus: Sendable {
         text.withUTF8 { buffer in
             let message = UnsafeRawBufferPointer(buffer)
             state.withLock { s in
+                deliverAnnounced(&s)
                 guard !s.abandoned else { return }
                 if message.isEmpty {
                     for observer in s.observers { observer.output(step, stream, line: message) }
@@ -170,6 +210,7 @@ public final class EventBus: Sendable {
         state.withLock { s in
             // Most steps print nothing, or whole lines only: nothing to look up then.
             if s.splitters.isEmpty || s.abandoned { return }
+            deliverAnnounced(&s)
             for (stream, key) in [(OutputChannel.stdout, step.path + "\u{1}o"), (.stderr, step.path + "\u{1}e")] {
                 guard let pending = s.splitters.removeValue(forKey: key) else { continue }
                 s.deliverLastLine(pending.splitter, of: step, stream)
@@ -216,6 +257,7 @@ public final class EventBus: Sendable {
                         announce: () -> Void = {}) -> Int32 {
         state.withLock { s -> Int32 in
             guard !s.abandoned else { return exitStatus }
+            deliverAnnounced(&s)
             if s.finished == nil { announce() }
             defer {
                 s.abandoned = true

@@ -287,12 +287,20 @@ extension Executor {
             // handles SIGINT itself (a REPL) keeps it to itself, as it does under a shell.
             // The repeat, which ends flow, is off this thread: the hub's, which it waits for.
             cancellation.request(SIGINT, repeatOn: .global())
+            // The note that flow took the Ctrl-C comes before the step's end: its handler runs
+            // on another thread, and this step's `⊘` was told first, every time. A second
+            // Ctrl-C ends flow from its handler, which says so and then ends this step.
+            await cancellation.handlersFinished()
+            if cancellation.killsEverything { await cancellation.awaitRepeatHandler() }
             return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal, reason: "interrupted at the terminal (Ctrl-C)")
         }
         if child.heldTerminal, signal == SIGQUIT, !Task.isCancelled {
             // The same for the terminal's Ctrl-\ (SIGQUIT): flow's own "quit now", which
             // kills every step and ends the run at once (exit 131).
             cancellation.requestNow(SIGQUIT, repeatOn: .global())
+            // Its handler ends flow, saying so first and then ending this step (`killed by
+            // SIGQUIT`, as every step under way): this step's `⊘` came before that note.
+            await cancellation.awaitRepeatHandler()
             return AttemptResult(state: .cancelled, exitCode: exitCode, signal: signal, reason: "quit at the terminal (Ctrl-\\)")
         }
         // A step killed by the second Ctrl-C (a `finally` step, whose task the first one did

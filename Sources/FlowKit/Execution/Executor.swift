@@ -126,8 +126,7 @@ public final class Executor: Sendable {
         }
         // The note first: the steps' stopping follows from the signal and is told after it
         // (their `⊘` lines came before "SIGINT: stopping…" when its handler ran second).
-        announceCancellation()
-        cancellation.onCancel { _ in stepsTask.cancel() }
+        announceCancellation { stepsTask.cancel() }
         let stepsState = await stepsTask.value
         // Only steps that ended before any signal: when the signal ended them, its note (run
         // by a handler that may come after the steps' end, as a child the signal killed can
@@ -191,7 +190,10 @@ public final class Executor: Sendable {
 
     /// Says, when the first signal comes, what happens now and how to hurry it: as
     /// docker compose and go-task do, so a user pressing Ctrl-C knows flow heard it.
-    func announceCancellation(rollbackOnly: Bool = false) {
+    /// `stop` (stopping the steps) runs once the note is ahead of whatever they say, and
+    /// before it is written: written first, a note that waited for output nobody read
+    /// (`flow run … | less`, the reader stopped) kept the first signal from every step.
+    func announceCancellation(rollbackOnly: Bool = false, stop: @escaping @Sendable () -> Void = {}) {
         let grace = options.grace
         cancellation.onCancel { [bus, stepsEnded] signal in
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "signal \(signal)"
@@ -203,7 +205,9 @@ public final class Executor: Sendable {
                 : stepsEnded.isSet
                 ? "cancelling: the steps have ended, so no step is interrupted; what is left of `finally` and rollback runs"
                 : "stopping: no new step starts, running steps get \(name) (SIGKILL after \(grace.compact)), then `finally` and rollback run"
-            bus.emit(.note(nil, "\(name): \(what); signal again to kill everything now"))
+            bus.announce(.note(nil, "\(name): \(what); signal again to kill everything now"))
+            stop()
+            bus.deliverAnnounced()
         }
     }
 

@@ -58,7 +58,8 @@ extension WorkflowParser {
     /// commands. A shell's own `#!` (`#!/bin/bash`) is left alone: its lines are shell.
     mutating func warnIfForeignShebang(_ id: Int32, _ text: Located<String>) {
         guard text.value.hasPrefix("#!") else { return }
-        let line = text.value.prefix { $0 != "\n" && $0 != "\r" }
+        // `isNewline`: a `\r\n` is one Character, neither `\r` nor `\n`.
+        let line = text.value.prefix { !$0.isNewline }
         // `#!/usr/bin/env -S python3 -u`: the program is the first word after env's options.
         var words = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         if let first = words.first, first.split(separator: "/").last == "env" {
