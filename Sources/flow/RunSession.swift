@@ -156,7 +156,7 @@ struct RunSession {
         // and the undo not done (found by the concurrency audit).
         // `flow undo` settles every step before it runs an undo step: none is left pending.
         let leafSteps = undo == nil ? Executor.leafCount(plan.root) : nil
-        let trap = SignalTrap(cancellation: cancellation) { signal, trigger in
+        let trap = SignalTrap(cancellation: cancellation, closing: { bus.close() }) { signal, trigger in
             // Output flow cannot write (a reader that stopped reading: `flow run … | less`)
             // holds the event bus, and with it everything below: flow waited for the reader,
             // whatever the signals said. The second signal means now: after a moment flow

@@ -82,6 +82,35 @@ import Glibc
         #expect(box.leftoverProcesses().isEmpty)
     }
 
+    /// The second signal's note ("second signal; killed every step") comes before the ends
+    /// of the steps it killed: they were killed first, and told of their ends before flow
+    /// took the bus to say why, in a quarter of runs. Repeated, since it was a race.
+    @Test func theSecondSignalsNoteComesBeforeTheStepsItKilled() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - shell: trap '' INT; echo ready; sleep 30
+                  - shell: trap '' INT; echo ready; sleep 30
+                  - delay: 30s
+            """)
+        for round in 1...20 {
+            let flow = try box.start(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+            #expect(flow.waitFor { out, _ in out.components(separatedBy: "| ready").count == 3 }, "\(flow.stdout)")
+            flow.signal(SIGINT)
+            #expect(flow.waitFor { _, err in err.contains("SIGINT: stopping") }, "\(flow.stderr)")
+            flow.signal(SIGINT)
+            let r = try flow.finish(timeout: 20)
+            #expect(r.status == 130, "\(r)")
+            let lines = r.stderrLines
+            let note = lines.firstIndex(of: "flow: second signal; killed every step")
+            let killed = lines.firstIndex { $0.hasPrefix("⊘ shell@") }
+            #expect(note != nil && killed != nil && note! < killed!, "round \(round):\n\(r.stderr)")
+            if note == nil || killed == nil || note! > killed! { break }
+        }
+        #expect(box.leftoverProcesses().isEmpty)
+    }
+
     /// A `finally` step runs on after Ctrl-C; when its own `timeout` passes it gets SIGTERM,
     /// as every time-out sends, not the run's SIGINT (it was sent SIGINT: a cleanup that
     /// handles SIGTERM alone was not stopped politely).

@@ -97,6 +97,8 @@ public final class EventBus: Sendable {
     private let announced = Mutex<[RunEvent]>([])
     /// Whether `announced` may hold any: the one check every delivery makes.
     private let hasAnnounced = Atomic<Bool>(false)
+    /// Set by `close`: the steps' transitions are no longer delivered.
+    private let closed = Atomic<Bool>(false)
 
     public init(observers: [any RunObserver] = []) {
         state.withLock { $0.observers = observers }
@@ -153,11 +155,21 @@ public final class EventBus: Sendable {
         for observer in s.observers { observer.handle(event) }
     }
 
+    /// Stops delivering the steps' transitions, just before every step is killed at once
+    /// (a second signal, SIGQUIT), and `abandon` says so and ends the run: the steps it
+    /// kills told of their ends first (`⊘ build cancelled`, then "second signal; killed
+    /// every step", in a quarter of runs). Their ends are `abandon`'s to tell, from their
+    /// instances, as for a step one move ahead of what was delivered; their output is
+    /// still delivered.
+    public func close() {
+        closed.store(true, ordering: .releasing)
+    }
+
     /// A step's transition (`StepInstance.transition`), noted for `abandon`.
     func emit(_ transition: StepTransition, of instance: StepInstance) {
         state.withLock { s in
             deliverAnnounced(&s)
-            guard !s.abandoned else { return }
+            guard !s.abandoned, !closed.load(ordering: .acquiring) else { return }
             s.track(transition, of: instance)
             let event = RunEvent.stepState(transition)
             for observer in s.observers { observer.handle(event) }

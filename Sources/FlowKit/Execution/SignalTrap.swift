@@ -26,7 +26,9 @@ public final class SignalTrap: @unchecked Sendable {
     /// `onSecond` gets the run's signal (the exit status is 128 + it) and the one that
     /// asked to kill everything (the second signal, or SIGQUIT). It must end the process:
     /// the run's end waits for it (`RunCancellation.awaitRepeatHandler`).
-    public init(cancellation: RunCancellation, hub: ProcessHub = .shared,
+    /// `closing` runs first when everything is to be killed, before anything is (see
+    /// `EventBus.close`).
+    public init(cancellation: RunCancellation, hub: ProcessHub = .shared, closing: @escaping @Sendable () -> Void = {},
                 onSecond: @escaping @Sendable (_ runSignal: Int32, _ trigger: Int32) -> Void) {
         hub.enableJobControl()
         var ends: (Int32, Int32) = (-1, -1)
@@ -43,6 +45,7 @@ public final class SignalTrap: @unchecked Sendable {
         // A second request, a signal or a Ctrl-C that an interactive step got in flow's
         // stead (see `Executor.runShell`), kills everything now.
         cancellation.onRepeat { sig in
+            closing()
             hub.killEverything()
             // `onSecond` ends flow with _exit, which skips the guard's own stop.
             ProcessGuard.shared.stop()
