@@ -229,8 +229,9 @@ extension Journal {
                 var counts: [String: Int] = [:], allowed: [String: Int] = [:]
                 let steps = try steps(records[i].id)
                 let interrupted = records[i].state == RunRecord.interrupted
+                let undoneGroups = Self.undoneGroupPrefixes(steps)
                 for step in steps where Self.isCountedAlone(step, among: steps, interrupted: interrupted) {
-                    let state = step.shown(inRun: records[i].state).state
+                    let state = Self.countedState(step.shown(inRun: records[i].state).state, of: step, undoneGroups: undoneGroups)
                     counts[state, default: 0] += 1
                     if step.allowedFailure { allowed[state, default: 0] += 1 }
                 }
@@ -280,19 +281,37 @@ extension Journal {
     func countsFromSteps(of ids: [String], onlyThese: Bool) throws(JournalError) -> [String: Counts] {
         let onlyThese = onlyThese && ids.count <= Self.countsByIDLimit
         let allowedColumn = hasAllowedFailures ? "COUNT(allowed_failure)" : "0"
-        var sql = "SELECT run_id, state, COUNT(*) AS n, \(allowedColumn) AS allowed FROM steps s WHERE \(JournalSchema.countedStep)"
-        if onlyThese { sql += " AND run_id IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ")" }
-        sql += " GROUP BY run_id, state"
-        let query = sql, arguments: [any SQLiteBindable] = onlyThese ? ids : []
+        let chosen = onlyThese ? "run_id IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ")" : nil
+        var sql = "WITH " + JournalSchema.undoneGroups(chosen.map { $0 + " AND" } ?? "")
+            + " SELECT run_id, \(JournalSchema.countedState) AS counted, COUNT(*) AS n, \(allowedColumn) AS allowed FROM steps s WHERE \(JournalSchema.countedStep)"
+        if let chosen { sql += " AND " + chosen }
+        sql += " GROUP BY run_id, counted"
+        let query = sql, arguments: [any SQLiteBindable] = onlyThese ? ids + ids : []
         let rows: [SQLiteRow] = try read { db in try db.rows(query, arguments) }
         var found: [String: Counts] = [:]
         for row in rows {
-            let id: String = row["run_id"] ?? "", state: String = row["state"] ?? ""
+            let id: String = row["run_id"] ?? "", state: String = row["counted"] ?? ""
             found[id, default: ([:], [:])].counts[state] = row["n"]
             if let allowed: Int = row["allowed"], allowed > 0 { found[id, default: ([:], [:])].allowed[state] = allowed }
         }
         return found
     }
+
+    /// The paths, each with its `.`, of the groups in `steps` whose `undo` ran: a step that
+    /// succeeded inside one is counted `undone` (`RunState.recount`, `JournalSchema.storeRunCounts`).
+    static func undoneGroupPrefixes(_ steps: [StepRecord]) -> [String] {
+        steps.filter { !isLeaf($0) && $0.state == "undone" && !$0.path.contains("u") }.map { $0.path + "." }
+    }
+
+    /// The state a counted `step` is counted in, `state` being the one shown: `undone` for a
+    /// leaf that succeeded inside one of `undoneGroups` (`undoneGroupPrefixes`), whose undo
+    /// reversed it (`JournalSchema.countedState`, `RunState.recount`).
+    static func countedState(_ state: String, of step: StepRecord, undoneGroups: [String]) -> String {
+        state == "succeeded" && isLeaf(step) && undoneGroups.contains(where: step.path.hasPrefix) ? "undone" : state
+    }
+
+    /// Whether `step` is a leaf (`print`, `delay`, `shell`), not a group.
+    static func isLeaf(_ step: StepRecord) -> Bool { ["print", "delay", "shell"].contains(step.kind) }
 
     /// Whether the run's summary counts `step` (the rule of `fillCounts`' query): a leaf, a
     /// group its own timeout ended, a group whose undo failed, or a group that failed with
@@ -303,7 +322,7 @@ extension Journal {
     /// failed` of a run whose show had the group `undo_interrupted`).
     static func isCountedAlone(_ step: StepRecord, among steps: [StepRecord], interrupted: Bool = false) -> Bool {
         guard !step.path.contains("u") else { return false }
-        if ["print", "delay", "shell"].contains(step.kind) || ["timed_out", "undo_failed"].contains(step.state) { return true }
+        if isLeaf(step) || ["timed_out", "undo_failed"].contains(step.state) { return true }
         if interrupted, step.state == "undoing" { return true }
         guard step.state == "failed" else { return false }
         let inside = step.path + "."

@@ -256,23 +256,47 @@ enum JournalSchema {
 
         """
 
-    /// Stores the counts of run `?1` (`runCounts`), in the transaction that records its end.
+    /// Stores the counts of run `?1` (`runCounts`), in the transaction that records its end
+    /// (a run a second signal abandons; a run's own end stores the summary's counts).
     static let storeRunCounts = """
+        WITH \(undoneGroups("run_id = ?1 AND"))
         INSERT OR REPLACE INTO run_counts (run_id, counts, allowed)
-        SELECT ?1, COALESCE(group_concat(state || ' ' || n, ','), ''),
-               COALESCE(group_concat(CASE WHEN allowed > 0 THEN state || ' ' || allowed END, ','), '')
-        FROM (SELECT state, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
-              WHERE run_id = ?1 AND \(countedStep) GROUP BY state)
+        SELECT ?1, COALESCE(group_concat(counted || ' ' || n, ','), ''),
+               COALESCE(group_concat(CASE WHEN allowed > 0 THEN counted || ' ' || allowed END, ','), '')
+        FROM (SELECT \(countedState) AS counted, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
+              WHERE run_id = ?1 AND \(countedStep) GROUP BY counted)
+        """
+
+    /// The groups whose `undo` ran (`undone`), of the runs `filter` (SQL ending in `AND`, or
+    /// empty) selects, as the common table `undone_groups(run_id, path)` that `countedState`
+    /// reads: taken once (a run has few or none), not looked for per step.
+    static func undoneGroups(_ filter: String) -> String {
+        """
+        undone_groups AS MATERIALIZED (
+            SELECT run_id, path FROM steps WHERE \(filter) state = 'undone' AND kind NOT IN ('print', 'delay', 'shell')
+                AND path NOT LIKE '%u%')
+        """
+    }
+
+    /// The state a counted row `s` of `steps` is counted in (`countedStep`): its own, but
+    /// `undone` for a leaf that succeeded inside a group whose `undo` ran, which reversed it,
+    /// as the summary counts it (`RunState.recount`; `Journal.countedState` for a run still
+    /// recorded live). Needs `undoneGroups` in the statement's `WITH`.
+    static let countedState = """
+        CASE WHEN s.state = 'succeeded' AND s.kind IN ('print', 'delay', 'shell') AND EXISTS (
+                SELECT 1 FROM undone_groups g WHERE g.run_id = s.run_id AND s.path > g.path || '.' AND s.path < g.path || '/')
+            THEN 'undone' ELSE s.state END
         """
 
     /// `run_counts` for the runs finished before it existed (a run still recorded `running`
     /// is counted at its end, or, dead, from its transitions).
     static let countFinishedRuns = """
+        WITH \(undoneGroups(""))
         INSERT OR REPLACE INTO run_counts (run_id, counts, allowed)
-        SELECT run_id, group_concat(state || ' ' || n, ','),
-               COALESCE(group_concat(CASE WHEN allowed > 0 THEN state || ' ' || allowed END, ','), '')
-        FROM (SELECT run_id, state, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
-              WHERE \(countedStep) GROUP BY run_id, state)
+        SELECT run_id, group_concat(counted || ' ' || n, ','),
+               COALESCE(group_concat(CASE WHEN allowed > 0 THEN counted || ' ' || allowed END, ','), '')
+        FROM (SELECT run_id, \(countedState) AS counted, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
+              WHERE \(countedStep) GROUP BY run_id, counted)
         GROUP BY run_id;
         INSERT OR IGNORE INTO run_counts (run_id, counts, allowed) SELECT id, '', '' FROM runs WHERE state <> 'running';
         DELETE FROM run_counts WHERE run_id IN (SELECT id FROM runs WHERE state = 'running');

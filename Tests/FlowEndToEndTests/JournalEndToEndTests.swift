@@ -692,10 +692,12 @@ import Glibc
         #expect(box.lines("log").count == 3)
     }
 
-    /// `flow undo` of a group with `undo`: the group's own steps, not undone themselves, are
-    /// skipped in the undo run like every other step it does not reverse (they were left
-    /// `pending`, so `show` listed them as never reached and `runs` counted "2 pending").
-    @Test func undoOfAGroupSkipsTheStepsInsideIt() throws {
+    /// `flow undo` of a group with `undo`: the group's own steps are reversed by its undo,
+    /// marked as succeeded in the run as the group is, and counted `undone` (they were left
+    /// `pending`, so `show` listed them as never reached and `runs` counted "2 pending"; then
+    /// `skipped: not undone by this run`, counted `0 succeeded, 3 skipped`). A step that did
+    /// not succeed in the run is skipped, as is every other step the undo does not reverse.
+    @Test func undoOfAGroupCountsTheStepsInsideItUndone() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
             steps:
@@ -712,10 +714,14 @@ import Glibc
         #expect(undo.status == 0, "\(undo)")
         #expect(box.lines("log") == ["revert 7 succeeded"], "\(undo)")
         let shown = try Self.show(box)
-        #expect(Self.stepStates(shown) == ["deploy": "undone", "tag": "skipped", "push": "skipped", "boom": "skipped"],
+        #expect(Self.stepStates(shown) == ["deploy": "undone", "tag": "succeeded", "push": "succeeded", "boom": "skipped"],
                 "\(shown)")
-        #expect(shown["counts"] as? [String: Int] == ["skipped": 3], "\(shown)")
-        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 3 skipped in "), "\(undo)")
+        #expect(shown["counts"] as? [String: Int] == ["skipped": 1, "undone": 2], "\(shown)")
+        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 1 skipped, 2 undone in "), "\(undo)")
+        let original = try #require(try Self.runs(box).last?["id"] as? String)
+        #expect(undo.stderrLines.filter { $0.hasPrefix("✓ ") && $0.hasSuffix(" succeeded in run \(original)") }
+                    == ["tag", "push", "deploy"].map { "✓ \($0) succeeded in run \(original)" }, "\(undo)")
+        #expect(try box.run(["runs"]).stdout.contains("1 skipped, 2 undone"))
     }
 
     /// `flow undo` of a run with nothing left to undo exits 2 whoever undid it: the run's own
@@ -1058,6 +1064,37 @@ import Glibc
         #expect(Set(box.lines("log")) == ["undo-c", "undo-b", "undo-a A1"], "every undo ran despite the failure")
     }
 
+    /// A run's rollback of a group counts the steps its undo reversed `undone`, as it counts a
+    /// step its own undo reversed: the summary counts leaves, and said `2 succeeded, 1
+    /// failed` of a run that had rolled back everything it did. A failure inside the group
+    /// stays a failure (nothing of it to reverse). The summary, the `run_finished` event,
+    /// `runs` and `show` agree.
+    @Test func aRunsRollbackOfAGroupCountsTheStepsItReversedUndone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - { name: a, shell: "true" }
+                  - { name: b, shell: "true", undo: { shell: echo undo-b >> log } }
+                  - { name: soft, shell: exit 2, continue_on_error: true }
+                undo: { shell: echo undo-g >> log }
+              - { name: boom, shell: exit 1 }
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        #expect(box.lines("log") == ["undo-g", "undo-b"], "\(run)")
+        #expect(run.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 2 failed (1 allowed), 2 undone in ") == true, "\(run)")
+        let shown = try Self.show(box)
+        #expect(shown["counts"] as? [String: Int] == ["failed": 2, "undone": 2], "\(shown)")
+        #expect(Self.stepStates(shown) == ["g": "undone", "a": "succeeded", "b": "undone", "soft": "failed", "boom": "failed"],
+                "\(shown)")
+        #expect(try box.run(["runs"]).stdout.contains("2 failed (1 allowed), 2 undone"))
+        let json = try box.run(["run", "wf.yaml", "--output", "json", "--no-journal"])
+        let finished = try #require(json.stdoutLines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(finished["counts"] as? [String: Int] == ["failed": 2, "undone": 2], "\(json)")
+    }
+
     /// A group's (or a `use`'s) undo that fails fails `flow undo` as a leaf's does: the
     /// summary counts only leaves, and the undo run said `✓ succeeded`, exited 0 and was
     /// recorded `succeeded`, with `✗ g undo failed` printed just above.
@@ -1082,9 +1119,10 @@ import Glibc
         let shown = try Self.show(box)
         #expect(shown["kind"] as? String == "undo" && shown["state"] as? String == "failed", "\(shown)")
         // The summary says what failed (it counted leaves: `✗ failed: 0 succeeded, 1 skipped,
-        // 1 undone`), and the history agrees.
-        #expect(undo.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 1 skipped, 1 undone, 1 undo_failed in ") == true, "\(undo)")
-        #expect(shown["counts"] as? [String: Int] == ["skipped": 1, "undone": 1, "undo_failed": 1], "\(shown)")
+        // 1 undone`), and the history agrees: the step inside the group its undo left is
+        // still as the run left it.
+        #expect(undo.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 succeeded, 1 undone, 1 undo_failed in ") == true, "\(undo)")
+        #expect(shown["counts"] as? [String: Int] == ["succeeded": 1, "undone": 1, "undo_failed": 1], "\(shown)")
     }
 
     /// The hint of an undo left unfinished names the `--state-dir` it was given, as a

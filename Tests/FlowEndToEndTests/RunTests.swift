@@ -1217,11 +1217,12 @@ import FoundationXML
         #expect(grouped.stderrLines.filter { $0.hasPrefix("── ↺ ") }.map { String($0.split(separator: " ")[2]) } == ["g", "s", "d", "p"],
                 "\(grouped)")
 
-        // `flow undo` of a run that succeeded: each step it reverses, then each undone.
+        // `flow undo` of a run that succeeded: each step it reverses (and those inside the
+        // group it reverses, before it, as they completed), then each undone.
         #expect(try box.run(["run", "wf.yaml", "--var", "code=0", "--output", "prefixed"]).status == 0)
         let undo = try box.run(["undo", "last", "--output", "prefixed"])
         #expect(undo.status == 0, "\(undo)")
-        #expect(ends(undo.stderrLines.filter { $0.contains(" succeeded in run ") }, "✓ ") == ["p", "d", "s", "g"], "\(undo)")
+        #expect(ends(undo.stderrLines.filter { $0.contains(" succeeded in run ") }, "✓ ") == ["p", "d", "s", "print@4.1", "g"], "\(undo)")
         #expect(ends(undo.stderrLines, "↺ ") == ["g", "s", "d", "p"], "\(undo)")
     }
 

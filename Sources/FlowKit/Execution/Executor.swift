@@ -777,12 +777,33 @@ extension Executor {
         // Before the frames are made: a `use`'s params are evaluated again from its `with`,
         // which may read any earlier step (`ver: "${{ steps.tag.outputs.version }}"`).
         for (path, result) in options.reuse { if let node = byPath[path] { runState.seed(node, result) } }
+        let undone = Set(steps.filter(\.reverses).compactMap { byPath[$0.path].flatMap { $0.undo.isEmpty ? nil : ObjectIdentifier($0) } })
+        // The steps that succeeded inside a group being undone, each marked as succeeded in
+        // the run, as the group is, before it (as they completed): its undo reverses them, and
+        // they are counted `undone` with it (`RunState.recount`). They read `skipped: not
+        // undone by this run`, and the summary `0 succeeded, 2 skipped, 1 undone`.
+        var carried = Set<ObjectIdentifier>()
+        func carry(_ nodes: [PlanNode]) {
+            for node in nodes where !undone.contains(ObjectIdentifier(node)) && !carried.contains(ObjectIdentifier(node)) {
+                guard let result = options.reuse[node.path], result.state == .succeeded else { continue }
+                carried.insert(ObjectIdentifier(node))
+                carry(node.children + node.finally)
+                // Nothing of it runs (no frame of its `use` to evaluate again, as for a skip).
+                let instance = makeInstance(of: node, frame: ScopeFrame(id: node.scope, params: [:]))
+                let reason = (options.reusedSources[node.path] ?? options.reusedFrom).map { StepTransition.reversedReason(from: $0) }
+                instance.transition(to: .running, reason: reason)
+                instance.transition(to: .succeeded, exitCode: result.exitCode, reason: reason,
+                                    outputs: result.outputs.isEmpty ? nil : result.outputs)
+                runState.record(instance, result)
+            }
+        }
         for step in steps {
             guard let node = byPath[step.path] else { continue }
             guard step.reverses, !node.undo.isEmpty else {
                 runState.recall(node, step.result)
                 continue
             }
+            if node.isGroup { carry(node.children + node.finally) }
             let frame = recordedFrame(for: node, parents: parents)
             let instance = makeInstance(of: node, frame: frame)
             // The run that ran it, as a resume names a reused step: the run undone may only
@@ -798,12 +819,13 @@ extension Executor {
         }
         // The other steps are not part of this run: skipped (with the reason), not left
         // `pending` in the journal as if the run had stopped before them.
-        let undone = Set(steps.filter(\.reverses).compactMap { byPath[$0.path].flatMap { $0.undo.isEmpty ? nil : ObjectIdentifier($0) } })
         func skipOthers(_ nodes: [PlanNode]) {
             for node in nodes {
-                // A group being undone is not its steps: those not undone themselves are
-                // skipped too (they were left `pending`, and `show` and `runs` counted them so).
-                if undone.contains(ObjectIdentifier(node)) || contains(node, anyOf: undone) {
+                // A group being undone is not its steps: those not undone or carried with it
+                // are skipped too (they were left `pending`, and `show` and `runs` counted
+                // them so), as are those of a group holding steps being undone.
+                let id = ObjectIdentifier(node)
+                if undone.contains(id) || carried.contains(id) || contains(node, anyOf: undone) {
                     skipOthers(node.children + node.finally)
                 } else {
                     _ = skip(node, frame: ScopeFrame(id: node.scope, params: [:]), isUndo: false, reason: "not undone by this run")

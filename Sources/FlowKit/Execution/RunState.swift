@@ -131,6 +131,24 @@ final class RunState: Sendable {
                 s.leafStates[node] = (next, id, false)
                 return
             }
+            // A group's undo reverses the steps inside it: those that succeeded count as
+            // `undone`, as a step reversed by its own undo does. The summary counts leaves,
+            // and a run that rolled back a group of two said `2 succeeded, 1 failed` with
+            // nothing undone (`flow undo`: `0 succeeded, 2 skipped`). Only the group's latest
+            // instance: the leaves' counts are those of their latest instances.
+            if !instance.ref.isLeaf, next == .undone, s.latestGroupInstances[node] == id {
+                func reverse(_ nodes: [PlanNode]) {
+                    for child in nodes {
+                        let key = ObjectIdentifier(child)
+                        if let counted = s.leafStates[key], counted.state == .succeeded, !child.isGroup {
+                            s.leafStates[key] = (.undone, counted.instance, false)
+                        }
+                        reverse(child.children + child.finally)
+                    }
+                }
+                reverse(instance.node.children + instance.node.finally)
+                return
+            }
             // The undo of an earlier instance (a retried group's step is reversed once per
             // attempt that succeeded, the latest first) that fails after the latest one's
             // was undone is the step's: counted `undone`, the summary said `1 undone` beside
