@@ -195,7 +195,10 @@ public final class Executor: Sendable {
     /// (`flow run … | less`, the reader stopped) kept the first signal from every step.
     func announceCancellation(rollbackOnly: Bool = false, stop: @escaping @Sendable () -> Void = {}) {
         let grace = options.grace
-        cancellation.onCancel { [bus, stepsEnded] signal in
+        // The note is put ahead on the bus in the signal's reader (`onCancelAtOnce`), so that
+        // a second signal read with it, which closes the bus, finds it there to write first;
+        // the steps are stopped and the note written from the handlers, which may wait.
+        cancellation.onCancelAtOnce { [bus, stepsEnded] signal in
             let name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "signal \(signal)"
             // After the steps, nothing running is interrupted (`finally` and undo steps
             // are not): saying they get the signal and SIGKILL after the grace period
@@ -206,6 +209,8 @@ public final class Executor: Sendable {
                 ? "cancelling: the steps have ended, so no step is interrupted; what is left of `finally` and rollback runs"
                 : "stopping: no new step starts, running steps get \(name) (SIGKILL after \(grace.compact)), then `finally` and rollback run"
             bus.announce(.note(nil, "\(name): \(what); signal again to kill everything now"))
+        }
+        cancellation.onCancel { [bus] _ in
             stop()
             bus.deliverAnnounced()
         }

@@ -12,6 +12,8 @@ public final class RunCancellation: Sendable {
         var signal: Int32?
         var count = 0
         var handlers: [@Sendable (Int32) -> Void] = []
+        /// Run in the first request's caller, before `handlers` (see `onCancelAtOnce`).
+        var immediateHandlers: [@Sendable (Int32) -> Void] = []
         var repeatHandler: (@Sendable (Int32) -> Void)?
         /// The first request's handlers have all run.
         var handled = false
@@ -32,14 +34,17 @@ public final class RunCancellation: Sendable {
     /// as the signal trap wants it, or on `repeatOn`.
     @discardableResult
     public func request(_ signal: Int32, handlersOn queue: DispatchQueue = .global(), repeatOn repeatQueue: DispatchQueue? = nil) -> Int {
-        let (count, handlers, repeatHandler) = state.withLock { s -> (Int, [@Sendable (Int32) -> Void], (@Sendable (Int32) -> Void)?) in
+        typealias Handlers = [@Sendable (Int32) -> Void]
+        let (count, immediate, handlers, repeatHandler) = state.withLock { s -> (Int, Handlers, Handlers, (@Sendable (Int32) -> Void)?) in
             if s.signal == nil { s.signal = signal }
             s.count += 1
             // Counted as pending under the lock: the run's end, which sees the signal
             // once the lock is released, must also see its handlers pending.
             if s.count == 1, !s.handlers.isEmpty { handling.enter() }
-            return (s.count, s.count == 1 ? s.handlers : [], s.count >= 2 ? s.repeatHandler : nil)
+            return (s.count, s.count == 1 ? s.immediateHandlers : [], s.count == 1 ? s.handlers : [],
+                    s.count >= 2 ? s.repeatHandler : nil)
         }
+        for handler in immediate { handler(signal) }
         if let repeatHandler {
             if let repeatQueue { repeatQueue.async { repeatHandler(signal) } } else { repeatHandler(signal) }
         }
@@ -95,6 +100,22 @@ public final class RunCancellation: Sendable {
         let fired: Int32? = state.withLock { s in
             if let signal = s.signal { return signal }
             s.handlers.append(handler)
+            return nil
+        }
+        if let fired { handler(fired) }
+    }
+
+    /// Runs `handler` on the first request, in the caller, before the handlers of `onCancel`
+    /// are started (at once if the request already happened). It must not block: the caller
+    /// is the signal trap's reader, which must stay free to take the second request. What
+    /// it does is in place before that request is taken: a second signal right behind the
+    /// first (both read at once) ran the repeat handler, which closes the output, before
+    /// the first one's handlers had said anything, and the note that flow heard the first
+    /// was lost (about 1 run in 20).
+    public func onCancelAtOnce(_ handler: @escaping @Sendable (Int32) -> Void) {
+        let fired: Int32? = state.withLock { s in
+            if let signal = s.signal { return signal }
+            s.immediateHandlers.append(handler)
             return nil
         }
         if let fired { handler(fired) }
