@@ -342,6 +342,33 @@ import Testing
         #expect(validate.stderr.hasSuffix("3 errors, 2 warnings in 1 file\n"), "\(validate)")
     }
 
+    /// The same for the forms a GitHub Actions user writes that flow does not read:
+    /// `vars['NAME']` (the index form, a syntax error in flow) and `if: !vars.NAME` (a
+    /// negation YAML reads as a tag): each got "is never used" beside its error.
+    @Test func aNameInAnIndexOrATagIsNotUnused() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              target: prod
+              region: eu
+              skip: ""
+              spare: x
+            steps:
+              - print: deploying
+                if: vars['target'] == 'prod'
+              - print: '${{ vars[ "region" ] }}'
+              - print: later
+                if: !vars.skip
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for name in ["target", "region", "skip"] {
+            #expect(!validate.stderr.contains("`\(name)` is never used"), "\(name)\n\(validate)")
+        }
+        #expect(validate.stderr.contains("wf.yaml:5:3: warning: variable `spare` is never used [unused-var]"), "\(validate)")
+        #expect(validate.stderr.contains("[unsupported-tag]"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """
