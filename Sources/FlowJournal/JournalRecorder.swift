@@ -54,6 +54,9 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// Output not yet written to the file: one copy of each byte, in one reused buffer,
     /// written in large pieces.
     var outputBuffer: [UInt8] = []
+    /// Where a step's later attempts start in its output: the mark is stored as a row of
+    /// its own (stream `flow`) before the attempt's first line, so `flow logs` shows it.
+    var marks = AttemptMarks()
     /// Transitions not yet committed, oldest first.
     var pending: [TransitionRecord] = []
     /// How many of `pending` (from the start) are in the lock file.
@@ -255,6 +258,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             guard !disabled else { return }
             switch event {
             case .stepState(let t):
+                marks.observe(t)
                 sequence += 1
                 pending.append(TransitionRecord(seq: sequence, t))
                 if t.to != .running { unloggedEnd = true }
@@ -279,26 +283,35 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     func append(_ step: StepRef, _ stream: OutputChannel, _ bytes: UnsafeRawBufferPointer) {
         mutex.withLock { _ in
             guard !disabled else { return }
-            let name = stream == .stdout ? "stdout" : "stderr"
-            if let last = lines.indices.last, lines[last].path == step.path, lines[last].stream == name,
-               lines[last].length < Self.rowBytes {
-                lines[last].length += bytes.count
-            } else {
-                lines.append(Line(path: step.path, stream: name, time: Timestamp.now().unix,
-                                  offset: outputSize + Int64(outputBuffer.count), length: bytes.count))
+            if let mark = marks.take(step.path) {
+                Array((mark + "\n").utf8).withUnsafeBytes { append(path: step.path, stream: "flow", $0) }
             }
-            if outputBuffer.count + bytes.count > Self.outputBufferBytes {
-                do { try flushOutput() } catch { return fail(error) }
-            }
-            if bytes.count > Self.outputBufferBytes {
-                do { try writeOutput(bytes) } catch { return fail(error) }
-            } else {
-                outputBuffer.append(contentsOf: bytes)
-            }
-            // The rows go with the next commit (at most 250 ms away); a flood of short
-            // alternating rows is committed sooner (bounded memory).
-            if lines.count >= Self.maxPending { commit() }
+            append(path: step.path, stream: stream == .stdout ? "stdout" : "stderr", bytes)
         }
+    }
+
+    /// Appends `bytes` to the output file, in a row of `stream`'s (`stdout`, `stderr`, or
+    /// `flow` for an attempt's mark); the caller holds the mutex.
+    private func append(path: String, stream name: String, _ bytes: UnsafeRawBufferPointer) {
+        guard !disabled else { return }
+        if let last = lines.indices.last, lines[last].path == path, lines[last].stream == name,
+           lines[last].length < Self.rowBytes {
+            lines[last].length += bytes.count
+        } else {
+            lines.append(Line(path: path, stream: name, time: Timestamp.now().unix,
+                              offset: outputSize + Int64(outputBuffer.count), length: bytes.count))
+        }
+        if outputBuffer.count + bytes.count > Self.outputBufferBytes {
+            do { try flushOutput() } catch { return fail(error) }
+        }
+        if bytes.count > Self.outputBufferBytes {
+            do { try writeOutput(bytes) } catch { return fail(error) }
+        } else {
+            outputBuffer.append(contentsOf: bytes)
+        }
+        // The rows go with the next commit (at most 250 ms away); a flood of short
+        // alternating rows is committed sooner (bounded memory).
+        if lines.count >= Self.maxPending { commit() }
     }
 
     static let rowBytes = 1 << 20

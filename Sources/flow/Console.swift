@@ -73,14 +73,14 @@ enum Console {
         getenv("GITHUB_ACTIONS").map { String(cString: $0) } == "true"
     }
 
-    /// Color on a terminal (not `TERM=dumb`), or wherever `FORCE_COLOR` asks for it; never
+    /// Color on a terminal (not a dumb one: `TerminalType.isDumb`), or wherever `FORCE_COLOR` asks for it; never
     /// with `NO_COLOR` set, `--no-color`, or `FORCE_COLOR` set to `0` or `false`.
     static func useColor(fd: Int32, disabled: Bool) -> Bool {
         if disabled { return false }
         if let value = getenv("NO_COLOR"), value.pointee != 0 { return false }
         if colorRefused { return false }
         if colorForced { return true }
-        if let term = getenv("TERM"), String(cString: term) == "dumb" { return false }
+        if TerminalType.isDumb { return false }
         return isatty(fd) == 1
     }
 

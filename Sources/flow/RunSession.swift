@@ -94,8 +94,7 @@ struct RunSession {
         let color = Console.useColor(fd: 2, disabled: options.noColor)
         var mode = options.output
         if mode == .auto {
-            let term = getenv("TERM").map { String(cString: $0) } ?? ""
-            mode = isatty(2) == 1 && term != "dumb" && !options.quiet ? .tty : .prefixed
+            mode = isatty(2) == 1 && !TerminalType.isDumb && !options.quiet ? .tty : .prefixed
         }
         let bus = EventBus()
         // `run` and `resume` that do not succeed say how to resume them, an undo how to undo

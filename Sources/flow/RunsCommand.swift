@@ -135,7 +135,7 @@ struct RunsCommand: Command {
     /// (not `TERM=dumb`), and not with `--json`, whose reader is a program.
     static func pruneProgress(json: Bool) -> ProgressLine? {
         guard !json, isatty(2) == 1 else { return nil }
-        if let term = getenv("TERM"), String(cString: term) == "dumb" { return nil }
+        if TerminalType.isDumb { return nil }
         return ProgressLine { Console.stderr($0) }
     }
 

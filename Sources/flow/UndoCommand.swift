@@ -134,8 +134,19 @@ struct UndoCommand: Command {
         let reached = try JournalInput.reachedByUndos(undos, successes: successes, in: journal)
         let pending = force ? undoable : undoable.filter { reached[JournalInput.Reversal($0)]?.state != "undone" }
         if pending.isEmpty {
-            let by = undoable.compactMap { reached[JournalInput.Reversal($0)]?.by }.first ?? "?"
-            Console.stderr("error: run \(id) was already undone by run \(by)\n")
+            // The latest of the undos that reversed them (`undos` is newest first).
+            let undoers = Set(undoable.compactMap { reached[JournalInput.Reversal($0)]?.by })
+            let by = undos.first { undoers.contains($0.id) }?.id ?? undoers.first ?? "?"
+            // A later undo that did not undo it (a `--force` one that failed) is the one its
+            // hint and `flow show` point at, the latest: named too, or the user, sent here
+            // by that hint, read of the first undo only.
+            var later = ""
+            if let latest = undos.first, latest.id != by {
+                let ended = ["failed": "failed", "cancelled": "was cancelled", "interrupted": "was interrupted"][latest.state]
+                    ?? latest.state
+                later = "; its latest undo, run \(latest.id), \(ended)"
+            }
+            Console.stderr("error: run \(id) was already undone by run \(by)\(later)\n")
             Console.stderr("help: use --force to run its undo steps again\n")
             throw ExitCode(2)
         }

@@ -189,4 +189,37 @@ import Glibc
         #expect(Self.row(original, "soft")?.contains("(allowed to fail)") == true, "\(original)")
         #expect(original.stdout.hasSuffix("steps: 1 succeeded, 1 failed (allowed)\n"), "\(original)")
     }
+
+    /// A run cancelled while a step (or a group) waits out its retry's delay: the failed
+    /// attempt is its end after all. Its `→ failed` went out as one a retry follows,
+    /// without the `continue_on_error` mark, so it stays unmarked everywhere (the counts,
+    /// `flow show`, `flow runs`), and a note says the announced retry will not come.
+    @Test(arguments: [
+        ("s", "- { name: s, shell: exit 3, continue_on_error: true, retry: { limit: 1, delay: 1h } }"),
+        ("grp", "- { name: grp, continue_on_error: true, retry: { limit: 1, delay: 1h }, sequential: [{ name: inner, shell: exit 3 }] }"),
+    ])
+    func aRetryCalledOffByASignalLeavesTheFailureUnmarked(retried: String, step: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              \(step)
+              - { name: later, shell: "true" }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("\(retried): retrying (attempt 2 of 2) in 1h"), "\(flow.stderr)")
+        flow.signal(SIGTERM)
+        let r = try flow.finish()
+        #expect(r.status == 128 + SIGTERM, "\(r)")
+        let lines = r.stderr.components(separatedBy: "\n")
+        let heard = lines.firstIndex { $0.hasPrefix("SIGTERM: stopping") }
+        let calledOff = lines.firstIndex(of: "\(retried): not retried: the run was cancelled")
+        #expect(heard != nil && calledOff != nil && heard! < calledOff!, "\(r.stderr)")
+        #expect(!r.stderr.contains("allowed"), "\(r.stderr)")
+        #expect(r.stderr.contains("⊘ cancelled: 0 succeeded, 1 failed, 1 skipped in"), "\(r.stderr)")
+        #expect(try Self.stepsColumn(box) == "1 failed, 1 skipped")
+        let show = try box.run(["show", "last"])
+        #expect(!show.stdout.contains("allowed"), "\(show)")
+        let json = try JournalEndToEndTests.show(box)
+        #expect(json["allowed_failures"] as? [String: Int] == [:], "\(json)")
+    }
 }

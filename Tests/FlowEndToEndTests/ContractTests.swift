@@ -483,5 +483,14 @@ import Glibc
         let r = try box.run(["validate", "wf.yaml"])
         #expect(r.status == 1, "\(r)")
         #expect(r.stderr.hasPrefix("wf.yaml:2:1: error: tab character in indentation [tab-indentation]\n"), "\(r)")
+        // The tab is seen in the excerpt, under the caret (a blank there showed nothing).
+        #expect(r.stderr.contains("2 | →- print: hi\n  | ^ YAML indentation must use spaces\n"), "\(r)")
+        // So is a tab in a value, and the carets after it stay under their span.
+        try box.write("value.yaml", "steps:\n  - shell: \"echo\\tx\"\n  - shell: printf 'a\tb'\n    retyr: 1\n")
+        let value = try box.run(["validate", "value.yaml"])
+        #expect(value.stderr.contains("4 |     retyr: 1\n  |     ^^^^^"), "\(value)")
+        try box.write("inline.yaml", "steps:\n  - { shell: printf 'a\tb', retyr: 1 }\n")
+        let inline = try box.run(["validate", "inline.yaml"])
+        #expect(inline.stderr.contains("2 |   - { shell: printf 'a→b', retyr: 1 }\n  |                            ^^^^^"), "\(inline)")
     }
 }

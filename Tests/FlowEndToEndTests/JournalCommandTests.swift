@@ -283,6 +283,48 @@ import Testing
         #expect(try box.run(["logs", "last", "build"]).stdout == "building\n")
     }
 
+    /// The attempts of a step that ran more than once, by its own `retry` or its group's,
+    /// are told apart wherever its output is replayed, by one line before each later
+    /// attempt's output: `flow logs`, the replay of failed steps (`prefixed`, `tty`) and
+    /// JUnit's `<system-out>`. They ran together, so two failures read as one.
+    @Test func theAttemptsOfAStepAreMarkedWhereverItsOutputIsReplayed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                shell: echo "try$(cat n)"; echo x >> n; exit 1
+                retry: 1
+              - name: grp
+                if: always()
+                retry: 1
+                sequential:
+                  - name: inner
+                    shell: echo "go$(cat m)"; echo x >> m; exit 2
+            """)
+        func reset() throws {
+            try box.write("n", "")
+            try box.write("m", "")
+        }
+        try reset()
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("── output of flaky ──\ntry\n── attempt 2 ──\ntryx\n── output of inner ──\ngo\n── attempt 2 ──\ngox\n"),
+                "\(run)")
+        #expect(try box.run(["logs", "last", "flaky"]).stdout == "try\n── attempt 2 ──\ntryx\n")
+        #expect(try box.run(["logs", "last", "inner"]).stdout == "go\n── attempt 2 ──\ngox\n")
+        #expect(try box.run(["logs", "last", "grp"]).stdout == "inner | go\ninner | ── attempt 2 ──\ninner | gox\n")
+        let report = box.read("report.xml") ?? ""
+        #expect(report.contains("<system-out>try\n── attempt 2 ──\ntryx\n</system-out>"), "\(report)")
+        #expect(report.contains("<system-out>go\n── attempt 2 ──\ngox\n</system-out>"), "\(report)")
+        if pseudoTerminalsAvailable {
+            try reset()
+            let tty = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty", "--no-journal"], rows: 30, columns: 80)
+            #expect(tty.finish() == 1, "\(tty.report)")
+            let shown = String(decoding: tty.bytes, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+            #expect(shown.contains("── output of flaky ──\ntry\n── attempt 2 ──\ntryx\n"), "\(tty.report)")
+        }
+    }
+
     /// A name that several steps share (inside an action used twice) is refused as STEP,
     /// with the paths to choose from; a path picks one.
     @Test func logsRefusesANameSeveralStepsShare() throws {

@@ -1223,6 +1223,40 @@ import Glibc
             shell: test -f marker
         """
 
+    /// An undo, then a `flow undo --force` that failed: the next `flow undo` is refused
+    /// naming the undo that undid the run and the latest one, which the failed undo's
+    /// hint and `flow show` point at. It named only the first, and the user, sent there by
+    /// the latest's hint, read of a run that had not failed.
+    @Test func anUndoRefusalNamesTheLatestUndoToo() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: make
+                shell: echo made
+                undo:
+                  - shell: test ! -f broken
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        #expect(try box.run(["undo", runID, "--output", "prefixed"]).status == 0)
+        let undone = try #require(try Self.runs(box).first?["id"] as? String)
+        try box.write("broken", "")
+        #expect(try box.run(["undo", runID, "--force", "--output", "prefixed"]).status == 1)
+        let forced = try #require(try Self.runs(box).first?["id"] as? String)
+        let again = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(again.status == 2, "\(again)")
+        #expect(again.stderrLines == [
+            "error: run \(runID) was already undone by run \(undone); its latest undo, run \(forced), failed",
+            "help: use --force to run its undo steps again",
+        ], "\(again)")
+        // A forced undo that succeeded is the one that undid it.
+        try FileManager.default.removeItem(atPath: box.path("broken"))
+        #expect(try box.run(["undo", runID, "--force", "--output", "prefixed"]).status == 0)
+        let latest = try #require(try Self.runs(box).first?["id"] as? String)
+        let last = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(last.stderrLines.first == "error: run \(runID) was already undone by run \(latest)", "\(last)")
+    }
+
     /// A step whose rollback failed (in the run, or in an earlier `flow undo`) is undone by
     /// the next `flow undo`; steps already undone are left alone, and once every one is,
     /// another undo is refused. Before, a failed rollback could never be retried (`flow undo`

@@ -50,4 +50,39 @@ struct OutputColorTests {
         let shown = String(decoding: check.bytes, as: UTF8.self)
         #expect(shown.contains("retyr") && !shown.contains("\u{1B}["), "\(check.report)")
     }
+
+    /// `TERM=dumb`, or no `TERM` at all, at a terminal: no colour and no live tree (which
+    /// redraws by moving the cursor), as git, less and ncurses take such a terminal; `auto`
+    /// picks the prefixed lines it picks for a pipe. `FORCE_COLOR` still colours them, and
+    /// `NO_COLOR` wins over that.
+    @Test(arguments: ["dumb", ""])
+    func aDumbOrUnsetTermGetsNeitherColourNorTheLiveTree(_ term: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: echo building
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml"], rows: 20, columns: 80, env: ["NO_COLOR": "", "TERM": term])
+        #expect(run.finish() == 0, "\(run.report)")
+        let terminal = String(decoding: run.bytes, as: UTF8.self)
+        #expect(terminal.contains("build | building"), "\(run.report)")
+        #expect(terminal.contains("✓ succeeded: 1 succeeded in"), "\(run.report)")
+        #expect(!terminal.contains("\u{1B}"), "\(run.report)")
+        try box.write("bad.yaml", "steps:\n  - shell: echo hi\n    retyr: 2\n")
+        let check = try TerminalRun(box, ["validate", "bad.yaml"], rows: 20, columns: 80, env: ["NO_COLOR": "", "TERM": term])
+        #expect(check.finish() == 1, "\(check.report)")
+        let shown = String(decoding: check.bytes, as: UTF8.self)
+        #expect(shown.contains("retyr") && !shown.contains("\u{1B}"), "\(check.report)")
+        let forced = try TerminalRun(box, ["run", "wf.yaml"], rows: 20, columns: 80,
+                                     env: ["NO_COLOR": "", "TERM": term, "FORCE_COLOR": "1"])
+        #expect(forced.finish() == 0, "\(forced.report)")
+        let coloured = String(decoding: forced.bytes, as: UTF8.self)
+        #expect(coloured.contains("\u{1B}[32m✓\u{1B}[0m build"), "\(forced.report)")
+        #expect(!coloured.contains("steps finished"), "no live tree: \(forced.report)")
+        let plain = try TerminalRun(box, ["run", "wf.yaml"], rows: 20, columns: 80,
+                                    env: ["NO_COLOR": "1", "TERM": term, "FORCE_COLOR": "1"])
+        #expect(plain.finish() == 0, "\(plain.report)")
+        #expect(!String(decoding: plain.bytes, as: UTF8.self).contains("\u{1B}"), "\(plain.report)")
+    }
 }

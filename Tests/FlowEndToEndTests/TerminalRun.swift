@@ -55,6 +55,9 @@ final class TerminalRun {
         posix_spawn_file_actions_adddup2(&actions, slave, 2)
         _ = Self.addchdir(&actions, box.root.path)
         var env = box.environment
+        // A terminal that can redraw, as a user's is: without `TERM` flow takes it as dumb
+        // (no live tree, no colour). `env: ["TERM": ""]` removes it.
+        env["TERM"] = "xterm-256color"
         for (key, value) in extra { env[key] = value.isEmpty ? nil : value }
         let argv = ([RunSandbox.flowPath] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]

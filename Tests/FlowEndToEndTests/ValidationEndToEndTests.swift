@@ -342,6 +342,33 @@ import Testing
         #expect(validate.stderr.hasSuffix("3 errors, 2 warnings in 1 file\n"), "\(validate)")
     }
 
+    /// The same for the forms a GitHub Actions user writes that flow does not read:
+    /// `vars['NAME']` (the index form, a syntax error in flow) and `if: !vars.NAME` (a
+    /// negation YAML reads as a tag): each got "is never used" beside its error.
+    @Test func aNameInAnIndexOrATagIsNotUnused() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              target: prod
+              region: eu
+              skip: ""
+              spare: x
+            steps:
+              - print: deploying
+                if: vars['target'] == 'prod'
+              - print: '${{ vars[ "region" ] }}'
+              - print: later
+                if: !vars.skip
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        for name in ["target", "region", "skip"] {
+            #expect(!validate.stderr.contains("`\(name)` is never used"), "\(name)\n\(validate)")
+        }
+        #expect(validate.stderr.contains("wf.yaml:5:3: warning: variable `spare` is never used [unused-var]"), "\(validate)")
+        #expect(validate.stderr.contains("[unsupported-tag]"), "\(validate)")
+    }
+
     @Test func allowedValuesAreMatchedScalarForScalar() throws {
         let box = try RunSandbox()
         let actions = """
@@ -1176,6 +1203,33 @@ import Testing
         ], "\(r.stderr)")
         #expect(r.stderr.contains("^^^^^^^^^^ flow writes it `${{ vars.version }}`"), "\(r.stderr)")
         #expect(r.stderr.contains("^^^^^^ flow writes it `${{ params.ENV }}`"), "\(r.stderr)")
+    }
+
+    /// Where the shell's quoting keeps `$(VERSION)` text (single quotes, a backslash, a
+    /// here-document with a quoted delimiter), it prints the text rather than running a
+    /// program: still flow's var written make's way, but the warning says what happens.
+    @Test func quotedMakesPlaceholderIsTextToTheShell() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            vars:
+              version: 0.1.0
+            steps:
+              - shell: echo '$(VERSION)' \$(VERSION) "$(VERSION)" "${{ vars.version }}" '$(VERSION)'
+              - shell: |
+                  cat <<'EOF'
+                  $(VERSION)
+                  EOF
+            """#)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        let warnings = r.stderr.components(separatedBy: "\n").filter { $0.contains("[foreign-template]") }
+        #expect(warnings == [
+            "wf.yaml:4:18: warning: `$(VERSION)` is make's syntax: inside single quotes the shell leaves it as text [foreign-template]",
+            "wf.yaml:4:31: warning: `$(VERSION)` is make's syntax: after a backslash the shell leaves it as text [foreign-template]",
+            "wf.yaml:4:43: warning: `$(VERSION)` is make's syntax: the shell runs it as a command named `VERSION` [foreign-template]",
+            "wf.yaml:4:78: warning: `$(VERSION)` is make's syntax: inside single quotes the shell leaves it as text [foreign-template]",
+            "wf.yaml:7:7: warning: `$(VERSION)` is make's syntax: in a here-document with a quoted delimiter the shell leaves it as text [foreign-template]",
+        ], "\(r.stderr)")
     }
 }
 

@@ -54,7 +54,7 @@ import Testing
 
     @Test func tabsAndControlCharactersKeepTheCaretAligned() {
         let d = Self.diagnostic("a:\t\u{7}x\n", line: 1, column: 5, length: 1)
-        #expect(DiagnosticRenderer().text(d).hasSuffix("1 | a: \\u{7}x\n  |         ^\n"))
+        #expect(DiagnosticRenderer().text(d).hasSuffix("1 | a:→\\u{7}x\n  |         ^\n"))
     }
 
     /// An ESC, CR or NUL from the workflow never reaches the terminal raw: in the message,

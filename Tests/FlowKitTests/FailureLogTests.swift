@@ -70,7 +70,7 @@ struct FailureLogTests {
         let step = try Self.step()
         var log = FailureLog()
         Self.feed(&log, step, "x\n")
-        log.finished(StepTransition(step: step, from: .running, to: .succeeded, attempt: 1, time: .now()))
+        log.observe(StepTransition(step: step, from: .running, to: .succeeded, attempt: 1, time: .now()))
         #expect(log.kept(step.path).isEmpty)
         #expect(log.failed.isEmpty)
     }
@@ -93,7 +93,7 @@ struct FailureLogTests {
     }
 
     static func fail(_ log: inout FailureLog, _ step: StepRef) {
-        log.finished(StepTransition(step: step, from: .running, to: .failed, attempt: 1, time: .now()))
+        log.observe(StepTransition(step: step, from: .running, to: .failed, attempt: 1, time: .now()))
     }
 
     /// With a spill (`tty`), the replay is the failed step's whole output, however long:

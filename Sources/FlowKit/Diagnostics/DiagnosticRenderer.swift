@@ -109,7 +109,9 @@ public struct DiagnosticRenderer: Sendable {
             startColumn -= from
             endColumn = min(endColumn - from, scalars.count + 1)
         }
-        // A tab becomes one space; other control characters are escaped (`\u{1B}`), and
+        // A tab becomes `→`, one column, as editors show one (vim's `listchars`): as a blank
+        // the caret of `tab-indentation` pointed at nothing to see, and a tab in a value
+        // looked like a space. Other control characters are escaped (`\u{1B}`), and
         // the caret columns move by what the escapes add before them, and by the width of
         // wide characters (`DisplayWidth`).
         var line = ""
@@ -121,7 +123,7 @@ public struct DiagnosticRenderer: Sendable {
             defer { previous = scalar }
             displayStart.append(width)
             if scalar == "\t" {
-                line.unicodeScalars.append(" ")
+                line.unicodeScalars.append("→")
                 width += 1
             } else if ControlEscaping.isControl(scalar) {
                 let escape = ControlEscaping.escaped(scalar)

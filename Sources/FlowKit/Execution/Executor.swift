@@ -373,7 +373,7 @@ public final class Executor: Sendable {
             case .finished(let state):
                 return state
             case .retry(let delay):
-                if delay > .zero, await !waitOut(delay) { return gaveUp(step.instance, result) }
+                if delay > .zero, await !waitOut(delay) { return await calledOff(step.instance, result) }
                 step.instance.transition(to: .retrying)
                 attempt += 1
             }
@@ -510,12 +510,25 @@ public final class Executor: Sendable {
         return true
     }
 
-    /// Records a failed attempt as the step's end (no retry left, or the run stopped while
-    /// it waited for one).
+    /// Records a failed attempt as the step's end: no retry left, or (`calledOff`) the run
+    /// stopped while it waited for one.
     @inline(never)
-    func gaveUp(_ instance: StepInstance, _ result: AttemptResult) -> StepState {
-        runState.record(instance, StepResult(state: result.state, exitCode: result.exitCode))
+    func gaveUp(_ instance: StepInstance, _ result: AttemptResult, failureAllowed: Bool? = nil) -> StepState {
+        runState.record(instance, StepResult(state: result.state, exitCode: result.exitCode), failureAllowed: failureAllowed)
         return result.state
+    }
+
+    /// The wait for a retry was cancelled (a signal, fail-fast, a group's time-out): the
+    /// failed attempt is the step's end after all. Its `→ failed` went out without the
+    /// `continue_on_error` mark, as one a retry follows, and no transition can add it now
+    /// (`failed → failed` is none), so it is counted unmarked too, and a note says the
+    /// retry the last one announced will not come (the output ended on `retrying … in 30s`).
+    @inline(never)
+    func calledOff(_ instance: StepInstance, _ result: AttemptResult) async -> StepState {
+        // After the note that flow heard the signal, as everything that follows from it.
+        if cancellation.isCancelled { await cancellation.handlersFinished() }
+        bus.emit(.note(instance.ref, "not retried: " + (cancellation.isCancelled ? "the run was cancelled" : "stopped while waiting to retry")))
+        return gaveUp(instance, result, failureAllowed: false)
     }
 
     /// The environment for a step: the enclosing one plus the node's `env`, rendered.

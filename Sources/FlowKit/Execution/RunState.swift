@@ -74,7 +74,9 @@ final class RunState: Sendable {
     }
 
     /// `firstRan`: a reused result's place among those first completed (see `Completion`).
-    func record(_ instance: StepInstance, _ result: StepResult, firstRan: Int? = nil) {
+    /// `failureAllowed`: whether its failure counts as allowed, when not as its reference
+    /// says (see `Executor.calledOff`).
+    func record(_ instance: StepInstance, _ result: StepResult, firstRan: Int? = nil, failureAllowed: Bool? = nil) {
         state.withLock { s in
             s.records += 1
             if let name = instance.node.name {
@@ -84,7 +86,8 @@ final class RunState: Sendable {
                 }
             }
             if instance.ref.isLeaf, !instance.ref.isUndo {
-                s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance), instance.ref.failureAllowed)
+                s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance),
+                                                                 failureAllowed ?? instance.ref.failureAllowed)
             } else if !instance.ref.isUndo {
                 // A group's timeout counts as a step that timed out: its steps show only as
                 // cancelled, and a failed run's summary would name no failure. A later attempt
@@ -95,7 +98,7 @@ final class RunState: Sendable {
                 let node = ObjectIdentifier(instance.node)
                 s.latestGroupInstances[node] = ObjectIdentifier(instance)
                 if result.state == .timedOut {
-                    s.leafStates[node] = (.timedOut, ObjectIdentifier(instance), instance.ref.failureAllowed)
+                    s.leafStates[node] = (.timedOut, ObjectIdentifier(instance), failureAllowed ?? instance.ref.failureAllowed)
                     s.ownFailures[node] = nil
                 } else if let counted = s.leafStates[node],
                           counted.state == .timedOut || counted.instance != ObjectIdentifier(instance) {

@@ -37,17 +37,22 @@ public struct ForeignPlaceholder: Sendable, Equatable {
     /// Whether it is in a shell command, where `$(NAME)` is command substitution: it runs
     /// a program called NAME rather than staying text.
     public var inShellCommand: Bool
+    /// In a shell command, the quoting that keeps its `$` literal, so the shell prints the
+    /// text rather than running a program (`inside single quotes`); nil where it expands.
+    public var shellQuoting: String?
     /// The span of the whole placeholder, braces included.
     public var span: SourceSpan
 
     /// Whether it is a Go template's field (`{{.NAME}}`, go-task).
     public var dotted: Bool { syntax == .goTemplate }
 
-    public init(name: String, written: String, syntax: Syntax, inShellCommand: Bool = false, span: SourceSpan) {
+    public init(name: String, written: String, syntax: Syntax, inShellCommand: Bool = false, shellQuoting: String? = nil,
+                span: SourceSpan) {
         self.name = name
         self.written = written
         self.syntax = syntax
         self.inShellCommand = inShellCommand
+        self.shellQuoting = shellQuoting
         self.span = span
     }
 
@@ -71,13 +76,24 @@ public struct ForeignPlaceholder: Sendable, Equatable {
         var found: [ForeignPlaceholder] = []
         // Only worked out once a bare keyword is met (rare): see `isGoKeyword`.
         var opensGoBlock: Bool?
+        // Whether a `$(NAME)` runs depends on the shell's quoting up to it (`'$(VERSION)'`
+        // prints the text): read only for a command that has one, up to `quoted`.
+        var quoting: ShellQuoting? = inShellCommand && markers.makeReferences ? ShellQuoting() : nil
+        var quoted = 0
+        func readQuoting(upTo end: Int) {
+            while quoted < end {
+                quoting?.feed(scalars[quoted])
+                quoted += 1
+            }
+        }
         var i = 0
         while i < n {
             if scalars[i] == "$", i + 1 < n, scalars[i + 1] == "(", i == 0 || scalars[i - 1] != "$",
                let (end, name) = makeReference(in: scalars, from: i + 2),
                !inShellCommand || !name.unicodeScalars.contains(where: { ("a"..."z").contains($0) }) {
+                readQuoting(upTo: i)
                 found.append(ForeignPlaceholder(name: name, written: String(scalars: scalars[i..<end]), syntax: .make,
-                                                inShellCommand: inShellCommand,
+                                                inShellCommand: inShellCommand, shellQuoting: quoting?.keepsDollarLiteral,
                                                 span: SourceSpan(start: locate(i), end: locate(end))))
                 i = end
                 continue
@@ -86,6 +102,11 @@ public struct ForeignPlaceholder: Sendable, Equatable {
                 // flow's own expression: a `{{` in its string literals is not text. An
                 // unterminated one is an error already, and the rest is not text either.
                 guard let close = Template.closingBraces(in: scalars, from: i + 3) else { break }
+                if quoting != nil {
+                    readQuoting(upTo: i)
+                    quoting!.feedWord()
+                    quoted = close + 2
+                }
                 i = close + 2
                 continue
             }
@@ -189,10 +210,12 @@ public struct ForeignPlaceholder: Sendable, Equatable {
     }
 
     /// What the placeholder is and does, for the message: flow leaves it as text, except
-    /// make's in a shell command, which the shell runs as a command.
+    /// make's in a shell command, which the shell runs as a command unless quoting keeps
+    /// it text.
     public var whatItIs: String {
-        syntax == .make && inShellCommand ? "make's syntax: the shell runs it as a command named `\(name)`"
-            : "\(syntax.owner): flow leaves it as text"
+        guard syntax == .make, inShellCommand else { return "\(syntax.owner): flow leaves it as text" }
+        if let shellQuoting { return "make's syntax: \(shellQuoting) the shell leaves it as text" }
+        return "make's syntax: the shell runs it as a command named `\(name)`"
     }
 }
 

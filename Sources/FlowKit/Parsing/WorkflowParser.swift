@@ -145,6 +145,9 @@ public struct WorkflowParser {
             bag.error(.missingKey, "the workflow has no `steps`", at: SourceSpan(line: node.span.start.line, column: node.span.start.column, length: 1),
                       help: "add `steps:` with a list of steps")
         }
+        // `if: !vars.skip` (a negation YAML took for a tag): the tag's error is reported, and
+        // the var was meant, so it is not unused as well.
+        for tag in document.unsupportedTags { noteNames(inUnread: tag) }
         workflow.namesInUnreadExpressions = namesInUnreadExpressions
         workflow.unreadStepNames = unreadStepNames
         workflow.unreadVarNames = unreadVarNames
@@ -153,21 +156,35 @@ public struct WorkflowParser {
     }
 
     /// Notes the `vars.NAME` and `params.NAME` written in `text`, an expression (or
-    /// template) that could not be read: see `Workflow.namesInUnreadExpressions`.
+    /// template) that could not be read: see `Workflow.namesInUnreadExpressions`. Also
+    /// GitHub Actions' index form, `vars['NAME']` (or `"NAME"`), which flow's expressions do
+    /// not have: the parse error says so, and the name was meant, so it is not unused too.
     mutating func noteNames(inUnread text: String) {
         let scalars = Array(text.unicodeScalars)
         func isNameScalar(_ c: Unicode.Scalar) -> Bool {
             (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "_" || c == "-"
         }
-        for root in ["vars.", "params."] {
+        for root in ["vars", "params"] {
             let prefix = Array(root.unicodeScalars)
             var i = 0
-            while i + prefix.count < scalars.count {
+            while i + prefix.count + 1 < scalars.count {
                 defer { i += 1 }
                 guard scalars[i..<(i + prefix.count)].elementsEqual(prefix), i == 0 || !isNameScalar(scalars[i - 1]) else { continue }
-                var end = i + prefix.count
+                var start = i + prefix.count + 1
+                var quote: Unicode.Scalar?
+                switch scalars[i + prefix.count] {
+                case ".": break
+                case "[":
+                    while start < scalars.count, scalars[start] == " " { start += 1 }
+                    guard start < scalars.count, scalars[start] == "'" || scalars[start] == "\"" else { continue }
+                    quote = scalars[start]
+                    start += 1
+                default: continue
+                }
+                var end = start
                 while end < scalars.count, isNameScalar(scalars[end]) { end += 1 }
-                if end > i + prefix.count { namesInUnreadExpressions.insert(String(String.UnicodeScalarView(scalars[i..<end]))) }
+                guard end > start, quote == nil || (end < scalars.count && scalars[end] == quote) else { continue }
+                namesInUnreadExpressions.insert(root + "." + String(String.UnicodeScalarView(scalars[start..<end])))
             }
         }
     }

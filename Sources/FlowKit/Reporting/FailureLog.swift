@@ -26,6 +26,8 @@ struct FailureLog {
 
     private var tails: [String: Tail] = [:]
     private(set) var failed: [StepRef] = []
+    /// Where a step's later attempts start in its output (a retry, its group's).
+    private var marks = AttemptMarks()
     /// The command that prints a step's whole output (`flow logs ID STEP`, given its label),
     /// named after the "left out" line; nil, or returning nil, when the run is not recorded.
     var fullOutput: (@Sendable (String) -> String?)?
@@ -44,6 +46,9 @@ struct FailureLog {
 
     /// Records whole lines that already end in `\n` (one dictionary access per run).
     mutating func record(_ step: StepRef, lines: UnsafeRawBufferPointer) {
+        if let mark = marks.take(step.path) {
+            Array((mark + "\n").utf8).withUnsafeBytes { Self.append($0, to: &tails[step.path, default: Tail()], spill: spill) }
+        }
         Self.append(lines, to: &tails[step.path, default: Tail()], spill: spill)
     }
 
@@ -100,8 +105,12 @@ struct FailureLog {
         return (bytes, omitted)
     }
 
-    mutating func finished(_ t: StepTransition) {
+    /// Notes a step's transition: its start (a later attempt's is marked in its output),
+    /// its failure (replayed), or another end (its output is let go).
+    mutating func observe(_ t: StepTransition) {
         switch t.to {
+        case .running:
+            marks.observe(t)
         case .failed, .timedOut:
             guard t.step.isLeaf else { return }
             if !failed.contains(t.step) { failed.append(t.step) }

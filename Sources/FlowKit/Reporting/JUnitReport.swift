@@ -36,6 +36,8 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     var workflow = ""
     var cases: [Case] = []
     var index: [String: Int] = [:]
+    /// Where a step's later attempts start in its output (a retry, its group's).
+    var marks = AttemptMarks()
     /// Set when the file cannot be written.
     public private(set) var failure: String?
 
@@ -47,6 +49,7 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         switch event {
         case .runStarted(let info): workflow = info.workflowName
         case .stepState(let t):
+            marks.observe(t)
             if t.step.isUndo {
                 // The first undo step that fails says why its step ended `undo_failed`.
                 if [.failed, .timedOut].contains(t.to), let i = undoneCase(t.step.path), cases[i].undoMessage == nil {
@@ -101,6 +104,13 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     /// it failed.
     public func output(_ step: StepRef, _ stream: OutputChannel, line: UnsafeRawBufferPointer) {
         guard let i = step.isUndo ? undoneCase(step.path) : index[step.path] else { return }
+        if let mark = marks.take(step.path) { append(Array(mark.utf8), to: i) }
+        append(line, to: i)
+    }
+
+    /// Appends one line (`\n` added) to case `i`'s output, dropping its oldest chunks past
+    /// `maxOutputBytes`.
+    private func append(_ line: some Collection<UInt8>, to i: Int) {
         if cases[i].chunks.isEmpty || cases[i].chunks[cases[i].chunks.count - 1].count >= Self.chunkBytes {
             cases[i].chunks.append([])
         }

@@ -23,9 +23,8 @@ enum LineStartProbe {
     /// What flow itself wrote to `fd` must be flushed first.
     static func separator(fd: Int32) -> [UInt8] {
         if isatty(fd) == 1 {
-            let term = getenv("TERM").map { String(cString: $0) } ?? ""
             var size = winsize()
-            guard term != "dumb", ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return [] }
+            guard !TerminalType.isDumb, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return [] }
             return [UInt8](repeating: 0x20, count: Int(size.ws_col)) + Array("\r\u{1B}[K".utf8)
         }
         var info = stat()

@@ -81,7 +81,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
         case .runStarted:
             break
         case .stepState(let t):
-            log.finished(t)
+            log.observe(t)
             unseen.observe(t)
             // Every step's start and end, whatever its kind, as the contract has it: a
             // `print`'s message is one of its output lines, and a group's (or a `use`'s)

@@ -113,7 +113,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 start()
                 redraw()
             case .stepState(let t):
-                log.finished(t)
+                log.observe(t)
                 unseen.observe(t)
                 if t.step.isInteractive, t.from == .running { interactive -= 1 }
                 defer {

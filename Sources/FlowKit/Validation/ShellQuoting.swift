@@ -109,6 +109,15 @@ struct ShellQuoting {
     /// Inside the body of a here-document with a quoted delimiter.
     var inQuotedHereDocument: Bool { body?.quoted == true }
 
+    /// What keeps a `$` at this position literal (`inside single quotes`), for a message;
+    /// nil where it would expand.
+    var keepsDollarLiteral: String? {
+        if inSingleQuotes { return "inside single quotes" }
+        if escapesExpression { return "after a backslash" }
+        if inQuotedHereDocument { return "in a here-document with a quoted delimiter" }
+        return nil
+    }
+
     mutating func feed(_ text: String) {
         for c in text.unicodeScalars { feed(c) }
     }

@@ -12,6 +12,9 @@ public struct YAMLDocument: Sendable {
     /// Of those, the keys a `<<: *name` merge brought in, each mapped to that `*name` (an
     /// alias used as a key, `*k: v`, is in `aliasSites` only).
     public var mergeSites: [Int32: SourceSpan] = [:]
+    /// The tags reported as unsupported, as written (`!vars.skip`): each was dropped from
+    /// its node. `if: !vars.skip` is a negation YAML read as a tag.
+    public var unsupportedTags: [String] = []
 
     public init(nodes: [YAMLNode] = [], root: Int32? = nil) {
         self.nodes = nodes

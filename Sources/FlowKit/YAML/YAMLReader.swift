@@ -325,11 +325,13 @@ extension YAMLReader {
             return true
         }
 
-        /// Accepts the core schema's tags; anything else is reported.
-        func checkedTag(_ tag: String?, event: yaml_event_t, bag: inout DiagnosticBag) -> String? {
+        /// Accepts the core schema's tags; anything else is reported (and kept in
+        /// `document.unsupportedTags`).
+        mutating func checkedTag(_ tag: String?, event: yaml_event_t, bag: inout DiagnosticBag) -> String? {
             guard let tag, tag != "!" else { return nil }
             let core = ["str", "int", "float", "bool", "null", "seq", "map"].map { "tag:yaml.org,2002:" + $0 }
             if core.contains(tag) { return tag }
+            document.unsupportedTags.append(tag)
             bag.error(.unsupportedTag, "unsupported YAML tag `\(tag)`",
                       at: SourceSpan.point(location(event.start_mark)), help: "flow reads plain YAML; remove the tag")
             return nil
