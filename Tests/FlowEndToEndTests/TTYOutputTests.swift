@@ -241,6 +241,41 @@ struct TTYOutputTests {
         ], "\(run.report)")
     }
 
+    /// Emoji joined by a zero-width joiner (👨‍👩‍👧) or given a skin tone (👍🏽) are drawn as
+    /// one character only by some terminals; xterm, VTE (GNOME Terminal) and glibc's
+    /// `wcwidth` draw each emoji of the sequence, two columns each. The tree counts them so,
+    /// the widest way: counted as one, a row of them was cut too late, wrapped on those
+    /// terminals, and the redraw left a stale row at every tick.
+    @Test func joinedEmojiCountEachEmojiInARow() throws {
+        let box = try RunSandbox()
+        let family = String(repeating: "👨\u{200D}👩\u{200D}👧", count: 20)
+        let thumbs = String(repeating: "👍🏽", count: 30)
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: family
+                    shell: |
+                      printf '\(family)\\n'; \(Self.waitForGo)
+                  - shell: "true # \(thumbs)"
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 60)
+        let seen = run.waitFor { screen in Self.shows(screen, #/  ▶ family [0-9.]+s  .*…/#) }
+        #expect(seen, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ family T",
+            // 4 columns each, as xterm draws them: the last one's tone did not fit.
+            "  ✓ true # \(String(repeating: "👍🏽", count: 10))👍… T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
+
     /// The finished/total count of each frame, in order.
     static func counts(_ frames: [[String]]) -> [(finished: Int, total: Int)] {
         frames.compactMap { frame in
