@@ -1088,6 +1088,32 @@ import FoundationXML
         #expect(r.stdoutLines.last == "print@3 | failed 0 [] failed", "\(r)")
     }
 
+    /// A `FLOW_OUTPUT` the step made something other than a file (a FIFO, a link to a
+    /// device) fails the step as a directory does: flow cannot read outputs from it (a
+    /// FIFO's writer waits for a reader, `/dev/zero` never ends). It was never opened, which
+    /// is right, but taken as empty: the step succeeded with its outputs silently gone.
+    @Test func anOutputFileThatIsNotAFileFailsTheStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: fifo
+                shell: rm "$FLOW_OUTPUT" && mkfifo "$FLOW_OUTPUT"
+                continue_on_error: true
+              - name: zero
+                shell: rm "$FLOW_OUTPUT" && ln -s /dev/zero "$FLOW_OUTPUT"
+                continue_on_error: true
+              - name: gone
+                shell: rm "$FLOW_OUTPUT"
+              - print: "${{ steps.fifo.status }} ${{ steps.zero.status }} ${{ steps.gone.status }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("✗ fifo cannot read FLOW_OUTPUT: it is a FIFO, not a file"), "\(r)")
+        #expect(r.stderr.contains("✗ zero cannot read FLOW_OUTPUT: it is a device, not a file"), "\(r)")
+        // A file the step removed held no outputs, as an empty one.
+        #expect(r.stdoutLines.last == "print@4 | failed failed succeeded", "\(r)")
+    }
+
     @Test func stepStatusAndExitCode() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

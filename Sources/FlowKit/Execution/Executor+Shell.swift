@@ -322,7 +322,13 @@ extension Executor {
         var outputs: [String: String] = [:]
         // Most steps write none: one stat, rather than open, fstat, read and close.
         var info = stat()
-        if stat(outputPath, &info) == 0, info.st_size > 0 {
+        let found = stat(outputPath, &info) == 0
+        if found, let what = Self.notAFile(info.st_mode) {
+            // Never opened (a FIFO's open waits for a writer, `/dev/zero` never ends), and
+            // not taken as empty either: whatever the step wrote there is lost.
+            return AttemptResult(state: .failed, exitCode: 0, reason: "cannot read FLOW_OUTPUT: it is \(what), not a file")
+        }
+        if found, info.st_size > 0 {
             // A file flow cannot read fails the step, as one it cannot parse does: taken as
             // empty (`try?`), a `FLOW_OUTPUT` over the size limit, or made a directory, let
             // the step succeed with its outputs silently gone.
@@ -406,6 +412,17 @@ extension Executor {
     /// directory: exec refuses one with "permission denied", which would not say why.
     static func isDirectory(_ path: String, in directory: String?) -> Bool {
         ExecutableLookup.isDirectory(!path.hasPrefix("/") && directory != nil ? directory! + "/" + path : path)
+    }
+
+    /// What a step's `FLOW_OUTPUT` became when it is neither a file nor a directory (which
+    /// `FileReader` names when it reads it): "a FIFO", "a socket", "a device".
+    static func notAFile(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
+        }
     }
 
     /// Whether a shell step reads the terminal; nil for other steps. Out of line: a copy of
