@@ -1088,6 +1088,37 @@ import FoundationXML
         #expect(r.stdoutLines.last == "print@3 | failed 0 [] failed", "\(r)")
     }
 
+    /// A failure's reason that quotes a value from the run (a `with` value refused, a bad
+    /// key in `FLOW_OUTPUT`) shows its control characters escaped on the step's end line, in
+    /// every text mode, as the live tree, `flow show` and diagnostics do. It was written raw:
+    /// a step could clear the screen or retitle the terminal through flow's own line.
+    @Test(arguments: ["prefixed", "raw", "grouped"])
+    func failureReasonsEscapeControlCharacters(_ mode: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            actions:
+              deploy:
+                params:
+                  env: { allowed: [staging, prod] }
+                steps:
+                  - print: "deploy ${{ params.env }}"
+            steps:
+              - name: gen
+                shell: printf 'v=x\033[2Jy\n' >> "$FLOW_OUTPUT"
+              - name: d
+                use: deploy
+                with: { env: "${{ steps.gen.outputs.v }}" }
+                continue_on_error: true
+              - name: bad
+                shell: printf 'a\033]0;t\007=1\n' >> "$FLOW_OUTPUT"
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", mode, "--no-color"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{7}"), "\(r)")
+        #expect(r.stderr.contains(#"`x\u{1B}[2Jy` is not an allowed value of `env`"#), "\(r)")
+        #expect(r.stderr.contains(#"FLOW_OUTPUT line 1: invalid output key `a\u{1B}]0;t\u{7}`"#), "\(r)")
+    }
+
     /// A `FLOW_OUTPUT` the step made something other than a file (a FIFO, a link to a
     /// device) fails the step as a directory does: flow cannot read outputs from it (a
     /// FIFO's writer waits for a reader, `/dev/zero` never ends). It was never opened, which

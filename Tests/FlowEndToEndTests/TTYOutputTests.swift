@@ -174,6 +174,32 @@ struct TTYOutputTests {
         ], "\(run.report)")
     }
 
+    /// The reason a `use` was refused quotes the value it was given, which may come from a
+    /// step's output: its control characters are escaped above the tree, as a row's reason
+    /// is. It was written raw, so an escape sequence in the value acted on the terminal.
+    @Test func aRefusedValueIsEscapedAboveTheTree() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            actions:
+              deploy:
+                params:
+                  env: { allowed: [staging, prod] }
+                steps:
+                  - { name: go, shell: "echo ${{ params.env }}" }
+            steps:
+              - name: pick
+                shell: printf 'target=q\033[2Ja\n' >> "$FLOW_OUTPUT"
+              - name: ship
+                use: deploy
+                with: { env: "${{ steps.pick.outputs.target }}" }
+            """#)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 100)
+        #expect(run.finish() == 1, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all).first == #"ship: `q\u{1B}[2Ja` is not an allowed value of `env` (allowed: staging, prod)"#,
+                "\(run.report)")
+    }
+
     /// A running step's last line is cut to the room left in its row by terminal columns:
     /// tabs go to the next 8-column stop, a CJK character takes two columns, and a cut line
     /// ends in `…`. Before, a tab or a wide character counted as one column: the row

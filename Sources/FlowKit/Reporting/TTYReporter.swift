@@ -132,7 +132,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     // Its row shows `✗` and a time, as a failed step's, but nothing inside
                     // it failed to say why: the reason goes above the tree, and stays.
                     clear()
-                    out.append(style.paint("\(t.step.label): \(reason)", "2") + "\n")
+                    out.append(style.paint("\(ControlEscaping.escaped(t.step.label)): \(ControlEscaping.escaped(reason))", "2") + "\n")
                 }
                 setState(i, t.to)
                 rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
