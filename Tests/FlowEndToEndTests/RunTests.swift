@@ -1119,6 +1119,28 @@ import FoundationXML
         #expect(r.stderr.contains(#"FLOW_OUTPUT line 1: invalid output key `a\u{1B}]0;t\u{7}`"#), "\(r)")
     }
 
+    /// What flow says in a step's output when it cannot start it (`flow: working directory
+    /// … does not exist`) quotes values from the run: escaped, as flow's own text is, in
+    /// the output as it is shown and as `flow logs` reads it back. It was written raw.
+    @Test func flowsWordsInAStepsOutputEscapeControlCharacters() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - name: gen
+                shell: printf 'v=x\033[2Jy\n' >> "$FLOW_OUTPUT"
+              - name: d
+                dir: "${{ steps.gen.outputs.v }}"
+                shell: echo hi
+                continue_on_error: true
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"])
+        #expect(r.status == 0, "\(r)")
+        #expect(!r.stdout.contains("\u{1B}") && !r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{7}"), "\(r)")
+        #expect(r.stderr.contains(#"| flow: working directory `x\u{1B}[2Jy` does not exist"#), "\(r)")
+        let logs = try box.run(["logs", "last"])
+        #expect(logs.status == 0 && !logs.stdout.contains("\u{1B}") && !logs.stderr.contains("\u{1B}"), "\(logs)")
+    }
+
     /// A `FLOW_OUTPUT` the step made something other than a file (a FIFO, a link to a
     /// device) fails the step as a directory does: flow cannot read outputs from it (a
     /// FIFO's writer waits for a reader, `/dev/zero` never ends). It was never opened, which

@@ -121,7 +121,7 @@ extension Executor {
                 // came to is found only now. Name it (the spawn said "working directory ``
                 // does not exist"). The same values would come again: no retry.
                 let problem = "`dir: \(dir.raw)` came to the empty string, which names no directory"
-                bus.line(instance.ref, .stderr, "flow: \(problem)")
+                bus.line(instance.ref, .stderr, "flow: " + ControlEscaping.escaped(problem))
                 return AttemptResult(state: .failed, reason: problem, isFinal: true)
             }
         }
@@ -150,7 +150,7 @@ extension Executor {
         if let problem = Self.unpassable(environment, directory: directory, command: task.command) {
             // Found before the spawn, which would cut the value at the NUL without a word,
             // or fail with only "argument list too long". Certain to fail again: no retry.
-            bus.line(instance.ref, .stderr, "flow: \(problem)")
+            bus.line(instance.ref, .stderr, "flow: " + ControlEscaping.escaped(problem))
             return AttemptResult(state: .failed, reason: problem, isFinal: true)
         }
         let input: ChildInput
@@ -210,7 +210,7 @@ extension Executor {
                     // Named in the workflow's terms (the kernel says only "argument list too
                     // long"). The same command and values would come again: no retry.
                     let reason = Self.argumentListTooLong(arguments: spec.arguments, environment: spec.environment)
-                    bus.line(ref, .stderr, "flow: \(reason)")
+                    bus.line(ref, .stderr, "flow: " + ControlEscaping.escaped(reason))
                     return AttemptResult(state: .failed, exitCode: 127, reason: reason, isFinal: true)
                 }
                 var reason = error.isRetryable
@@ -249,7 +249,9 @@ extension Executor {
                         break
                     }
                 }
-                bus.line(ref, .stderr, "flow: \(reason)")
+                // In the step's output, but flow's words: a value they quote (a `dir` from a
+                // step's output) is escaped, as flow's own text always is.
+                bus.line(ref, .stderr, "flow: " + ControlEscaping.escaped(reason))
                 return AttemptResult(state: .failed, exitCode: status, reason: reason, isFinal: isFinal)
             }
         }
