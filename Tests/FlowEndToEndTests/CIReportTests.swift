@@ -56,6 +56,31 @@ import FoundationXML
         ], "\(r)")
     }
 
+    /// Decision (docs/cli.md, `grouped`): under GitHub Actions the steps' output passes
+    /// as written, workflow commands included, as a `run:` step's does, so a tool's
+    /// annotations and a step's `::add-mask::` work (`::stop-commands::` around it would
+    /// turn the mask off). A `print`'s message is the step's output too.
+    @Test func stepsWorkflowCommandsPassThroughAndFlowsOwnAreEscaped() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - shell: "printf '::add-mask::s3cret\\n::warning file=a.c,line=3::unused\\n'"
+              - print: "%0A::error::x"
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 0, "\(r)")
+        let lines = r.stdoutLines.map { $0.replacing(/[0-9]+\.[0-9]s/, with: "T") }
+        #expect(lines == [
+            "::group::✓ shell@1 (T)",
+            "::add-mask::s3cret",
+            "::warning file=a.c,line=3::unused",
+            "::endgroup::",
+            "::group::✓ print@2 (T)",
+            "%0A::error::x",
+            "::endgroup::",
+        ], "\(r)")
+    }
+
     /// A workflow read from standard input has no file in the repository: its GitHub
     /// commands named `file=<stdin>`, a path GitHub would link. They carry no file and no
     /// position now, and the message says where.
