@@ -48,8 +48,9 @@ extension DisplayWidth {
 
     /// The most columns `text` takes on a common terminal: an emoji joined to the one
     /// before (by a zero-width joiner, or a skin tone) counted as drawn on its own, as
-    /// xterm, VTE (GNOME Terminal) and glibc's `wcwidth` draw it; terminals that draw the
-    /// sequence as one character take less. What a row that must not wrap counts (see
+    /// xterm, VTE (GNOME Terminal) and glibc's `wcwidth` draw it (terminals that draw the
+    /// sequence as one character take less), and a text emoji made an emoji by VS16 as two
+    /// columns (see `columns(of:after:joined:)`). What a row that must not wrap counts (see
     /// `fit`).
     static func rowColumns(of text: String) -> Int {
         columns(of: text, joined: false)
@@ -66,11 +67,14 @@ extension DisplayWidth {
         return width
     }
 
-    /// `columns(of:after:)`, or with `joined` false each scalar as drawn on its own (a
-    /// skin tone is an emoji two columns wide then).
+    /// `columns(of:after:)`, or with `joined` false the widest a common terminal draws it:
+    /// each scalar on its own (a skin tone is an emoji two columns wide then), and a text
+    /// emoji followed by VS16 (`❤️`) two columns, as kitty, WezTerm and iTerm2 draw it
+    /// (xterm and VTE, one).
     @inline(__always)
     private static func columns(of scalar: Unicode.Scalar, after previous: Unicode.Scalar?, joined: Bool) -> Int {
         if joined { return columns(of: scalar, after: previous) }
+        if scalar == "\u{FE0F}", let previous, previous.properties.isEmoji, columns(of: previous, after: nil) == 1 { return 1 }
         return (0x1F3FB...0x1F3FF).contains(scalar.value) ? 2 : columns(of: scalar, after: nil)
     }
 
