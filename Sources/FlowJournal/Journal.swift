@@ -53,7 +53,7 @@ public final class Journal: @unchecked Sendable {
         let path = stateDir + "/journal.sqlite"
         if !create, Glibc.access(path, F_OK) != 0 {
             let missing = errno
-            if let problem = stateDirProblem(stateDir) { throw problem }
+            if let problem = stateDirProblem(stateDir) ?? databaseFileProblem(path) { throw problem }
             // Not "no journal" when this user may not look (another user's 0700 state dir),
             // nor when the path cannot hold one (`file/state`: a component is a file), where
             // "`flow run` records runs there" sent the user to a command that cannot.
@@ -301,7 +301,14 @@ public final class Journal: @unchecked Sendable {
     static func databaseFileProblem(_ path: String) -> JournalError? {
         for file in [path, path + "-wal", path + "-shm"] {
             var info = stat()
-            guard stat(file, &info) == 0 else { continue }
+            guard stat(file, &info) == 0 else {
+                // A link to nothing: SQLite says only that it cannot open the file, and a
+                // history command took it for no journal at all.
+                guard errno == ENOENT, let target = danglingLinkTarget(file) else { continue }
+                return JournalError("cannot open the journal \(path): \(file == path ? "it" : file) is a symbolic link to "
+                    + "\(target), which does not exist; move it away" + (file == path ? " to start a new journal" : "")
+                    + " (flow run: or use another --state-dir, or --no-journal)")
+            }
             let what: String
             switch info.st_mode & S_IFMT {
             case S_IFREG: continue
@@ -314,6 +321,16 @@ public final class Journal: @unchecked Sendable {
                 + (file == path ? " to start a new journal" : "") + " (flow run: or use another --state-dir, or --no-journal)")
         }
         return nil
+    }
+
+    /// Where `path` points, when it is a symbolic link (whose target, then, is missing).
+    static func danglingLinkTarget(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &target, target.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Makes `path` and the directories above it; true when this call made `path` itself.

@@ -53,14 +53,17 @@ public final class ResumeHint: Sendable {
 
     /// `words` as one command a POSIX shell reads back as those words.
     private static func pasteable(_ words: [String]) -> String {
-        // Quoted as a shell reads it back: a state dir with a space or a quote in it. Joined
+        // Quoted as a shell reads it back: a state dir with a space or a quote in it. Control
+        // characters escaped (`\u{1B}`) as in every message of flow's, and as `flow logs`
+        // writes its state dir: raw, an escape sequence in a directory's name acted on the
+        // terminal; such a word must be retyped, which no quoting could spare. Joined
         // by hand: the generic `joined(separator:)` looked up a conformance of `[String]` on
         // its first call, scanning the binary's (about 100,000 instructions, a sixth of what
         // `flow run` does between reading its command line and starting the first step).
         var command = ""
         for word in words {
             if !command.isEmpty { command += " " }
-            command += RunArguments.shellQuoted(word)
+            command += RunArguments.shellQuoted(ControlEscaping.escaped(word))
         }
         return command
     }

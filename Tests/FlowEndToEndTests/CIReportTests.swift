@@ -28,6 +28,59 @@ import FoundationXML
         #expect(!r.stdout.contains("\r"), "\(r)")
     }
 
+    /// A GitHub command is one only at a line's start. After an interactive step (which
+    /// writes to flow's stdout itself) left a line unfinished, flow cannot tell through the
+    /// runner's pipe where the line stands, and wrote nothing before its next `::group::`:
+    /// `inter::group::✓ b (0.0s)` was a log line, no group opened, and the `::endgroup::`
+    /// closed nothing. An empty line, when it is one too many, costs nothing in the log.
+    @Test func aGroupAfterAnInteractiveStepsUnfinishedLineStartsALine() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: printf inter
+                interactive: true
+              - name: b
+                shell: exit 3
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 1, "\(r)")
+        let lines = r.stdoutLines.map { $0.replacing(/[0-9]+\.[0-9]s/, with: "T") }
+        #expect(lines == [
+            "inter",
+            "::group::✓ a (T)",
+            "::endgroup::",
+            "::group::✗ b (exit 3 T)",
+            "::endgroup::",
+            "::error title=flow step b failed::b: exit 3 T",
+        ], "\(r)")
+    }
+
+    /// Decision (docs/cli.md, `grouped`): under GitHub Actions the steps' output passes
+    /// as written, workflow commands included, as a `run:` step's does, so a tool's
+    /// annotations and a step's `::add-mask::` work (`::stop-commands::` around it would
+    /// turn the mask off). A `print`'s message is the step's output too.
+    @Test func stepsWorkflowCommandsPassThroughAndFlowsOwnAreEscaped() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - shell: "printf '::add-mask::s3cret\\n::warning file=a.c,line=3::unused\\n'"
+              - print: "%0A::error::x"
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 0, "\(r)")
+        let lines = r.stdoutLines.map { $0.replacing(/[0-9]+\.[0-9]s/, with: "T") }
+        #expect(lines == [
+            "::group::✓ shell@1 (T)",
+            "::add-mask::s3cret",
+            "::warning file=a.c,line=3::unused",
+            "::endgroup::",
+            "::group::✓ print@2 (T)",
+            "%0A::error::x",
+            "::endgroup::",
+        ], "\(r)")
+    }
+
     /// A workflow read from standard input has no file in the repository: its GitHub
     /// commands named `file=<stdin>`, a path GitHub would link. They carry no file and no
     /// position now, and the message says where.

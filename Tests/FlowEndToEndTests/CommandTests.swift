@@ -342,6 +342,28 @@ import Testing
         #expect(badGrace.status == 2 && !badGrace.stderr.contains("\u{1B}"), "\(badGrace)")
     }
 
+    /// Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) in workflow text
+    /// are escaped where control characters are: a terminal that applies them showed a
+    /// command in another order than it runs ("Trojan Source"), in the plan, a source line
+    /// under a diagnostic and the live tree alike; rustc escapes them in its snippets too.
+    @Test func bidiOverridesAreEscapedInPlansAndDiagnostics() throws {
+        let box = try RunSandbox()
+        try box.write("ok.yaml", "steps:\n  - shell: \"true #\u{202E} ;x\u{2066}\"\n")
+        try box.write("bad.yaml", "steps:\n  - { shell: \"true #\u{202E} ;x\u{2066}\", timout: 1 }\n")
+        let plan = try box.run(["plan", "ok.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.contains(#"shell: true #\u{202E} ;x\u{2066}"#), "\(plan)")
+        let validate = try box.run(["validate", "bad.yaml"])
+        #expect(validate.status == 1, "\(validate)")
+        #expect(validate.stderr.contains(#"2 |   - { shell: "true #\u{202E} ;x\u{2066}", timout: 1 }"#), "\(validate)")
+        // The caret still points at the key, past the escapes.
+        let caret = try #require(validate.stderrLines.first { $0.hasSuffix("^^^^^^ did you mean `timeout`?") }, "\(validate)")
+        #expect(caret.firstIndex(of: "^").map { caret.distance(from: caret.startIndex, to: $0) } == 46, "\(validate)")
+        for output in [plan.stdout, validate.stderr] {
+            #expect(!output.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) })
+        }
+    }
+
     /// A group (or `use`) the selection leaves out is marked in the graph as in the plan: in
     /// Mermaid its subgraph lacked the class `skipped` that its steps had (dot dashed the
     /// cluster), so `flow graph --only unit` drew `use act` as selected though nothing of it

@@ -146,6 +146,30 @@ import Glibc
         }
     }
 
+    /// The database is a symbolic link to nothing (a journal moved, or a link into a volume
+    /// not mounted): every command names the link and where it points, as for a state dir
+    /// that is one. `flow run` said "unable to open database file; check its permissions",
+    /// and `flow runs` "no journal in DIR/ yet: `flow run` records runs there".
+    @Test func aDatabaseThatIsADanglingLinkIsNamed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - shell: echo ran >> ran\n")
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let path = box.state.path + "/journal.sqlite"
+        for file in ["journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm"] { unlink(box.state.path + "/" + file) }
+        #expect(symlink(box.path("gone/journal.sqlite"), path) == 0)
+        let expected = "cannot open the journal \(path): it is a symbolic link to \(box.path("gone/journal.sqlite")), "
+            + "which does not exist; move it away"
+        let run = try box.run(["run", "wf.yaml"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.contains("error: " + expected), "\(run)")
+        #expect(run.stderr.contains("this run is not recorded"), "\(run)")
+        for command in [["runs"], ["show", "last"], ["logs", "last"], ["resume", "last"], ["undo", "last"]] {
+            let r = try box.run(command)
+            #expect(r.status == 2, "\(command): \(r)")
+            #expect(r.stderr.hasPrefix("error: " + expected), "\(command): \(r)")
+        }
+    }
+
     /// What `flow logs` reads of a run's output, damaged: the run's `output/RUN.log` a FIFO,
     /// a directory or a device, or its rows pointing at a negative offset or 2^63 bytes.
     /// Each is an error naming the file (exit 2), within the time out. The FIFO hung `flow

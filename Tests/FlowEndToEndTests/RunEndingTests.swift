@@ -319,6 +319,21 @@ import Glibc
         }
     }
 
+    /// Paths the user gave, as flow names them at a run's end, show control characters
+    /// escaped, as every other message does (`\u{1B}`): the resume hint's `--state-dir` and
+    /// the JUnit report's write error wrote them raw, so an escape sequence in a directory
+    /// name cleared the screen or set the terminal's title there.
+    @Test func theHintAndTheReportErrorEscapeControlCharactersInPaths() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - exit 1\n")
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--state-dir", "sd\u{1B}[2J",
+                             "--junit", "r\u{1B}]0;t\u{7}/x.xml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{7}"), "\(r)")
+        #expect(r.stderr.contains(#"error: cannot write r\u{1B}]0;t\u{7}/x.xml: No such file or directory"#), "\(r)")
+        #expect(r.resumeHint?.hasSuffix(#" --state-dir 'sd\u{1B}[2J'"#) == true, "\(r)")
+    }
+
     /// A flow the shell would not find as `flow` (run by a relative path, with another
     /// `flow` earlier on PATH) is named as it was started: the printed command runs this
     /// flow, not the other one, nor fails with "command not found".

@@ -1088,6 +1088,85 @@ import FoundationXML
         #expect(r.stdoutLines.last == "print@3 | failed 0 [] failed", "\(r)")
     }
 
+    /// A failure's reason that quotes a value from the run (a `with` value refused, a bad
+    /// key in `FLOW_OUTPUT`) shows its control characters escaped on the step's end line, in
+    /// every text mode, as the live tree, `flow show` and diagnostics do. It was written raw:
+    /// a step could clear the screen or retitle the terminal through flow's own line.
+    @Test(arguments: ["prefixed", "raw", "grouped"])
+    func failureReasonsEscapeControlCharacters(_ mode: String) throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            actions:
+              deploy:
+                params:
+                  env: { allowed: [staging, prod] }
+                steps:
+                  - print: "deploy ${{ params.env }}"
+            steps:
+              - name: gen
+                shell: printf 'v=x\033[2Jy\n' >> "$FLOW_OUTPUT"
+              - name: d
+                use: deploy
+                with: { env: "${{ steps.gen.outputs.v }}" }
+                continue_on_error: true
+              - name: bad
+                shell: printf 'a\033]0;t\007=1\n' >> "$FLOW_OUTPUT"
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", mode, "--no-color"])
+        #expect(r.status == 1, "\(r)")
+        #expect(!r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{7}"), "\(r)")
+        #expect(r.stderr.contains(#"`x\u{1B}[2Jy` is not an allowed value of `env`"#), "\(r)")
+        #expect(r.stderr.contains(#"FLOW_OUTPUT line 1: invalid output key `a\u{1B}]0;t\u{7}`"#), "\(r)")
+    }
+
+    /// What flow says in a step's output when it cannot start it (`flow: working directory
+    /// … does not exist`) quotes values from the run: escaped, as flow's own text is, in
+    /// the output as it is shown and as `flow logs` reads it back. It was written raw.
+    @Test func flowsWordsInAStepsOutputEscapeControlCharacters() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            steps:
+              - name: gen
+                shell: printf 'v=x\033[2Jy\n' >> "$FLOW_OUTPUT"
+              - name: d
+                dir: "${{ steps.gen.outputs.v }}"
+                shell: echo hi
+                continue_on_error: true
+            """#)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"])
+        #expect(r.status == 0, "\(r)")
+        #expect(!r.stdout.contains("\u{1B}") && !r.stderr.contains("\u{1B}") && !r.stderr.contains("\u{7}"), "\(r)")
+        #expect(r.stderr.contains(#"| flow: working directory `x\u{1B}[2Jy` does not exist"#), "\(r)")
+        let logs = try box.run(["logs", "last"])
+        #expect(logs.status == 0 && !logs.stdout.contains("\u{1B}") && !logs.stderr.contains("\u{1B}"), "\(logs)")
+    }
+
+    /// A `FLOW_OUTPUT` the step made something other than a file (a FIFO, a link to a
+    /// device) fails the step as a directory does: flow cannot read outputs from it (a
+    /// FIFO's writer waits for a reader, `/dev/zero` never ends). It was never opened, which
+    /// is right, but taken as empty: the step succeeded with its outputs silently gone.
+    @Test func anOutputFileThatIsNotAFileFailsTheStep() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: fifo
+                shell: rm "$FLOW_OUTPUT" && mkfifo "$FLOW_OUTPUT"
+                continue_on_error: true
+              - name: zero
+                shell: rm "$FLOW_OUTPUT" && ln -s /dev/zero "$FLOW_OUTPUT"
+                continue_on_error: true
+              - name: gone
+                shell: rm "$FLOW_OUTPUT"
+              - print: "${{ steps.fifo.status }} ${{ steps.zero.status }} ${{ steps.gone.status }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-color"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("✗ fifo cannot read FLOW_OUTPUT: it is a FIFO, not a file"), "\(r)")
+        #expect(r.stderr.contains("✗ zero cannot read FLOW_OUTPUT: it is a device, not a file"), "\(r)")
+        // A file the step removed held no outputs, as an empty one.
+        #expect(r.stdoutLines.last == "print@4 | failed failed succeeded", "\(r)")
+    }
+
     @Test func stepStatusAndExitCode() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """

@@ -174,6 +174,32 @@ struct TTYOutputTests {
         ], "\(run.report)")
     }
 
+    /// The reason a `use` was refused quotes the value it was given, which may come from a
+    /// step's output: its control characters are escaped above the tree, as a row's reason
+    /// is. It was written raw, so an escape sequence in the value acted on the terminal.
+    @Test func aRefusedValueIsEscapedAboveTheTree() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            actions:
+              deploy:
+                params:
+                  env: { allowed: [staging, prod] }
+                steps:
+                  - { name: go, shell: "echo ${{ params.env }}" }
+            steps:
+              - name: pick
+                shell: printf 'target=q\033[2Ja\n' >> "$FLOW_OUTPUT"
+              - name: ship
+                use: deploy
+                with: { env: "${{ steps.pick.outputs.target }}" }
+            """#)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 100)
+        #expect(run.finish() == 1, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all).first == #"ship: `q\u{1B}[2Ja` is not an allowed value of `env` (allowed: staging, prod)"#,
+                "\(run.report)")
+    }
+
     /// A running step's last line is cut to the room left in its row by terminal columns:
     /// tabs go to the next 8-column stop, a CJK character takes two columns, and a cut line
     /// ends in `…`. Before, a tab or a wide character counted as one column: the row
@@ -236,6 +262,41 @@ struct TTYOutputTests {
         #expect(Self.timeless(run.screen.all) == [
             "✓ true # \\u{1B}[2J\\u{1B}[H\\u{1B}]0;pwned\\u{7} T",
             "✓ true # \(String(repeating: "漢", count: 22))… T",
+            "2/2 steps finished",
+            "✓ succeeded: 2 succeeded in T",
+        ], "\(run.report)")
+    }
+
+    /// Emoji joined by a zero-width joiner (👨‍👩‍👧) or given a skin tone (👍🏽) are drawn as
+    /// one character only by some terminals; xterm, VTE (GNOME Terminal) and glibc's
+    /// `wcwidth` draw each emoji of the sequence, two columns each. The tree counts them so,
+    /// the widest way: counted as one, a row of them was cut too late, wrapped on those
+    /// terminals, and the redraw left a stale row at every tick.
+    @Test func joinedEmojiCountEachEmojiInARow() throws {
+        let box = try RunSandbox()
+        let family = String(repeating: "👨\u{200D}👩\u{200D}👧", count: 20)
+        let thumbs = String(repeating: "👍🏽", count: 30)
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: family
+                    shell: |
+                      printf '\(family)\\n'; \(Self.waitForGo)
+                  - shell: "true # \(thumbs)"
+            """)
+        let run = try TerminalRun(box, ["run", "wf.yaml", "--output", "tty"], rows: 20, columns: 60)
+        let seen = run.waitFor { screen in Self.shows(screen, #/  ▶ family [0-9.]+s  .*…/#) }
+        #expect(seen, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        try box.write("go", "")
+        #expect(run.finish() == 0, "\(run.report)")
+        #expect(run.screen.foreign.isEmpty, "\(run.report)")
+        #expect(run.screen.wraps.isEmpty, "\(run.report)")
+        #expect(Self.timeless(run.screen.all) == [
+            "✓ concurrent T",
+            "  ✓ family T",
+            // 4 columns each, as xterm draws them: the last one's tone did not fit.
+            "  ✓ true # \(String(repeating: "👍🏽", count: 10))👍… T",
             "2/2 steps finished",
             "✓ succeeded: 2 succeeded in T",
         ], "\(run.report)")

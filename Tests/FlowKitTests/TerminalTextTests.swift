@@ -46,6 +46,11 @@ import Testing
         ("ab\tc\td", 20, "ab      c       d", 17),
         ("a\tbcdefghij", 10, "a       b…", 10),
         ("👍 ok", 5, "👍 ok", 5),
+        // Counted the widest way a common terminal draws them: a joined emoji on its own
+        // (xterm, VTE), a text emoji with VS16 as two columns (kitty, WezTerm, iTerm2).
+        ("👨\u{200D}👩 x", 4, "👨\u{200D}…", 3),
+        ("❤\u{FE0F}❤\u{FE0F}x", 5, "❤\u{FE0F}❤\u{FE0F}x", 5),
+        ("❤\u{FE0F}❤\u{FE0F}xy", 5, "❤\u{FE0F}❤\u{FE0F}…", 5),
         ("abc", 1, "…", 1),
         ("abc", 0, "", 0),
     ])
@@ -53,6 +58,6 @@ import Testing
         let fitted = DisplayWidth.fit(text, in: limit)
         #expect(fitted.text == expected)
         #expect(fitted.width == width)
-        #expect(DisplayWidth.columns(of: fitted.text) == width)
+        #expect(DisplayWidth.rowColumns(of: fitted.text) == width)
     }
 }

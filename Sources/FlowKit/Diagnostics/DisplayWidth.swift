@@ -43,14 +43,39 @@ extension DisplayWidth {
     /// The columns `text` takes on a terminal (no control characters but tabs; a tab goes
     /// to the next stop, counted from the text's start).
     public static func columns(of text: String) -> Int {
+        columns(of: text, joined: true)
+    }
+
+    /// The most columns `text` takes on a common terminal: an emoji joined to the one
+    /// before (by a zero-width joiner, or a skin tone) counted as drawn on its own, as
+    /// xterm, VTE (GNOME Terminal) and glibc's `wcwidth` draw it (terminals that draw the
+    /// sequence as one character take less), and a text emoji made an emoji by VS16 as two
+    /// columns (see `columns(of:after:joined:)`). What a row that must not wrap counts (see
+    /// `fit`).
+    static func rowColumns(of text: String) -> Int {
+        columns(of: text, joined: false)
+    }
+
+    private static func columns(of text: String, joined: Bool) -> Int {
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x80 }) { return text.utf8.count }
         var width = 0
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
-            width += scalar == "\t" ? tabStop - width % tabStop : columns(of: scalar, after: previous)
+            width += scalar == "\t" ? tabStop - width % tabStop : columns(of: scalar, after: previous, joined: joined)
             previous = scalar
         }
         return width
+    }
+
+    /// `columns(of:after:)`, or with `joined` false the widest a common terminal draws it:
+    /// each scalar on its own (a skin tone is an emoji two columns wide then), and a text
+    /// emoji followed by VS16 (`❤️`) two columns, as kitty, WezTerm and iTerm2 draw it
+    /// (xterm and VTE, one).
+    @inline(__always)
+    private static func columns(of scalar: Unicode.Scalar, after previous: Unicode.Scalar?, joined: Bool) -> Int {
+        if joined { return columns(of: scalar, after: previous) }
+        if scalar == "\u{FE0F}", let previous, previous.properties.isEmoji, columns(of: previous, after: nil) == 1 { return 1 }
+        return (0x1F3FB...0x1F3FF).contains(scalar.value) ? 2 : columns(of: scalar, after: nil)
     }
 
     /// `text` as it fits in `limit` terminal columns, with the columns it takes: whole
@@ -61,7 +86,8 @@ extension DisplayWidth {
     /// What the live tree's rows go through: a row wider than the terminal wraps, and the
     /// redraw, which erases the tree by moving up as many rows as it wrote, leaves the
     /// extra rows on screen. Counting characters is not enough: a CJK character or an
-    /// emoji is two columns.
+    /// emoji is two columns. Joined emoji count as `rowColumns` counts them, the widest
+    /// way: counted as one character, a row of them wrapped on xterm and VTE.
     static func fit(_ text: String, in limit: Int) -> (text: String, width: Int) {
         guard limit > 0 else { return ("", 0) }
         let utf8 = text.utf8
@@ -79,7 +105,7 @@ extension DisplayWidth {
                 hasTab = true
                 width += tabStop - width % tabStop
             } else {
-                width += columns(of: scalar, after: previous)
+                width += columns(of: scalar, after: previous, joined: false)
             }
             previous = scalar
             if width > limit { break }
@@ -92,7 +118,7 @@ extension DisplayWidth {
         width = 0
         previous = nil
         for scalar in text.unicodeScalars {
-            let columns = scalar == "\t" ? tabStop - width % tabStop : columns(of: scalar, after: previous)
+            let columns = scalar == "\t" ? tabStop - width % tabStop : columns(of: scalar, after: previous, joined: false)
             if width + columns > room { break }
             if scalar == "\t" {
                 out.append(contentsOf: repeatElement(" ", count: columns))

@@ -121,7 +121,7 @@ extension Executor {
                 // came to is found only now. Name it (the spawn said "working directory ``
                 // does not exist"). The same values would come again: no retry.
                 let problem = "`dir: \(dir.raw)` came to the empty string, which names no directory"
-                bus.line(instance.ref, .stderr, "flow: \(problem)")
+                bus.line(instance.ref, .stderr, "flow: " + ControlEscaping.escaped(problem))
                 return AttemptResult(state: .failed, reason: problem, isFinal: true)
             }
         }
@@ -150,7 +150,7 @@ extension Executor {
         if let problem = Self.unpassable(environment, directory: directory, command: task.command) {
             // Found before the spawn, which would cut the value at the NUL without a word,
             // or fail with only "argument list too long". Certain to fail again: no retry.
-            bus.line(instance.ref, .stderr, "flow: \(problem)")
+            bus.line(instance.ref, .stderr, "flow: " + ControlEscaping.escaped(problem))
             return AttemptResult(state: .failed, reason: problem, isFinal: true)
         }
         let input: ChildInput
@@ -210,7 +210,7 @@ extension Executor {
                     // Named in the workflow's terms (the kernel says only "argument list too
                     // long"). The same command and values would come again: no retry.
                     let reason = Self.argumentListTooLong(arguments: spec.arguments, environment: spec.environment)
-                    bus.line(ref, .stderr, "flow: \(reason)")
+                    bus.line(ref, .stderr, "flow: " + ControlEscaping.escaped(reason))
                     return AttemptResult(state: .failed, exitCode: 127, reason: reason, isFinal: true)
                 }
                 var reason = error.isRetryable
@@ -249,7 +249,9 @@ extension Executor {
                         break
                     }
                 }
-                bus.line(ref, .stderr, "flow: \(reason)")
+                // In the step's output, but flow's words: a value they quote (a `dir` from a
+                // step's output) is escaped, as flow's own text always is.
+                bus.line(ref, .stderr, "flow: " + ControlEscaping.escaped(reason))
                 return AttemptResult(state: .failed, exitCode: status, reason: reason, isFinal: isFinal)
             }
         }
@@ -322,7 +324,13 @@ extension Executor {
         var outputs: [String: String] = [:]
         // Most steps write none: one stat, rather than open, fstat, read and close.
         var info = stat()
-        if stat(outputPath, &info) == 0, info.st_size > 0 {
+        let found = stat(outputPath, &info) == 0
+        if found, let what = Self.notAFile(info.st_mode) {
+            // Never opened (a FIFO's open waits for a writer, `/dev/zero` never ends), and
+            // not taken as empty either: whatever the step wrote there is lost.
+            return AttemptResult(state: .failed, exitCode: 0, reason: "cannot read FLOW_OUTPUT: it is \(what), not a file")
+        }
+        if found, info.st_size > 0 {
             // A file flow cannot read fails the step, as one it cannot parse does: taken as
             // empty (`try?`), a `FLOW_OUTPUT` over the size limit, or made a directory, let
             // the step succeed with its outputs silently gone.
@@ -406,6 +414,17 @@ extension Executor {
     /// directory: exec refuses one with "permission denied", which would not say why.
     static func isDirectory(_ path: String, in directory: String?) -> Bool {
         ExecutableLookup.isDirectory(!path.hasPrefix("/") && directory != nil ? directory! + "/" + path : path)
+    }
+
+    /// What a step's `FLOW_OUTPUT` became when it is neither a file nor a directory (which
+    /// `FileReader` names when it reads it): "a FIFO", "a socket", "a device".
+    static func notAFile(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        default: return "a device"
+        }
     }
 
     /// Whether a shell step reads the terminal; nil for other steps. Out of line: a copy of

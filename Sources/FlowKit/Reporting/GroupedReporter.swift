@@ -111,7 +111,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body) }
             quietBlocks.removeAll()
             heldTotal = 0
-            if !annotations.isEmpty { unseen.startLine(out, after: err) }
+            if !annotations.isEmpty { unseen.startLine(out, after: err, command: true) }
             for annotation in annotations { out.append(annotation.text) }
             out.flush()
             unseen.startLine(err)
@@ -170,7 +170,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         var lost: (lost: Int, errno: Int32)?
         if github {
             // `::group::` is a command only at the start of a line.
-            unseen.startLine(out, after: err)
+            unseen.startLine(out, after: err, command: true)
             out.append("::group::\(GitHubCommandEscaping.data(title))\n")
             lost = body.replay(from: spill) { _, bytes in out.append(bytes) }
             out.append("::endgroup::\n")

@@ -221,14 +221,16 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         return write(xml, to: path)
     }
 
-    /// Writes `xml` to `path`; the reason when it cannot.
+    /// Writes `xml` to `path`; the reason when it cannot (the path's control characters
+    /// escaped, as in every message of flow's).
     static func write(_ xml: String, to path: String) -> String? {
+        let shown = ControlEscaping.escaped(path)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
+        guard fd >= 0 else { return "cannot write \(shown): \(String(cString: strerror(errno)))" }
         defer { close(fd) }
         var xml = xml
         return xml.withUTF8 { buffer in
-            writeAll(fd, UnsafeRawBufferPointer(buffer)) ? nil : "cannot write \(path): \(String(cString: strerror(errno)))"
+            writeAll(fd, UnsafeRawBufferPointer(buffer)) ? nil : "cannot write \(shown): \(String(cString: strerror(errno)))"
         }
     }
 

@@ -17,21 +17,25 @@ import Glibc
 ///   is open to append, else the offset the steps shared with flow) says whether a line
 ///   ended there; read through `/proc/self/fd`, since the descriptor is write-only.
 /// - Anything else (a pipe, a socket): it cannot be known, and nothing is added: a blank
-///   line before every line of flow's would be wrong as often as it is right.
+///   line before every line of flow's would be wrong as often as it is right. Unless the
+///   line is a GitHub Actions command (`unknown`: a `\n`), which is one only at a line's
+///   start: a blank line in a CI log costs less than a `::group::` read as text.
 enum LineStartProbe {
-    /// The bytes to write to `fd` before a line of flow's own, so that it starts a line.
-    /// What flow itself wrote to `fd` must be flushed first.
-    static func separator(fd: Int32) -> [UInt8] {
+    /// The bytes to write to `fd` before a line of flow's own, so that it starts a line;
+    /// `unknown` where that cannot be told. What flow itself wrote to `fd` must be flushed
+    /// first.
+    static func separator(fd: Int32, unknown: [UInt8] = []) -> [UInt8] {
         if isatty(fd) == 1 {
             var size = winsize()
-            guard !TerminalType.isDumb, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return [] }
+            guard !TerminalType.isDumb, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return unknown }
             return [UInt8](repeating: 0x20, count: Int(size.ws_col)) + Array("\r\u{1B}[K".utf8)
         }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return [] }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return unknown }
         let appending = fcntl(fd, F_GETFL) & O_APPEND != 0
         let end = appending ? off_t(info.st_size) : lseek(fd, 0, SEEK_CUR)
-        guard end > 0, let last = lastByte(of: fd, before: end) else { return [] }
+        guard end > 0 else { return [] }
+        guard let last = lastByte(of: fd, before: end) else { return unknown }
         return last == 0x0A ? [] : [0x0A]
     }
 

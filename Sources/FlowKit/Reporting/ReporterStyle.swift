@@ -34,9 +34,11 @@ struct ReporterStyle: Sendable {
             if let signal = t.signal { text = "signal \(signal)" } else if let code = t.exitCode, code != 0 {
                 text = "exit \(code)"
             } else {
-                text = t.reason ?? ""
+                // A reason may quote a value from the run (a `with` value not allowed, a
+                // key written to `FLOW_OUTPUT`): escaped, as flow's own text always is.
+                text = ControlEscaping.escaped(t.reason ?? "")
             }
-        case .timedOut: text = t.reason ?? "timed out"
+        case .timedOut: text = ControlEscaping.escaped(t.reason ?? "timed out")
         case .cancelled: text = "cancelled"
         case .undoFailed: text = "undo failed"
         case .undone: text = "undone"

@@ -88,7 +88,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         func add(_ node: PlanNode, depth: Int) {
             index[node.path] = rows.count
             let label = ControlEscaping.escaped(node.summary)
-            rows.append(Row(path: node.path, depth: depth, label: label, labelWidth: DisplayWidth.columns(of: label),
+            rows.append(Row(path: node.path, depth: depth, label: label, labelWidth: DisplayWidth.rowColumns(of: label),
                             isLeaf: !node.isGroup, retry: node.retry))
             if !node.isGroup { total += 1 }
             for child in node.children { add(child, depth: depth + 1) }
@@ -132,7 +132,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     // Its row shows `✗` and a time, as a failed step's, but nothing inside
                     // it failed to say why: the reason goes above the tree, and stays.
                     clear()
-                    out.append(style.paint("\(t.step.label): \(reason)", "2") + "\n")
+                    out.append(style.paint("\(ControlEscaping.escaped(t.step.label)): \(ControlEscaping.escaped(reason))", "2") + "\n")
                 }
                 setState(i, t.to)
                 rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
@@ -382,9 +382,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         // narrow row the time alone is laid out as it would be.
         if let reason = row.reason, row.state == .failed || row.state == .timedOut {
             let detailed = " " + reason + time
-            if left - DisplayWidth.columns(of: detailed) >= row.labelWidth { time = detailed }
+            if left - DisplayWidth.rowColumns(of: detailed) >= row.labelWidth { time = detailed }
         }
-        let timeWidth = DisplayWidth.columns(of: time)
+        let timeWidth = DisplayWidth.rowColumns(of: time)
         // The label takes what the time leaves; when that is too little, the time goes.
         let labelRoom = left - timeWidth >= min(row.labelWidth, 12) ? left - timeWidth : left
         if row.labelWidth <= labelRoom {

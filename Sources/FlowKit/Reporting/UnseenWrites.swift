@@ -26,15 +26,16 @@ struct UnseenWrites {
     /// step, the bytes that put it at the start of a line. `other`, the writer of the other
     /// stream, is flushed first as well: a file's last byte must be the last one flow wrote.
     /// Checked for every output line in prefixed mode: only a flag, unless a step wrote.
+    /// A `command` line (GitHub Actions') gets a `\n` where the probe cannot tell.
     @inline(__always)
-    mutating func startLine(_ writer: OutputWriter, after other: OutputWriter? = nil) {
-        if writer.fd == 1 ? stdout : stderr { separate(writer, after: other) }
+    mutating func startLine(_ writer: OutputWriter, after other: OutputWriter? = nil, command: Bool = false) {
+        if writer.fd == 1 ? stdout : stderr { separate(writer, after: other, command: command) }
     }
 
-    private mutating func separate(_ writer: OutputWriter, after other: OutputWriter?) {
+    private mutating func separate(_ writer: OutputWriter, after other: OutputWriter?, command: Bool) {
         other?.flush()
         writer.flush()
-        LineStartProbe.separator(fd: writer.fd).withUnsafeBytes { writer.append($0) }
+        LineStartProbe.separator(fd: writer.fd, unknown: command ? [0x0A] : []).withUnsafeBytes { writer.append($0) }
         if shared || writer.fd == 1 { stdout = false }
         if shared || writer.fd == 2 { stderr = false }
     }
