@@ -34,6 +34,8 @@ public final class Executor: Sendable {
     let sharedNameLabels: [String: String]
     /// The nodes whose failure does not fail the run (`failureAllowedNodes`).
     let failureAllowed: Set<ObjectIdentifier>
+    /// The nodes inside a group with `retry` (`retriedGroupNodes`).
+    let retriedGroup: Set<ObjectIdentifier>
     /// The workflow's steps have ended: what is left is `finally` and rollback, which a
     /// first signal does not interrupt (the note at the signal says so).
     let stepsEnded = Flag()
@@ -54,6 +56,7 @@ public final class Executor: Sendable {
         environment = ChildEnvironment(base)
         sharedNameLabels = Self.sharedNameLabels(plan.root)
         failureAllowed = Self.failureAllowedNodes(plan.root)
+        retriedGroup = Self.retriedGroupNodes(plan.root)
         scratch = try ScratchDirectory(runID: options.runID, expectedFiles: Self.shellCount(plan.root)) { [hub] in hub.whenIdle($0) }
         if plan.root.runsProcesses { ProcessGuard.shared.startSoon() }
     }
@@ -93,13 +96,29 @@ public final class Executor: Sendable {
         return allowed
     }
 
+    /// The nodes inside a group with `retry` (its `finally` included; its `undo` not: an
+    /// undo step runs once per success it reverses, each an instance of its own). Empty
+    /// for most plans.
+    static func retriedGroupNodes(_ root: PlanNode) -> Set<ObjectIdentifier> {
+        var inside = Set<ObjectIdentifier>()
+        func visit(_ node: PlanNode, inherited: Bool) {
+            if inherited { inside.insert(ObjectIdentifier(node)) }
+            let covered = inherited || (node.isGroup && node.retry != nil)
+            for child in node.children + node.finally { visit(child, inherited: covered) }
+            for child in node.undo { visit(child, inherited: false) }
+        }
+        visit(root, inherited: false)
+        return inside
+    }
+
     /// A new instance of `node`, labelled and marked as the plan says. `failureRetried`: its
     /// failure makes a group around it retry (see `prepare`), so it is not the allowed one.
     func makeInstance(of node: PlanNode, frame: ScopeFrame, isUndo: Bool = false, failureRetried: Bool = false) -> StepInstance {
         // Most plans allow no failure: no hashing per step then.
         let allowed = !failureRetried && !failureAllowed.isEmpty && failureAllowed.contains(ObjectIdentifier(node))
+        let retried = !retriedGroup.isEmpty && retriedGroup.contains(ObjectIdentifier(node))
         return StepInstance(node: node, frame: frame, bus: bus, label: sharedNameLabels[node.path], isUndo: isUndo,
-                            failureAllowed: allowed)
+                            failureAllowed: allowed, inRetriedGroup: retried)
     }
 
     /// Runs the plan to the end (including `finally` and rollback) and reports the outcome.

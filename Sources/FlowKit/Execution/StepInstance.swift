@@ -18,9 +18,13 @@ final class StepInstance: Sendable {
 
     /// `label` replaces the node's own (`Executor.sharedNameLabels`).
     /// `failureAllowed`: its failure does not fail the run (`Executor.failureAllowedNodes`).
-    init(node: PlanNode, frame: ScopeFrame, bus: EventBus, label: String? = nil, isUndo: Bool = false, failureAllowed: Bool = false) {
+    /// `inRetriedGroup`: a group around it has `retry` (`Executor.retriedGroupNodes`).
+    init(node: PlanNode, frame: ScopeFrame, bus: EventBus, label: String? = nil, isUndo: Bool = false, failureAllowed: Bool = false,
+         inRetriedGroup: Bool = false) {
         self.node = node
-        self.ref = StepRef(node: node, isUndo: isUndo, label: label, failureAllowed: failureAllowed)
+        var ref = StepRef(node: node, isUndo: isUndo, label: label, failureAllowed: failureAllowed)
+        ref.inRetriedGroup = inRetriedGroup
+        self.ref = ref
         self.frame = frame
         self.bus = bus
     }

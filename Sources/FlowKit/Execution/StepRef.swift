@@ -14,6 +14,10 @@ public struct StepRef: Sendable, Hashable {
     /// group around it (within its `undo` block, for an undo step). Reporters mark such a
     /// step's `failed` or `timed_out` end as allowed (see `StepTransition.isAllowedFailure`).
     public var failureAllowed: Bool
+    /// Set for a step inside a group with `retry`: it may start again in the same run as a
+    /// new instance (its `attempt` from 1 again), which `AttemptMarks` counts by path.
+    /// Most steps are in none: nothing is counted for them.
+    public var inRetriedGroup: Bool = false
 
     /// `label`, when given, replaces the node's own (`name@path` for a name that several
     /// steps of the plan have).

@@ -19,9 +19,11 @@ public struct AttemptMarks: Sendable {
     public mutating func observe(_ t: StepTransition) {
         guard t.to == .running, t.step.isLeaf else { return }
         let attempt: Int
-        if t.step.isUndo {
+        if t.step.isUndo || !t.step.inRetriedGroup {
             // An undo step runs once per success it reverses (each a new instance): those
-            // are not attempts of one another; only its own retries are.
+            // are not attempts of one another; only its own retries are. A step in no
+            // retried group starts again only as its own retries: its `attempt` says which,
+            // with no counting by path (a hash of it per step, in three observers).
             attempt = t.attempt
         } else {
             attempt = starts[t.step.path, default: 0] + 1
