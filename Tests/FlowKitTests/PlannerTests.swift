@@ -460,6 +460,11 @@ import Testing
         // A group whose steps may take past its timeout (one of them may be skipped).
         ("steps:\n  - sequential:\n      - delay: 1s\n      - delay: 20s\n        if: env.X == '1'\n    timeout: 10s\n  - delay: 30s\n", 10.0),
         ("steps:\n  - delay: 1s\nfinally:\n  - delay: 10s\n    timeout: 2s\n  - delay: 1s\n", 4.0),
+        // A step `max_parallel` holds back fails no sooner than it starts, fail_fast or not.
+        ("steps:\n  - concurrent:\n      - delay: 2s\n      - delay: 3s\n        timeout: 2s\n    max_parallel: 1\n", 4.0),
+        ("steps:\n  - concurrent:\n      - delay: 2s\n      - delay: 3s\n        timeout: 2s\n    max_parallel: 1\n    fail_fast: false\n", 4.0),
+        ("steps:\n  - concurrent:\n      - delay: 3s\n        timeout: 1s\n      - delay: 5s\n      - delay: 1s\n    max_parallel: 2\n", 1.0),
+        ("steps:\n  - concurrent:\n      - delay: 3s\n        timeout: 1s\n      - delay: 5s\n      - delay: 1s\n    max_parallel: 2\n    fail_fast: false\n", 5.0),
     ])
     func shortestWallTimeIsALowerBound(yaml: String, seconds: Double) throws {
         #expect(try Self.wallTime(yaml) == seconds, "\(yaml)")

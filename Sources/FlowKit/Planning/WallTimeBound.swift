@@ -77,30 +77,50 @@ struct WallTimeBound {
     }
 
     /// Steps that start together, at most `maxParallel` at once (in file order, as the
-    /// executor starts them). A failure ends the group no sooner than the failing step;
-    /// with `fail_fast` it cancels the others then, without it they run to their end.
+    /// executor starts them: each as soon as a slot is free). A failure ends the group no
+    /// sooner than the failing step; with `fail_fast` it cancels the others then, without
+    /// it they run to their end. A step held back by `maxParallel` starts only when an
+    /// earlier one has ended, so its failure comes that much later: the steps before it
+    /// are counted at their least, which keeps the bound a lower one.
     static func concurrent(_ nodes: [PlanNode], maxParallel: Int?, failFast: Bool, in context: StaticContext) -> WallTimeBound {
         let bounds = nodes.filter(\.selected).map { of($0, in: context) }
+        let slotCount = maxParallel.map { min($0, bounds.count) } ?? bounds.count
         var ok: Duration?
         let oks = bounds.compactMap(\.ok)
-        if oks.count == bounds.count {
-            if let limit = maxParallel, limit < oks.count {
-                var slots = [Duration](repeating: .zero, count: limit)
-                for time in oks {
-                    let i = slots.indices.min { slots[$0] < slots[$1] }!
-                    slots[i] = slots[i].saturatingAdd(time)
+        if oks.count == bounds.count { ok = schedule(oks, slots: slotCount).end }
+        let (starts, leastEnd) = schedule(bounds.map(\.least), slots: slotCount)
+        var failing: Duration?
+        if bounds.contains(where: { $0.failing != nil }) {
+            if failFast {
+                for (start, bound) in zip(starts, bounds) {
+                    if let fails = bound.failing { failing = minimum(failing, start.saturatingAdd(fails)) }
                 }
-                ok = slots.max() ?? .zero
             } else {
-                ok = oks.max() ?? .zero
+                failing = leastEnd
             }
         }
-        let fails = bounds.compactMap(\.failing)
-        let failing = fails.isEmpty ? nil : failFast ? fails.min() : bounds.map(\.least).max()
-        let longest = maxParallel.map { $0 < bounds.count } == true
+        let longest = slotCount < bounds.count
             ? bounds.reduce(Duration.zero) { $0.saturatingAdd($1.longest) }
             : bounds.map(\.longest).max() ?? .zero
         return WallTimeBound(ok: ok, failing: failing, longest: longest)
+    }
+
+    /// When each of `times` starts, taken in order, each on the first of `slots` to be free,
+    /// and when the last one ends.
+    static func schedule(_ times: [Duration], slots: Int) -> (starts: [Duration], end: Duration) {
+        guard !times.isEmpty else { return ([], .zero) }
+        // Room for all at once: a wide group (thousands of steps) must not cost a scan of
+        // every slot per step.
+        if slots >= times.count { return ([Duration](repeating: .zero, count: times.count), times.max()!) }
+        var free = [Duration](repeating: .zero, count: max(slots, 1))
+        var starts: [Duration] = []
+        starts.reserveCapacity(times.count)
+        for time in times {
+            let i = free.indices.min { free[$0] < free[$1] }!
+            starts.append(free[i])
+            free[i] = free[i].saturatingAdd(time)
+        }
+        return (starts, free.max() ?? .zero)
     }
 
     /// A `finally` list: every step runs, whatever the ones before did; one failing
