@@ -28,4 +28,219 @@ import Testing
         #expect(plan.status == 0, "\(plan)")
         #expect(plan.stdoutLines.last == "3 steps, shortest wall time 4s", "\(plan)")
     }
+
+    /// "`flow run FILE --dry-run`: print the execution tree (same as `flow plan`), run
+    /// nothing", with every argument that decides what the tree is (ACTION, `--with`,
+    /// `--var`, `--tags`), in text and in JSON (`--output json` is `--format json`); and
+    /// nothing is recorded.
+    @Test func aDryRunPrintsWhatPlanPrintsForTheSameArguments() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: { target: dev }
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                steps:
+                  - name: push
+                    shell: echo "push ${{ params.env }} ${{ vars.target }}" >> log
+                    tags: [ship]
+                  - name: check
+                    shell: echo check >> log
+                    tags: [verify]
+            steps:
+              - shell: echo main >> log
+            """)
+        let arguments = ["wf.yaml", "deploy", "--with", "env=prod", "--var", "target=qa", "--tags", "ship"]
+        let plan = try box.run(["plan"] + arguments)
+        let dry = try box.run(["run"] + arguments + ["--dry-run"])
+        #expect(plan.status == 0 && dry.status == 0, "\(plan)\n\(dry)")
+        #expect(dry.stdout == plan.stdout, "\(plan)\n\(dry)")
+        #expect(plan.stdoutLines == [
+            "wf · action deploy (wf.yaml)",
+            "├─ shell push: echo \"push prod qa\" >> log  [tags ship]",
+            "└─ ○ shell check: echo check >> log  [tags verify]  (skipped: not selected)",
+            "",
+            "2 steps (1 selected), shortest wall time 0s",
+        ], "\(plan)")
+        let planJSON = try box.run(["plan"] + arguments + ["--format", "json"])
+        let dryJSON = try box.run(["run"] + arguments + ["--dry-run", "--output", "json"])
+        #expect(planJSON.status == 0 && dryJSON.status == 0, "\(planJSON)\n\(dryJSON)")
+        #expect(dryJSON.stdout == planJSON.stdout, "\(planJSON)\n\(dryJSON)")
+        #expect(!box.exists("log"))
+        #expect(!box.exists("state/journal.sqlite"), "a dry run records nothing")
+    }
+
+    // MARK: groups, retry, cancellation
+
+    /// `continue_on_error`: "a failure is recorded but does not fail the parent", so it is
+    /// not the failure `fail_fast` cancels the siblings for: the running sibling ends by
+    /// itself and the one `max_parallel` held back still starts.
+    @Test func aFailureContinueOnErrorAllowsDoesNotFailFast() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: pair
+                concurrent:
+                  - name: soft
+                    shell: while [ ! -f started ]; do sleep 0.01; done; exit 1
+                    continue_on_error: true
+                  - name: running
+                    shell: touch started; while [ ! -f soft-ended ]; do sleep 0.01; done; echo running >> log
+                  - name: held
+                    shell: echo held >> log; touch soft-ended
+                max_parallel: 2
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.finalState(of: "soft") == "failed", "\(r)")
+        #expect(r.finalState(of: "running") == "succeeded", "\(r)")
+        #expect(r.finalState(of: "held") == "succeeded", "\(r)")
+        #expect(r.finalState(of: "pair") == "succeeded", "\(r)")
+        #expect(box.lines("log") == ["held", "running"], "\(r)")
+    }
+
+    /// "Cancellation is never retried": a step that a sibling's fail-fast or its group's
+    /// `timeout` stops ends `cancelled` after one attempt, whatever its own `retry`.
+    @Test func aStepStoppedByFailFastOrItsGroupsTimeoutIsNotRetried() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - concurrent:
+                  - name: boom
+                    shell: while [ ! -f started ]; do sleep 0.01; done; exit 1
+                  - name: sibling
+                    shell: echo sibling >> log; touch started; exec $CHILD --sleep 30
+                    retry: 2
+                continue_on_error: true
+              - sequential:
+                  - name: inner
+                    shell: echo inner >> log; exec $CHILD --sleep 30
+                    retry: 2
+                timeout: 300ms
+                continue_on_error: true
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "100ms"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.states(of: "sibling") == ["running", "cancelled"], "\(r)")
+        #expect(r.states(of: "inner") == ["running", "cancelled"], "\(r)")
+        #expect(box.lines("log") == ["sibling", "inner"], "\(r)")
+    }
+
+    /// A `finally` step "always runs" after its group's failure: an `if` without a status
+    /// function (which implies `success()` elsewhere) still lets it run there, while a
+    /// written-out `success()` is false, as it sees the failure (docs/workflow-format.md,
+    /// `if`). In the root's `finally` as in a group's.
+    @Test func aFinallyStepsPlainIfRunsAfterAFailureAndSuccessIsFalse() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: { mode: full }
+            steps:
+              - sequential:
+                  - shell: exit 1
+                finally:
+                  - print: "group plain if"
+                    if: vars.mode == 'full'
+                  - print: "group success()"
+                    if: success()
+                  - print: "group failure()"
+                    if: failure()
+            finally:
+              - print: "root plain if"
+                if: vars.mode == 'full'
+              - print: "root success()"
+                if: success() && vars.mode == 'full'
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdoutLines == ["group plain if", "group failure()", "root plain if"], "\(r)")
+    }
+
+    // MARK: rollback
+
+    /// "the `undo` steps of every step that succeeded run in the reverse order of their
+    /// completion, after all `finally` blocks": a group completes after its steps, so its
+    /// undo comes before theirs; a `finally` step that succeeded is reversed too, first;
+    /// the step that failed, and one whose failure `continue_on_error` allowed, are not.
+    @Test func rollbackReversesAGroupBeforeItsStepsAndSkipsWhatFailed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - { name: c1, print: c1, undo: { print: undo-c1 } }
+                  - { name: c2, print: c2, undo: { print: undo-c2 } }
+                undo: { print: undo-g }
+              - name: soft
+                shell: exit 1
+                continue_on_error: true
+                undo: { print: undo-soft }
+              - name: bad
+                shell: exit 1
+                undo: { print: undo-bad }
+            finally:
+              - { name: f, print: fin, undo: { print: undo-fin } }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        let printed = r.jsonEvents.filter { $0["event"] as? String == "output" }.compactMap { $0["line"] as? String }
+        #expect(printed == ["c1", "c2", "fin", "undo-fin", "undo-g", "undo-c2", "undo-c1"], "\(r)")
+        #expect(r.finalState(of: "g") == "undone" && r.finalState(of: "f") == "undone", "\(r)")
+        #expect(r.finalState(of: "soft") == "failed" && r.finalState(of: "bad") == "failed", "\(r)")
+    }
+
+    // MARK: defaults
+
+    /// "`defaults`: default options for every step that does not set them": a step's own
+    /// setting wins (`dir`, `continue_on_error: false`), an enclosing group's `shell` wins
+    /// over `defaults.shell`, which wins over the workflow's `shell`
+    /// (docs/workflow-format.md, defaults).
+    @Test func aStepsOwnSettingAndItsGroupsShellWinOverDefaults() throws {
+        let box = try RunSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("sub"), withIntermediateDirectories: true)
+        try box.write("wf.yaml", """
+            shell: bash
+            defaults:
+              shell: sh
+              dir: sub
+              continue_on_error: true
+            steps:
+              - shell: echo "default ${BASH_VERSION:+bash} $(basename "$PWD")"
+              - sequential:
+                  - shell: echo "group ${BASH_VERSION:+bash} $(basename "$PWD")"
+                    dir: .
+                shell: bash
+              - name: allowed
+                shell: exit 2
+              - name: strict
+                shell: exit 3
+                continue_on_error: false
+              - shell: echo never
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json"])
+        #expect(r.status == 1, "\(r)")
+        let printed = r.jsonEvents.filter { $0["event"] as? String == "output" }.compactMap { $0["line"] as? String }
+        let here = URL(fileURLWithPath: box.root.path).lastPathComponent
+        #expect(printed == ["default  sub", "group bash \(here)"], "\(r)")
+        #expect(r.finalState(of: "allowed") == "failed" && r.finalState(of: "strict") == "failed", "\(r)")
+        #expect(r.finalStates["5"] == "skipped", "\(r)")
+    }
+
+    // MARK: expressions
+
+    /// Precedence, lowest first: `||`, `&&`, `==`/`!=`, `!`; `&&` and `||` return an
+    /// operand. So `!0 == 1` is `(!0) == 1` (a boolean is never a number: false), and
+    /// `true || false && false` is `true || (false && false)`.
+    @Test func operatorPrecedenceAndOperandsThroughTheBinary() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars: { empty: "", region: eu }
+            steps:
+              - print: "${{ !0 == 1 }} ${{ true || false && false }} ${{ vars.empty || 'fallback' }} ${{ vars.region && 'set' }} [${{ vars.empty && 'x' }}] [${{ 0 || null }}]"
+              - print: "${{ !(0 == 1) }} ${{ (true || false) && false }} ${{ 'a' == 'A' }} ${{ '01' == 1 }} ${{ '0x10' == 16 }} ${{ true == 'true' }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stdoutLines == ["false true fallback set [] []", "true false false true false true"], "\(r)")
+    }
 }
