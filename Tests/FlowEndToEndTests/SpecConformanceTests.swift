@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Statements of the contract (/work/shared/spec/workflow-format.md and cli.md) that the
 /// audit of 2026-11-27 found unpinned, or the binary getting wrong, checked through the
@@ -275,5 +278,37 @@ import Testing
         let r = try box.run(["run", "wf.yaml", "--output", "raw"])
         #expect(r.status == 0, "\(r)")
         #expect(r.stdoutLines == ["success() after soft: failed", "in g, failure()", "after g: failed", "finally succeeded"], "\(r)")
+    }
+
+    // MARK: cancellation
+
+    /// "The first SIGINT or SIGTERM: start no new step; … then run `finally` and rollback":
+    /// a step whose `if` is `always()` or `cancelled()` (which would run after a cancel in
+    /// GitHub Actions) is not started either, nor a group's; the `finally` is where
+    /// `cancelled()` is true (docs/workflow-format.md, Cancellation).
+    @Test func afterTheFirstSignalNoStepStartsWhateverItsIf() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: work
+                shell: $CHILD --stderr ready --sleep 30
+              - { name: always, if: always(), shell: echo always >> log }
+              - { name: on_cancel, if: cancelled(), shell: echo on_cancel >> log }
+              - name: group
+                sequential:
+                  - { name: inside, shell: echo inside >> log }
+                if: always()
+            finally:
+              - { name: cleanup, if: cancelled(), shell: "echo cleanup ${{ run.status }} >> log" }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "json"])
+        #expect(flow.waitFor { stdout, _ in stdout.contains("\"line\":\"ready\"") }, "\(flow.stderr)")
+        flow.signal(SIGINT)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 130, "\(r)")
+        #expect(box.lines("log") == ["cleanup cancelled"], "\(r)")
+        for name in ["always", "on_cancel", "group", "inside"] {
+            #expect(r.states(of: name) == ["skipped"], "\(name): \(r)")
+        }
     }
 }
