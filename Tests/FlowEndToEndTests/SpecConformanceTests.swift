@@ -311,4 +311,48 @@ import Glibc
             #expect(r.states(of: name) == ["skipped"], "\(name): \(r)")
         }
     }
+
+    /// SIGTERM during a step deep in nested groups: every enclosing `finally` runs, inside
+    /// out (they "are not cancelled by the first interrupt"), the later steps never start,
+    /// and then the rollback reverses what succeeded, latest first ("after all `finally`
+    /// blocks"), a concurrent sibling that had finished included; exit 143.
+    @Test func aSignalInNestedGroupsRunsEveryFinallyInsideOutThenRollsBack() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: echo a >> log
+                undo: { shell: echo undo-a >> log }
+              - name: outer
+                sequential:
+                  - name: b
+                    shell: echo b >> log
+                    undo: { shell: echo undo-b >> log }
+                  - name: inner
+                    concurrent:
+                      - name: c
+                        shell: echo c >> log; touch c-done
+                        undo:
+                          shell: echo "undo-c ${{ run.status }}" >> log
+                      - name: work
+                        shell: while [ ! -f c-done ]; do sleep 0.01; done; exec $CHILD --stderr ready --sleep 30
+                        undo: { shell: echo undo-work >> log }
+                    finally:
+                      - shell: echo "inner-finally ${{ run.status }} ${{ steps.work.status }}" >> log
+                  - name: never
+                    shell: echo never >> log
+                finally:
+                  - shell: echo "outer-finally ${{ run.status }}" >> log
+            finally:
+              - shell: echo "root-finally ${{ run.status }}" >> log
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("work | ready"), "\(flow.stderr)")
+        flow.signal(SIGTERM)
+        let r = try flow.finish(timeout: 15)
+        #expect(r.status == 143, "\(r)")
+        #expect(box.lines("log") == ["a", "b", "c", "inner-finally cancelled cancelled", "outer-finally cancelled",
+                                     "root-finally cancelled", "undo-c cancelled", "undo-b", "undo-a"], "\(r)")
+        #expect(box.leftoverProcesses().isEmpty)
+    }
 }
