@@ -74,6 +74,31 @@ import Glibc
         #expect(!box.exists("state/journal.sqlite"), "a dry run records nothing")
     }
 
+    /// "Only failures whose exit code is in `exit_codes` … and time-outs are retried": an
+    /// empty list retries no exit code, only time-outs, and the plan says so. It printed
+    /// `[retry 2 on exit ]`, naming no code.
+    @Test func anEmptyExitCodesListRetriesOnlyTimeOuts() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: code
+                shell: echo code >> log; exit 1
+                retry: { limit: 2, exit_codes: [] }
+                continue_on_error: true
+              - name: slow
+                shell: echo slow >> log; exec $CHILD --sleep 30
+                timeout: 100ms
+                retry: { limit: 1, exit_codes: [] }
+            """)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.contains("├─ shell code: echo code >> log; exit 1  [retry 2 on timeout only · continue_on_error]"), "\(plan)")
+        #expect(plan.stdoutLines.contains("└─ shell slow: echo slow >> log; exec $CHILD --sleep 30  [timeout 100ms · retry 1 on timeout only]"), "\(plan)")
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "100ms"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["code", "slow", "slow"], "\(r)")
+    }
+
     // MARK: groups, retry, cancellation
 
     /// `continue_on_error`: "a failure is recorded but does not fail the parent", so it is

@@ -163,7 +163,10 @@ public struct PlanPrinter {
             }
             if retry.backoff != 1 { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
             if let maxDelay = retry.maxDelay { text += " max \(maxDelay.compact)" }
-            if let codes = retry.exitCodes { text += " on exit " + codes.map(String.init).joined(separator: ",") }
+            // `exit_codes: []` retries no exit code: only time-outs are left to retry.
+            if let codes = retry.exitCodes {
+                text += codes.isEmpty ? " on timeout only" : " on exit " + codes.map(String.init).joined(separator: ",")
+            }
             options.append(text)
         }
         if node.continueOnError { options.append("continue_on_error") }
