@@ -99,6 +99,25 @@ import Glibc
         #expect(box.lines("log") == ["code", "slow", "slow"], "\(r)")
     }
 
+    /// The plan's step line is `KIND[ NAME]: DETAIL  [OPTIONS]  — DESCRIPTION`, "the parts
+    /// … only when there is something to show" (docs/cli.md): a blank `description` adds
+    /// nothing. It added a dangling `  — `.
+    @Test func aBlankDescriptionAddsNothingToThePlanLine() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: build
+                shell: make
+                description: ""
+              - name: test
+                shell: make test
+                description: "  "
+            """)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.prefix(3) == ["wf (wf.yaml)", "├─ shell build: make", "└─ shell test: make test"], "\(plan)")
+    }
+
     // MARK: groups, retry, cancellation
 
     /// `continue_on_error`: "a failure is recorded but does not fail the parent", so it is

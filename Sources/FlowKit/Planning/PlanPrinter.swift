@@ -98,7 +98,8 @@ public struct PlanPrinter {
             Self.put(ControlEscaping.escaped(options.joined(separator: " · ")), into: &out)
             out.append(UInt8(ascii: "]"))
         }
-        if let description = node.description {
+        // A blank description has nothing to show: a bare `—` would look cut off.
+        if let description = node.description, !description.allSatisfy(\.isWhitespace) {
             Self.put("  — ", into: &out)
             Self.put(Self.shown(description), into: &out)
         }
