@@ -118,6 +118,24 @@ import Glibc
         #expect(plan.stdoutLines.prefix(3) == ["wf (wf.yaml)", "├─ shell build: make", "└─ shell test: make test"], "\(plan)")
     }
 
+    /// "Bad expressions … are all reported with their location": an empty bare `if` is
+    /// named as such. Its help asked for an expression "between `${{` and `}}`", which
+    /// the value does not have.
+    @Test func anEmptyIfIsNamedAtItsValue() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", "steps:\n  - print: hi\n    if: \"\"\n  - print: there\n    if: ${{ }}\n")
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderr.hasPrefix("""
+            wf.yaml:3:9: error: `if` is empty [expression-syntax]
+              |
+            3 |     if: ""
+              |         ^^ write a condition, such as `vars.target == 'prod'`, or remove `if`
+
+            """), "\(r)")
+        #expect(r.stderr.contains("wf.yaml:5:12: error: empty expression [expression-syntax]"), "\(r)")
+    }
+
     // MARK: groups, retry, cancellation
 
     /// `continue_on_error`: "a failure is recorded but does not fail the parent", so it is
