@@ -136,6 +136,26 @@ import Glibc
         #expect(r.stderr.contains("wf.yaml:5:12: error: empty expression [expression-syntax]"), "\(r)")
     }
 
+    /// "Each line showing kind, name, the command or message": one that starts with a line
+    /// break shows its first line that is not blank (it showed ` …` alone), in `plan`,
+    /// `graph` and `flow show`.
+    @Test func aCommandStartingWithALineBreakShowsItsFirstLineOfText() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: "\\necho hi"
+              - print: "\\n\\nhello\\nworld"
+            """)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.prefix(3) == ["wf (wf.yaml)", "├─ shell: echo hi …", "└─ print: hello …"], "\(plan)")
+        let graph = try box.run(["graph", "wf.yaml"])
+        #expect(graph.stdoutLines.contains("  n1[\"echo hi …\"]") && graph.stdoutLines.contains("  n2[\"print hello …\"]"), "\(graph)")
+        #expect(try box.run(["run", "wf.yaml", "--output", "raw"]).status == 0)
+        let show = try box.run(["show", "last"])
+        #expect(show.stdoutLines.contains { $0.hasPrefix("✓ shell@1: echo hi …  [") }, "\(show)")
+    }
+
     // MARK: groups, retry, cancellation
 
     /// `continue_on_error`: "a failure is recorded but does not fail the parent", so it is

@@ -180,12 +180,15 @@ public struct PlanPrinter {
         ControlEscaping.escaped(oneLine(text))
     }
 
-    /// The first line of a multi-line text, marked as continued.
+    /// The first line of a multi-line text that is not blank, marked as continued: a
+    /// command or message that starts with a line break (`"\nmake"`, a block scalar
+    /// with a blank first line) showed as ` …` alone.
     static func oneLine(_ text: String) -> String {
         guard text.containsByte(UInt8(ascii: "\n")) else { return text }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        while let last = lines.last, last.allSatisfy({ $0 == " " || $0 == "\t" }), lines.count > 1 { lines.removeLast() }
-        guard let first = lines.first else { return "" }
+        let blank = { (line: Substring) in line.allSatisfy { $0 == " " || $0 == "\t" } }
+        while let last = lines.last, blank(last), lines.count > 1 { lines.removeLast() }
+        guard let first = lines.first(where: { !blank($0) }) ?? lines.first else { return "" }
         return lines.count > 1 ? String(first) + " …" : String(first)
     }
 
