@@ -437,4 +437,37 @@ import Glibc
                                      "root-finally cancelled", "undo-c cancelled", "undo-b", "undo-a"], "\(r)")
         #expect(box.leftoverProcesses().isEmpty)
     }
+
+    // MARK: outputs
+
+    /// "Inside `finally`, the steps of the group count as finished", and "a whole
+    /// `concurrent` group once it is over" (docs/workflow-format.md, the `steps.X` rule):
+    /// at run time the group's `finally`, the steps after the group and the root's
+    /// `finally` read the outputs of every step of the concurrent group, and an `undo`
+    /// those of its step and of the steps before it.
+    @Test func aConcurrentGroupsOutputsReachItsFinallyAndTheStepsAfterIt() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: first
+                shell: echo "id=one" >> "$FLOW_OUTPUT"
+              - name: grp
+                concurrent:
+                  - name: x
+                    shell: echo "k=kx" >> "$FLOW_OUTPUT"
+                  - name: y
+                    shell: echo "k=ky" >> "$FLOW_OUTPUT"
+                    undo:
+                      print: "undo y: ${{ steps.y.outputs.k }} ${{ steps.first.outputs.id }}"
+                finally:
+                  - print: "grp finally: ${{ steps.x.outputs.k }} ${{ steps.y.outputs.k }}"
+              - print: "after: ${{ steps.x.outputs.k }} ${{ steps.y.outputs.k }}"
+              - shell: exit 1
+            finally:
+              - print: "root finally: ${{ steps.y.outputs.k }} ${{ steps.first.outputs.id }}"
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "raw"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stdoutLines == ["grp finally: kx ky", "after: kx ky", "root finally: ky one", "undo y: ky one"], "\(r)")
+    }
 }
