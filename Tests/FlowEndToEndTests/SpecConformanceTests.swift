@@ -32,6 +32,28 @@ import Glibc
         #expect(plan.stdoutLines.last == "3 steps, shortest wall time 4s", "\(plan)")
     }
 
+    /// The same "shortest possible wall time" for a step that must time out under `retry`:
+    /// a time-out is always retried, so every attempt times out, with the retry's waits
+    /// between them (a group's `finally` in each attempt). The plan counted one attempt:
+    /// 500ms for these runs of 1.6s.
+    @Test func theShortestWallTimeCountsEveryAttemptOfAStepThatMustTimeOut() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - sequential:
+                  - delay: 1s
+                timeout: 300ms
+                retry: { limit: 2, delay: 100ms }
+                continue_on_error: true
+              - delay: 5s
+                timeout: 200ms
+                retry: { limit: 1, delay: 50ms, backoff: 2 }
+            """)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.last == "3 steps, shortest wall time 1.6s", "\(plan)")
+    }
+
     /// "`flow run FILE --dry-run`: print the execution tree (same as `flow plan`), run
     /// nothing", with every argument that decides what the tree is (ACTION, `--with`,
     /// `--var`, `--tags`), in text and in JSON (`--output json` is `--format json`); and

@@ -465,6 +465,14 @@ import Testing
         ("steps:\n  - concurrent:\n      - delay: 2s\n      - delay: 3s\n        timeout: 2s\n    max_parallel: 1\n    fail_fast: false\n", 4.0),
         ("steps:\n  - concurrent:\n      - delay: 3s\n        timeout: 1s\n      - delay: 5s\n      - delay: 1s\n    max_parallel: 2\n", 1.0),
         ("steps:\n  - concurrent:\n      - delay: 3s\n        timeout: 1s\n      - delay: 5s\n      - delay: 1s\n    max_parallel: 2\n    fail_fast: false\n", 5.0),
+        // A step that must time out does so at every attempt, with the waits between them.
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n    retry: { limit: 2, delay: 500ms }\n", 4.0),
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n    retry: { limit: 3, delay: 1s, backoff: 2, max_delay: 3s }\n", 12.0),
+        ("steps:\n  - delay: 1s\n    timeout: 10s\n    retry: 5\n  - delay: 1s\n", 2.0),
+        // A group retried: its `finally` runs in each attempt; an enclosing timeout cuts the attempts.
+        ("steps:\n  - sequential:\n      - delay: 1s\n    timeout: 300ms\n    retry: 1\n    finally:\n      - delay: 100ms\n", 0.8),
+        ("steps:\n  - sequential:\n      - delay: 5s\n        timeout: 1s\n        retry: 9\n    timeout: 2500ms\n  - delay: 9s\n", 2.5),
+        ("steps:\n  - delay: 1s\n    timeout: 1ms\n    retry: 1000000000\n", 10001 * 0.001),
     ])
     func shortestWallTimeIsALowerBound(yaml: String, seconds: Double) throws {
         #expect(try Self.wallTime(yaml) == seconds, "\(yaml)")

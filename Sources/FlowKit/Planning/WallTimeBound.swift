@@ -1,7 +1,8 @@
 /// The least time a step of a plan can take, for the plan's "shortest wall time".
 ///
 /// The model: a `delay` takes its duration; shell and print steps take no time and
-/// succeed; a step runs once (a retry only adds time). A step ends in one of two ways that
+/// succeed; a step that succeeds does so at its first attempt, and one that fails (under
+/// the model, times out) fails every attempt its `retry` allows. A step ends in one of two ways that
 /// matter to the steps after it: fine for its group (succeeded, skipped, or failed with
 /// `continue_on_error`), or failing it (under the model only a time-out fails), after
 /// which the group's later steps are skipped. So a bound keeps the least time of each
@@ -55,6 +56,9 @@ struct WallTimeBound {
         // happened, and is not cut short by it.
         if let timeout = node.timeout { bound = bound.limited(to: timeout) }
         if !node.finally.isEmpty { bound = bound.followed(by: finallyList(node.finally, in: context)) }
+        // Each attempt has its timeout and runs its group's `finally`; a time-out is always
+        // retried, so a step that fails fails every attempt, with the waits between them.
+        if let retry = node.retry, retry.limit > 0 { bound = bound.retried(retry) }
         if node.continueOnError { bound = WallTimeBound(ok: minimum(bound.ok, bound.failing), failing: nil, longest: bound.longest) }
         if runs == nil { bound.ok = .zero }
         return bound
@@ -140,6 +144,26 @@ struct WallTimeBound {
                       failing: Self.minimum(failing.map { min($0, timeout) }, longest >= timeout ? timeout : nil),
                       longest: min(longest, timeout))
     }
+
+    /// The step under its `retry`: succeeding, it may do so at the first attempt; failing,
+    /// it fails every attempt (a time-out, the one failure of the model, is retried
+    /// whatever `exit_codes` says, and so is any failure of a group), with each retry's
+    /// wait before it. Past `countedRetries` the attempts are left out, which keeps the
+    /// bound a lower one and its cost small whatever the limit.
+    func retried(_ retry: RetryPolicy) -> WallTimeBound {
+        let extra = { (attempt: Duration) -> Duration in
+            var total = Duration.zero
+            for n in 2...(1 + min(retry.limit, Self.countedRetries)) where total < .maximum {
+                total = total.saturatingAdd(retry.delay(beforeAttempt: n)).saturatingAdd(attempt)
+            }
+            return total
+        }
+        return WallTimeBound(ok: ok, failing: failing.map { $0.saturatingAdd(extra($0)) },
+                             longest: longest.saturatingAdd(extra(longest)))
+    }
+
+    /// How many retries of a step the bound counts at most.
+    static let countedRetries = 10_000
 
     /// The step's work followed by its group's `finally` list.
     func followed(by finally: WallTimeBound) -> WallTimeBound {
