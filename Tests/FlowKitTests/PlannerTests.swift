@@ -473,6 +473,12 @@ import Testing
         ("steps:\n  - sequential:\n      - delay: 1s\n    timeout: 300ms\n    retry: 1\n    finally:\n      - delay: 100ms\n", 0.8),
         ("steps:\n  - sequential:\n      - delay: 5s\n        timeout: 1s\n        retry: 9\n    timeout: 2500ms\n  - delay: 9s\n", 2.5),
         ("steps:\n  - delay: 1s\n    timeout: 1ms\n    retry: 1000000000\n", 10001 * 0.001),
+        // After a failure of its list, a step runs if its `if` lets it: `always()`,
+        // `failure()`; not one whose `if` implies `success()` or is not known.
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n  - delay: 2s\n    if: always()\n  - delay: 3s\n    if: failure()\n  - delay: 4s\n", 6.0),
+        ("vars: {x: n}\nsteps:\n  - delay: 10s\n    timeout: 1s\n  - delay: 2s\n    if: failure() && vars.x == 'y'\n  - delay: 3s\n    if: success() || cancelled()\n  - delay: 4s\n    if: vars.x == 'n'\n  - delay: 5s\n    if: failure() && env.CI == 'true'\n", 1.0),
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n  - sequential:\n      - delay: 2s\n      - delay: 3s\n        if: failure()\n    if: always()\n", 3.0),
+        ("steps:\n  - sequential:\n      - delay: 10s\n        timeout: 1s\n      - delay: 2s\n        if: always()\n  - delay: 4s\n  - delay: 1s\n    if: \"!success()\"\n", 4.0),
     ])
     func shortestWallTimeIsALowerBound(yaml: String, seconds: Double) throws {
         #expect(try Self.wallTime(yaml) == seconds, "\(yaml)")

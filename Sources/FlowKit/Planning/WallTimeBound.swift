@@ -27,7 +27,12 @@ struct WallTimeBound {
 
     /// The bound of `node` with the values known before the run (`context`: the
     /// variables after `--var`, the workflow's name, the params of the enclosing action).
-    static func of(_ node: PlanNode, in context: StaticContext) -> WallTimeBound {
+    ///
+    /// `afterFailure`: the step comes after one of its list that failed. It runs then only
+    /// when its `if` calls a status function and is known to be true with `failure()` true
+    /// and `success()` false (an `if` without one implies `success() &&`); else it counts
+    /// as zero, skipped.
+    static func of(_ node: PlanNode, in context: StaticContext, afterFailure: Bool = false) -> WallTimeBound {
         guard node.selected else { return .instant }
         // Known false: skipped. Not known (an output, the environment, a status function
         // other than `always()`): it may be skipped, or run. The node's environment is
@@ -36,9 +41,10 @@ struct WallTimeBound {
         let runs: Bool? = node.condition.map { condition in
             var scoped = context
             scoped.env = node.env
-            return ExpressionEvaluator.evaluate(condition, in: BeforeTheRun(statics: scoped))?.isTruthy
+            return ExpressionEvaluator.evaluate(condition, in: BeforeTheRun(statics: scoped, afterFailure: afterFailure))?.isTruthy
         } ?? true
         if runs == false { return .instant }
+        if afterFailure, runs != true || node.condition?.calls.isEmpty != false { return .instant }
         var bound: WallTimeBound
         switch node.kind {
         case .delay(let duration): bound = WallTimeBound(ok: duration, failing: nil, longest: duration)
@@ -64,15 +70,16 @@ struct WallTimeBound {
         return bound
     }
 
-    /// Steps one after another: a failing one ends the list (the rest are skipped; those
-    /// whose `if` calls a status function still run, and counting them as zero keeps the
-    /// bound a lower one).
+    /// Steps one after another: a failing one ends the list, but for the steps after it
+    /// whose `if` lets them run after a failure (`always()`, `failure()`), which still
+    /// run (those whose `if` is not known count as zero, which keeps the bound a lower one).
     static func sequence(_ nodes: [PlanNode], in context: StaticContext) -> WallTimeBound {
         var ok: Duration? = .zero
         var failing: Duration?
         var longest = Duration.zero
         for node in nodes {
             let bound = of(node, in: context)
+            if let failed = failing { failing = failed.saturatingAdd(of(node, in: context, afterFailure: true).least) }
             if let before = ok, let fails = bound.failing { failing = minimum(failing, before.saturatingAdd(fails)) }
             ok = ok.flatMap { before in bound.ok.map(before.saturatingAdd) }
             longest = longest.saturatingAdd(bound.longest)
@@ -184,8 +191,18 @@ struct WallTimeBound {
     /// the other status functions depend on how the run goes.
     struct BeforeTheRun: ExpressionEvaluator.Context {
         var statics: StaticContext
+        /// After a failure of the step's list: `failure()` is true and `success()` false
+        /// (a run that is cancelled takes no time the bound counts).
+        var afterFailure = false
 
         func value(of path: [String]) -> ExpressionValue? { statics.value(of: path) }
-        func status(_ function: String) -> Bool? { function == "always" ? true : nil }
+        func status(_ function: String) -> Bool? {
+            switch function {
+            case "always": return true
+            case "failure": return afterFailure ? true : nil
+            case "success", "cancelled": return afterFailure ? false : nil
+            default: return nil
+            }
+        }
     }
 }
