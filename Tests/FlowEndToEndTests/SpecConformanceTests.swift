@@ -227,6 +227,31 @@ import Glibc
         #expect(box.lines("log") == ["held", "running"], "\(r)")
     }
 
+    /// `finally`: "steps that always run after the group's children, even after failure or
+    /// cancellation": a group's `timeout` cancels its children, and its `finally` then runs
+    /// whole, not cut short by the time-out that has passed (docs/workflow-format.md,
+    /// Groups); the group ends `timed_out` and fails the run.
+    @Test func aGroupsTimeoutCancelsItsStepsAndItsFinallyRunsWhole() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - name: body
+                    shell: exec $CHILD --sleep 30
+                timeout: 200ms
+                finally:
+                  - name: fin
+                    shell: sleep 0.3; echo "fin ${{ steps.body.status }} ${{ run.status }}" >> log
+              - { name: after, shell: echo after >> log }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "json", "--grace", "100ms"])
+        #expect(r.status == 1, "\(r)")
+        #expect(box.lines("log") == ["fin cancelled failed"], "\(r)")
+        #expect(r.finalState(of: "body") == "cancelled" && r.finalState(of: "fin") == "succeeded", "\(r)")
+        #expect(r.finalState(of: "g") == "timed_out" && r.finalState(of: "after") == "skipped", "\(r)")
+    }
+
     /// "Cancellation is never retried": a step that a sibling's fail-fast or its group's
     /// `timeout` stops ends `cancelled` after one attempt, whatever its own `retry`.
     @Test func aStepStoppedByFailFastOrItsGroupsTimeoutIsNotRetried() throws {
