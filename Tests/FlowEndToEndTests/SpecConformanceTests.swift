@@ -141,6 +141,42 @@ import Glibc
         #expect(box.lines("log") == ["code", "slow", "slow"], "\(r)")
     }
 
+    /// The plan's `retry` option says how long each retry waits (docs/cli.md, `every D`
+    /// when every retry waits the same): a `max_delay` below `delay` makes every wait
+    /// `max_delay`, and with no `delay` nothing waits, whatever the `backoff`. It printed
+    /// `every 500ms max 100ms` for waits of 100ms, as the run's notes say.
+    @Test func thePlansRetryOptionGivesTheWaitsTheRunWaits() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: capped
+                shell: exit 1
+                retry: { limit: 2, delay: 500ms, max_delay: 100ms }
+                continue_on_error: true
+              - name: grows
+                shell: exit 1
+                retry: { limit: 2, delay: 50ms, backoff: 3, max_delay: 200ms }
+                continue_on_error: true
+              - name: nowait
+                shell: exit 1
+                retry: { limit: 1, backoff: 2, max_delay: 1s }
+                continue_on_error: true
+            """)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.dropFirst().prefix(3) == [
+            "├─ shell capped: exit 1  [retry 2 every 100ms · continue_on_error]",
+            "├─ shell grows: exit 1  [retry 2 after 150ms ×3 max 200ms · continue_on_error]",
+            "└─ shell nowait: exit 1  [retry 1 · continue_on_error]",
+        ], "\(plan)")
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.stderrLines.filter { $0.contains(": retrying") } == [
+            "capped: retrying (attempt 2 of 3) in 100ms", "capped: retrying (attempt 3 of 3) in 100ms",
+            "grows: retrying (attempt 2 of 3) in 150ms", "grows: retrying (attempt 3 of 3) in 200ms",
+            "nowait: retrying (attempt 2 of 2)",
+        ], "\(run)")
+    }
+
     /// The plan's step line is `KIND[ NAME]: DETAIL  [OPTIONS]  — DESCRIPTION`, "the parts
     /// … only when there is something to show" (docs/cli.md): a blank `description` adds
     /// nothing. It added a dangling `  — `.

@@ -159,11 +159,15 @@ public struct PlanPrinter {
             // The waits as they come: `every D` when each is `delay`; with a backoff, the
             // first one (attempt 2 waits `delay × backoff`, as the contract's formula has
             // it) and the factor of each next one. "every 5s ×2" read as a first wait of 5s.
-            if retry.delay > .zero {
-                text += retry.backoff == 1 ? " every \(retry.delay.compact)" : " after \(retry.delay(beforeAttempt: 2).compact)"
+            // A `max_delay` at or below the first wait makes every wait the same: `every`
+            // that, not `every 5s max 2s` (which waits 2s); no `delay`, no wait to grow.
+            let first = retry.delay(beforeAttempt: 2)
+            let constant = retry.backoff == 1 || first == .zero || retry.maxDelay.map { first >= $0 } == true
+            if first > .zero {
+                text += constant ? " every \(first.compact)" : " after \(first.compact)"
             }
-            if retry.backoff != 1 { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
-            if let maxDelay = retry.maxDelay { text += " max \(maxDelay.compact)" }
+            if !constant { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
+            if !constant, let maxDelay = retry.maxDelay { text += " max \(maxDelay.compact)" }
             // `exit_codes: []` retries no exit code: only time-outs are left to retry.
             if let codes = retry.exitCodes {
                 text += codes.isEmpty ? " on timeout only" : " on exit " + codes.map(String.init).joined(separator: ",")
