@@ -72,6 +72,25 @@ import Glibc
         let plan = try box.run(["plan", "wf.yaml"])
         #expect(plan.status == 0, "\(plan)")
         #expect(plan.stdoutLines.last == "4 steps, shortest wall time 6s", "\(plan)")
+        // And a `finally` after work that must fail: its `if: failure()` steps run, its
+        // `if: success()` ones do not (1s + 2s + 100ms + 300ms; it said 1.1s).
+        try box.write("finally.yaml", """
+            steps:
+              - sequential:
+                  - delay: 5s
+                    timeout: 1s
+                finally:
+                  - delay: 2s
+                    if: failure()
+                  - delay: 4s
+                    if: success()
+                  - delay: 100ms
+            finally:
+              - delay: 300ms
+                if: failure()
+            """)
+        let cleanup = try box.run(["plan", "finally.yaml"])
+        #expect(cleanup.stdoutLines.last == "6 steps, shortest wall time 3.4s", "\(cleanup)")
     }
 
     /// "`flow run FILE --dry-run`: print the execution tree (same as `flow plan`), run

@@ -479,6 +479,10 @@ import Testing
         ("vars: {x: n}\nsteps:\n  - delay: 10s\n    timeout: 1s\n  - delay: 2s\n    if: failure() && vars.x == 'y'\n  - delay: 3s\n    if: success() || cancelled()\n  - delay: 4s\n    if: vars.x == 'n'\n  - delay: 5s\n    if: failure() && env.CI == 'true'\n", 1.0),
         ("steps:\n  - delay: 10s\n    timeout: 1s\n  - sequential:\n      - delay: 2s\n      - delay: 3s\n        if: failure()\n    if: always()\n", 3.0),
         ("steps:\n  - sequential:\n      - delay: 10s\n        timeout: 1s\n      - delay: 2s\n        if: always()\n  - delay: 4s\n  - delay: 1s\n    if: \"!success()\"\n", 4.0),
+        // A `finally` after work that must fail: its `if: failure()` steps run, its
+        // `if: success()` ones do not; after work that may succeed, `failure()` is not known.
+        ("steps:\n  - sequential:\n      - delay: 5s\n        timeout: 1s\n    finally:\n      - delay: 2s\n        if: failure()\n      - delay: 4s\n        if: success()\n      - delay: 100ms\nfinally:\n  - delay: 300ms\n    if: failure()\n  - delay: 1h\n    if: cancelled()\n", 3.4),
+        ("steps:\n  - delay: 1s\nfinally:\n  - delay: 2s\n    if: failure()\n  - delay: 3s\n    if: success()\n", 1.0),
     ])
     func shortestWallTimeIsALowerBound(yaml: String, seconds: Double) throws {
         #expect(try Self.wallTime(yaml) == seconds, "\(yaml)")

@@ -28,11 +28,9 @@ struct WallTimeBound {
     /// The bound of `node` with the values known before the run (`context`: the
     /// variables after `--var`, the workflow's name, the params of the enclosing action).
     ///
-    /// `afterFailure`: the step comes after one of its list that failed. It runs then only
-    /// when its `if` calls a status function and is known to be true with `failure()` true
-    /// and `success()` false (an `if` without one implies `success() &&`); else it counts
-    /// as zero, skipped.
-    static func of(_ node: PlanNode, in context: StaticContext, afterFailure: Bool = false) -> WallTimeBound {
+    /// `after`: what the step is known to come after (see `Before`).
+    static func of(_ node: PlanNode, in context: StaticContext, after: Before = .unknown) -> WallTimeBound {
+        let afterFailure = after != .unknown
         guard node.selected else { return .instant }
         // Known false: skipped. Not known (an output, the environment, a status function
         // other than `always()`): it may be skipped, or run. The node's environment is
@@ -44,7 +42,7 @@ struct WallTimeBound {
             return ExpressionEvaluator.evaluate(condition, in: BeforeTheRun(statics: scoped, afterFailure: afterFailure))?.isTruthy
         } ?? true
         if runs == false { return .instant }
-        if afterFailure, runs != true || node.condition?.calls.isEmpty != false { return .instant }
+        if after == .failureInItsList, runs != true || node.condition?.calls.isEmpty != false { return .instant }
         var bound: WallTimeBound
         switch node.kind {
         case .delay(let duration): bound = WallTimeBound(ok: duration, failing: nil, longest: duration)
@@ -61,7 +59,10 @@ struct WallTimeBound {
         // The timeout races the step's own work; a group's `finally` runs after it whatever
         // happened, and is not cut short by it.
         if let timeout = node.timeout { bound = bound.limited(to: timeout) }
-        if !node.finally.isEmpty { bound = bound.followed(by: finallyList(node.finally, in: context)) }
+        if !node.finally.isEmpty {
+            bound = bound.followed(by: finallyList(node.finally, in: context),
+                                   afterFailure: finallyList(node.finally, in: context, after: .failureBeforeFinally))
+        }
         // Each attempt has its timeout and runs its group's `finally`; a time-out is always
         // retried, so a step that fails fails every attempt, with the waits between them.
         if let retry = node.retry, retry.limit > 0 { bound = bound.retried(retry) }
@@ -79,7 +80,7 @@ struct WallTimeBound {
         var longest = Duration.zero
         for node in nodes {
             let bound = of(node, in: context)
-            if let failed = failing { failing = failed.saturatingAdd(of(node, in: context, afterFailure: true).least) }
+            if let failed = failing { failing = failed.saturatingAdd(of(node, in: context, after: .failureInItsList).least) }
             if let before = ok, let fails = bound.failing { failing = minimum(failing, before.saturatingAdd(fails)) }
             ok = ok.flatMap { before in bound.ok.map(before.saturatingAdd) }
             longest = longest.saturatingAdd(bound.longest)
@@ -136,8 +137,8 @@ struct WallTimeBound {
 
     /// A `finally` list: every step runs, whatever the ones before did; one failing
     /// fails the group.
-    static func finallyList(_ nodes: [PlanNode], in context: StaticContext) -> WallTimeBound {
-        let bounds = nodes.map { of($0, in: context) }
+    static func finallyList(_ nodes: [PlanNode], in context: StaticContext, after: Before = .unknown) -> WallTimeBound {
+        let bounds = nodes.map { of($0, in: context, after: after) }
         let least = bounds.reduce(Duration.zero) { $0.saturatingAdd($1.least) }
         let oks = bounds.compactMap(\.ok)
         return WallTimeBound(ok: oks.count == bounds.count ? oks.reduce(Duration.zero) { $0.saturatingAdd($1) } : nil,
@@ -172,12 +173,27 @@ struct WallTimeBound {
     /// How many retries of a step the bound counts at most.
     static let countedRetries = 10_000
 
-    /// The step's work followed by its group's `finally` list.
-    func followed(by finally: WallTimeBound) -> WallTimeBound {
+    /// The step's work followed by its group's `finally` list: `finally` as it goes after
+    /// work that ended fine, `afterFailure` after work that failed.
+    func followed(by finally: WallTimeBound, afterFailure: WallTimeBound) -> WallTimeBound {
         let okThenFailing = ok.flatMap { ok in finally.failing.map(ok.saturatingAdd) }
         return WallTimeBound(ok: ok.flatMap { ok in finally.ok.map(ok.saturatingAdd) },
-                             failing: Self.minimum(failing.map { $0.saturatingAdd(finally.least) }, okThenFailing),
-                             longest: longest.saturatingAdd(finally.longest))
+                             failing: Self.minimum(failing.map { $0.saturatingAdd(afterFailure.least) }, okThenFailing),
+                             longest: longest.saturatingAdd(max(finally.longest, afterFailure.longest)))
+    }
+
+    /// What a step is known to come after, for its `if`.
+    enum Before {
+        /// Nothing known: status functions other than `always()` are not known.
+        case unknown
+        /// A failure of an earlier step of its list: `failure()` is true, `success()` and
+        /// `cancelled()` false (a run that is cancelled takes no time the bound counts),
+        /// and it runs only if its `if` calls a status function (one without implies
+        /// `success() &&`); else it counts as zero, skipped.
+        case failureInItsList
+        /// A failure of the work of the group whose `finally` it is in: the same values,
+        /// and its `if` decides alone, as every step of a `finally` list runs.
+        case failureBeforeFinally
     }
 
     /// The lesser of two optional durations (nil only when both are).
