@@ -93,6 +93,28 @@ import Glibc
         #expect(cleanup.stdoutLines.last == "6 steps, shortest wall time 3.4s", "\(cleanup)")
     }
 
+    /// Working out both ways a step can come (after work that ended fine, after a failure)
+    /// must not work out its steps twice: 60 levels of groups that each run after a
+    /// failure, or each in the `finally` of the one around it, doubled the walk at every
+    /// level, and `flow plan` did not end.
+    @Test(arguments: [false, true])
+    func theShortestWallTimeOfDeeplyNestedGroupsIsWorkedOutOnce(inFinally: Bool) throws {
+        let box = try RunSandbox()
+        var lines = ["steps:"]
+        var indent = "  "
+        for _ in 0..<60 {
+            lines += inFinally
+                ? [indent + "- sequential:", indent + "    - delay: 1s", indent + "      timeout: 1ms", indent + "  finally:"]
+                : [indent + "- if: always()", indent + "  sequential:", indent + "    - delay: 1s", indent + "      timeout: 1ms"]
+            indent += "    "
+        }
+        lines.append(indent + "- delay: 1ms")
+        try box.write("wf.yaml", lines.joined(separator: "\n") + "\n")
+        let plan = try box.run(["plan", "wf.yaml"], timeout: 120)
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.last == "121 steps, shortest wall time \(inFinally ? "61ms" : "60ms")", "\(plan)")
+    }
+
     /// "`flow run FILE --dry-run`: print the execution tree (same as `flow plan`), run
     /// nothing", with every argument that decides what the tree is (ACTION, `--with`,
     /// `--var`, `--tags`), in text and in JSON (`--output json` is `--format json`); and

@@ -27,22 +27,44 @@ struct WallTimeBound {
 
     /// The bound of `node` with the values known before the run (`context`: the
     /// variables after `--var`, the workflow's name, the params of the enclosing action).
-    ///
-    /// `after`: what the step is known to come after (see `Before`).
-    static func of(_ node: PlanNode, in context: StaticContext, after: Before = .unknown) -> WallTimeBound {
-        let afterFailure = after != .unknown
-        guard node.selected else { return .instant }
+    static func of(_ node: PlanNode, in context: StaticContext) -> WallTimeBound {
+        let runs = Self.runs(node, in: context, after: .unknown)
+        return runs == false ? .instant : gated(work(of: node, in: context), runs: runs)
+    }
+
+    /// Whether `node` runs, as far as is known before the run, given what it comes after:
+    /// nil when not known. Every bound below asks this once per way it can come, and works
+    /// out the node's own `work` once whatever the answers: asking `of` for each way
+    /// doubled the walk at every level (a `finally` in a `finally`…).
+    static func runs(_ node: PlanNode, in context: StaticContext, after: Before) -> Bool? {
+        guard node.selected else { return false }
         // Known false: skipped. Not known (an output, the environment, a status function
         // other than `always()`): it may be skipped, or run. The node's environment is
         // set only for its condition (each node carries its whole environment): copying
         // the context at every node was most of this walk.
-        let runs: Bool? = node.condition.map { condition in
-            var scoped = context
-            scoped.env = node.env
-            return ExpressionEvaluator.evaluate(condition, in: BeforeTheRun(statics: scoped, afterFailure: afterFailure))?.isTruthy
-        } ?? true
-        if runs == false { return .instant }
-        if after == .failureInItsList, runs != true || node.condition?.calls.isEmpty != false { return .instant }
+        // After a failure in its list, a step without a status function in its `if` is
+        // skipped: its `if` implies `success() &&`.
+        guard let condition = node.condition else { return after != .failureInItsList }
+        if after == .failureInItsList, condition.calls.isEmpty { return false }
+        var scoped = context
+        scoped.env = node.env
+        let value = ExpressionEvaluator.evaluate(condition, in: BeforeTheRun(statics: scoped, afterFailure: after != .unknown))?.isTruthy
+        // After a failure in its list a step runs only when its `if` is known to let it.
+        return after == .failureInItsList ? value == true : value
+    }
+
+    /// The bound of work that runs when `runs` (not false) says: one that may be skipped
+    /// (nil) may also take no time.
+    static func gated(_ work: WallTimeBound, runs: Bool?) -> WallTimeBound {
+        guard runs != false else { return .instant }
+        var bound = work
+        if runs == nil { bound.ok = .zero }
+        return bound
+    }
+
+    /// The bound of `node` when it runs: its kind's work, its `timeout`, its `finally`, its
+    /// `retry` and its `continue_on_error`.
+    static func work(of node: PlanNode, in context: StaticContext) -> WallTimeBound {
         var bound: WallTimeBound
         switch node.kind {
         case .delay(let duration): bound = WallTimeBound(ok: duration, failing: nil, longest: duration)
@@ -60,14 +82,13 @@ struct WallTimeBound {
         // happened, and is not cut short by it.
         if let timeout = node.timeout { bound = bound.limited(to: timeout) }
         if !node.finally.isEmpty {
-            bound = bound.followed(by: finallyList(node.finally, in: context),
-                                   afterFailure: finallyList(node.finally, in: context, after: .failureBeforeFinally))
+            let finally = finallyList(node.finally, in: context)
+            bound = bound.followed(by: finally.afterWork, afterFailure: finally.afterFailure)
         }
         // Each attempt has its timeout and runs its group's `finally`; a time-out is always
         // retried, so a step that fails fails every attempt, with the waits between them.
         if let retry = node.retry, retry.limit > 0 { bound = bound.retried(retry) }
         if node.continueOnError { bound = WallTimeBound(ok: minimum(bound.ok, bound.failing), failing: nil, longest: bound.longest) }
-        if runs == nil { bound.ok = .zero }
         return bound
     }
 
@@ -79,8 +100,12 @@ struct WallTimeBound {
         var failing: Duration?
         var longest = Duration.zero
         for node in nodes {
-            let bound = of(node, in: context)
-            if let failed = failing { failing = failed.saturatingAdd(of(node, in: context, after: .failureInItsList).least) }
+            let runs = Self.runs(node, in: context, after: .unknown)
+            let runsAfterFailure = failing == nil ? false : Self.runs(node, in: context, after: .failureInItsList)
+            guard runs != false || runsAfterFailure != false else { continue }
+            let work = work(of: node, in: context)
+            let bound = gated(work, runs: runs)
+            if let failed = failing { failing = failed.saturatingAdd(gated(work, runs: runsAfterFailure).least) }
             if let before = ok, let fails = bound.failing { failing = minimum(failing, before.saturatingAdd(fails)) }
             ok = ok.flatMap { before in bound.ok.map(before.saturatingAdd) }
             longest = longest.saturatingAdd(bound.longest)
@@ -136,14 +161,27 @@ struct WallTimeBound {
     }
 
     /// A `finally` list: every step runs, whatever the ones before did; one failing
-    /// fails the group.
-    static func finallyList(_ nodes: [PlanNode], in context: StaticContext, after: Before = .unknown) -> WallTimeBound {
-        let bounds = nodes.map { of($0, in: context, after: after) }
-        let least = bounds.reduce(Duration.zero) { $0.saturatingAdd($1.least) }
-        let oks = bounds.compactMap(\.ok)
-        return WallTimeBound(ok: oks.count == bounds.count ? oks.reduce(Duration.zero) { $0.saturatingAdd($1) } : nil,
-                             failing: bounds.contains { $0.failing != nil } ? least : nil,
-                             longest: bounds.reduce(Duration.zero) { $0.saturatingAdd($1.longest) })
+    /// fails the group. As it goes after its group's work that ended fine, and after work
+    /// that failed (where `failure()` is known to be true).
+    static func finallyList(_ nodes: [PlanNode], in context: StaticContext)
+        -> (afterWork: WallTimeBound, afterFailure: WallTimeBound) {
+        var afterWork: [WallTimeBound] = []
+        var afterFailure: [WallTimeBound] = []
+        for node in nodes {
+            let runs = Self.runs(node, in: context, after: .unknown)
+            let runsAfterFailure = Self.runs(node, in: context, after: .failureBeforeFinally)
+            let work = runs == false && runsAfterFailure == false ? .instant : work(of: node, in: context)
+            afterWork.append(gated(work, runs: runs))
+            afterFailure.append(gated(work, runs: runsAfterFailure))
+        }
+        func list(_ bounds: [WallTimeBound]) -> WallTimeBound {
+            let least = bounds.reduce(Duration.zero) { $0.saturatingAdd($1.least) }
+            let oks = bounds.compactMap(\.ok)
+            return WallTimeBound(ok: oks.count == bounds.count ? oks.reduce(Duration.zero) { $0.saturatingAdd($1) } : nil,
+                                 failing: bounds.contains { $0.failing != nil } ? least : nil,
+                                 longest: bounds.reduce(Duration.zero) { $0.saturatingAdd($1.longest) })
+        }
+        return (list(afterWork), list(afterFailure))
     }
 
     /// The step raced against its `timeout`: what would take longer fails at the timeout.
