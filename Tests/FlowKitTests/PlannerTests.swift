@@ -472,7 +472,10 @@ import Testing
         // A group retried: its `finally` runs in each attempt; an enclosing timeout cuts the attempts.
         ("steps:\n  - sequential:\n      - delay: 1s\n    timeout: 300ms\n    retry: 1\n    finally:\n      - delay: 100ms\n", 0.8),
         ("steps:\n  - sequential:\n      - delay: 5s\n        timeout: 1s\n        retry: 9\n    timeout: 2500ms\n  - delay: 9s\n", 2.5),
-        ("steps:\n  - delay: 1s\n    timeout: 1ms\n    retry: 1000000000\n", 10001 * 0.001),
+        // Waits that stop growing are counted whatever the limit: a billion retries of 1ms
+        // (and 1ms waits) are about 23 days; past 10,000 growing waits, no more are counted.
+        ("steps:\n  - delay: 1s\n    timeout: 1ms\n    retry: { limit: 1000000000, delay: 1ms }\n", 2_000_000.001),
+        ("steps:\n  - delay: 1s\n    timeout: 1ms\n    retry: { limit: 1000000000, delay: 1ms, backoff: 2 }\n", 3_600_000_000),
         // After a failure of its list, a step runs if its `if` lets it: `always()`,
         // `failure()`; not one whose `if` implies `success()` or is not known.
         ("steps:\n  - delay: 10s\n    timeout: 1s\n  - delay: 2s\n    if: always()\n  - delay: 3s\n    if: failure()\n  - delay: 4s\n", 6.0),

@@ -194,13 +194,25 @@ struct WallTimeBound {
     /// The step under its `retry`: succeeding, it may do so at the first attempt; failing,
     /// it fails every attempt (a time-out, the one failure of the model, is retried
     /// whatever `exit_codes` says, and so is any failure of a group), with each retry's
-    /// wait before it. Past `countedRetries` the attempts are left out, which keeps the
-    /// bound a lower one and its cost small whatever the limit.
+    /// wait before it. A step that cannot fail is never retried. Once the waits stop
+    /// growing (no backoff, or `max_delay` reached) the rest is one multiplication; past
+    /// `countedRetries` growing waits are left out, which keeps the bound a lower one and
+    /// its cost small whatever the limit (every step of a large workflow may have a retry).
     func retried(_ retry: RetryPolicy) -> WallTimeBound {
+        guard failing != nil else { return self }
         let extra = { (attempt: Duration) -> Duration in
             var total = Duration.zero
-            for n in 2...(1 + min(retry.limit, Self.countedRetries)) where total < .maximum {
-                total = total.saturatingAdd(retry.delay(beforeAttempt: n)).saturatingAdd(attempt)
+            var previous: Duration?
+            var n = 2
+            let last = 1 + retry.limit
+            while n <= last, n <= 1 + Self.countedRetries, total < .maximum {
+                let wait = retry.delay(beforeAttempt: n)
+                if wait == previous {
+                    return total.saturatingAdd(wait.saturatingAdd(attempt).saturatingMultiplied(by: last - n + 1))
+                }
+                previous = wait
+                total = total.saturatingAdd(wait).saturatingAdd(attempt)
+                n += 1
             }
             return total
         }
@@ -208,7 +220,7 @@ struct WallTimeBound {
                              longest: longest.saturatingAdd(extra(longest)))
     }
 
-    /// How many retries of a step the bound counts at most.
+    /// How many retries with growing waits the bound counts at most.
     static let countedRetries = 10_000
 
     /// The step's work followed by its group's `finally` list: `finally` as it goes after
