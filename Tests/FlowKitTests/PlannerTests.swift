@@ -460,6 +460,32 @@ import Testing
         // A group whose steps may take past its timeout (one of them may be skipped).
         ("steps:\n  - sequential:\n      - delay: 1s\n      - delay: 20s\n        if: env.X == '1'\n    timeout: 10s\n  - delay: 30s\n", 10.0),
         ("steps:\n  - delay: 1s\nfinally:\n  - delay: 10s\n    timeout: 2s\n  - delay: 1s\n", 4.0),
+        // A step `max_parallel` holds back fails no sooner than it starts, fail_fast or not.
+        ("steps:\n  - concurrent:\n      - delay: 2s\n      - delay: 3s\n        timeout: 2s\n    max_parallel: 1\n", 4.0),
+        ("steps:\n  - concurrent:\n      - delay: 2s\n      - delay: 3s\n        timeout: 2s\n    max_parallel: 1\n    fail_fast: false\n", 4.0),
+        ("steps:\n  - concurrent:\n      - delay: 3s\n        timeout: 1s\n      - delay: 5s\n      - delay: 1s\n    max_parallel: 2\n", 1.0),
+        ("steps:\n  - concurrent:\n      - delay: 3s\n        timeout: 1s\n      - delay: 5s\n      - delay: 1s\n    max_parallel: 2\n    fail_fast: false\n", 5.0),
+        // A step that must time out does so at every attempt, with the waits between them.
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n    retry: { limit: 2, delay: 500ms }\n", 4.0),
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n    retry: { limit: 3, delay: 1s, backoff: 2, max_delay: 3s }\n", 12.0),
+        ("steps:\n  - delay: 1s\n    timeout: 10s\n    retry: 5\n  - delay: 1s\n", 2.0),
+        // A group retried: its `finally` runs in each attempt; an enclosing timeout cuts the attempts.
+        ("steps:\n  - sequential:\n      - delay: 1s\n    timeout: 300ms\n    retry: 1\n    finally:\n      - delay: 100ms\n", 0.8),
+        ("steps:\n  - sequential:\n      - delay: 5s\n        timeout: 1s\n        retry: 9\n    timeout: 2500ms\n  - delay: 9s\n", 2.5),
+        // Waits that stop growing are counted whatever the limit: a billion retries of 1ms
+        // (and 1ms waits) are about 23 days; past 10,000 growing waits, no more are counted.
+        ("steps:\n  - delay: 1s\n    timeout: 1ms\n    retry: { limit: 1000000000, delay: 1ms }\n", 2_000_000.001),
+        ("steps:\n  - delay: 1s\n    timeout: 1ms\n    retry: { limit: 1000000000, delay: 1ms, backoff: 2 }\n", 3_600_000_000),
+        // After a failure of its list, a step runs if its `if` lets it: `always()`,
+        // `failure()`; not one whose `if` implies `success()` or is not known.
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n  - delay: 2s\n    if: always()\n  - delay: 3s\n    if: failure()\n  - delay: 4s\n", 6.0),
+        ("vars: {x: n}\nsteps:\n  - delay: 10s\n    timeout: 1s\n  - delay: 2s\n    if: failure() && vars.x == 'y'\n  - delay: 3s\n    if: success() || cancelled()\n  - delay: 4s\n    if: vars.x == 'n'\n  - delay: 5s\n    if: failure() && env.CI == 'true'\n", 1.0),
+        ("steps:\n  - delay: 10s\n    timeout: 1s\n  - sequential:\n      - delay: 2s\n      - delay: 3s\n        if: failure()\n    if: always()\n", 3.0),
+        ("steps:\n  - sequential:\n      - delay: 10s\n        timeout: 1s\n      - delay: 2s\n        if: always()\n  - delay: 4s\n  - delay: 1s\n    if: \"!success()\"\n", 4.0),
+        // A `finally` after work that must fail: its `if: failure()` steps run, its
+        // `if: success()` ones do not; after work that may succeed, `failure()` is not known.
+        ("steps:\n  - sequential:\n      - delay: 5s\n        timeout: 1s\n    finally:\n      - delay: 2s\n        if: failure()\n      - delay: 4s\n        if: success()\n      - delay: 100ms\nfinally:\n  - delay: 300ms\n    if: failure()\n  - delay: 1h\n    if: cancelled()\n", 3.4),
+        ("steps:\n  - delay: 1s\nfinally:\n  - delay: 2s\n    if: failure()\n  - delay: 3s\n    if: success()\n", 1.0),
     ])
     func shortestWallTimeIsALowerBound(yaml: String, seconds: Double) throws {
         #expect(try Self.wallTime(yaml) == seconds, "\(yaml)")

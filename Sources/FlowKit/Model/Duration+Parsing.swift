@@ -121,6 +121,14 @@ extension Duration {
         return a > .maximum - b ? .maximum : a + b
     }
 
+    /// The duration `count` times over, or `maximum` if that would be longer (a plan's
+    /// count of a million retries).
+    public func saturatingMultiplied(by count: Int) -> Duration {
+        guard count > 0, self > .zero else { return .zero }
+        let (product, overflow) = min(self, .maximum).wholeNanoseconds.multipliedReportingOverflow(by: Int64(count))
+        return overflow || product >= Duration.maximum.wholeNanoseconds ? .maximum : .nanoseconds(product)
+    }
+
     /// The exact compact form for plans and summaries: `250ms`, `1.5ms`, `1.5s`, `2m`,
     /// `1h30m`, `1m30.5s`. It parses back to the same duration: nothing is rounded but
     /// what lies below a nanosecond.

@@ -456,6 +456,13 @@ extension WorkflowParser {
                 return nil
             }
         }
+        // A blank bare condition has no `${{ }}` to write an expression in, which the
+        // parser's help for an empty expression would ask for.
+        if offset == 0, source.unicodeScalars.allSatisfy(ExpressionLexer.isSpace) {
+            bag.error(.expressionSyntax, "`if` is empty", at: text.span,
+                      help: "write a condition, such as `vars.target == 'prod'`, or remove `if`")
+            return nil
+        }
         switch ExpressionParser.parse(source, locate: { locator.location(ofValueOffset: offset + $0) }) {
         case .success(let expression): return Located(expression, text.span)
         case .failure(let failure):

@@ -98,7 +98,8 @@ public struct PlanPrinter {
             Self.put(ControlEscaping.escaped(options.joined(separator: " · ")), into: &out)
             out.append(UInt8(ascii: "]"))
         }
-        if let description = node.description {
+        // A blank description has nothing to show: a bare `—` would look cut off.
+        if let description = node.description, !description.allSatisfy(\.isWhitespace) {
             Self.put("  — ", into: &out)
             Self.put(Self.shown(description), into: &out)
         }
@@ -158,12 +159,19 @@ public struct PlanPrinter {
             // The waits as they come: `every D` when each is `delay`; with a backoff, the
             // first one (attempt 2 waits `delay × backoff`, as the contract's formula has
             // it) and the factor of each next one. "every 5s ×2" read as a first wait of 5s.
-            if retry.delay > .zero {
-                text += retry.backoff == 1 ? " every \(retry.delay.compact)" : " after \(retry.delay(beforeAttempt: 2).compact)"
+            // A `max_delay` at or below the first wait makes every wait the same: `every`
+            // that, not `every 5s max 2s` (which waits 2s); no `delay`, no wait to grow.
+            let first = retry.delay(beforeAttempt: 2)
+            let constant = retry.backoff == 1 || first == .zero || retry.maxDelay.map { first >= $0 } == true
+            if first > .zero {
+                text += constant ? " every \(first.compact)" : " after \(first.compact)"
             }
-            if retry.backoff != 1 { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
-            if let maxDelay = retry.maxDelay { text += " max \(maxDelay.compact)" }
-            if let codes = retry.exitCodes { text += " on exit " + codes.map(String.init).joined(separator: ",") }
+            if !constant { text += " ×\(ExpressionValue.number(retry.backoff).description)" }
+            if !constant, let maxDelay = retry.maxDelay { text += " max \(maxDelay.compact)" }
+            // `exit_codes: []` retries no exit code: only time-outs are left to retry.
+            if let codes = retry.exitCodes {
+                text += codes.isEmpty ? " on timeout only" : " on exit " + codes.map(String.init).joined(separator: ",")
+            }
             options.append(text)
         }
         if node.continueOnError { options.append("continue_on_error") }
@@ -176,12 +184,15 @@ public struct PlanPrinter {
         ControlEscaping.escaped(oneLine(text))
     }
 
-    /// The first line of a multi-line text, marked as continued.
+    /// The first line of a multi-line text that is not blank, marked as continued: a
+    /// command or message that starts with a line break (`"\nmake"`, a block scalar
+    /// with a blank first line) showed as ` …` alone.
     static func oneLine(_ text: String) -> String {
         guard text.containsByte(UInt8(ascii: "\n")) else { return text }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        while let last = lines.last, last.allSatisfy({ $0 == " " || $0 == "\t" }), lines.count > 1 { lines.removeLast() }
-        guard let first = lines.first else { return "" }
+        let blank = { (line: Substring) in line.allSatisfy { $0 == " " || $0 == "\t" } }
+        while let last = lines.last, blank(last), lines.count > 1 { lines.removeLast() }
+        guard let first = lines.first(where: { !blank($0) }) ?? lines.first else { return "" }
         return lines.count > 1 ? String(first) + " …" : String(first)
     }
 
