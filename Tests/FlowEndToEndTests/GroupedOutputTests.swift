@@ -8,6 +8,26 @@ import Glibc
 /// 1 MiB, the rest in a temporary file. These check the blocks of steps that print far
 /// more than that, and that flow's memory does not grow with the output.
 struct GroupedOutputTests {
+    /// A retried step's later attempts are blocks of their own, each titled with its
+    /// attempt (the three blocks of a step tried three times all read `✗ flaky (exit 1 …)`),
+    /// in the terminal's form and GitHub Actions' groups alike.
+    @Test func aRetriedStepsLaterAttemptsSayWhichTheyAre() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: flaky
+                shell: echo try; exit 1
+                retry: 2
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--no-journal"])
+        #expect(r.status == 1, "\(r)")
+        let titles = r.stderrLines.filter { $0.hasPrefix("── ✗ flaky") }.map { $0.replacingOccurrences(of: #" \d+\.\ds"#, with: "", options: .regularExpression) }
+        #expect(titles == ["── ✗ flaky (exit 1) ──", "── ✗ flaky (attempt 2; exit 1) ──", "── ✗ flaky (attempt 3; exit 1) ──"], "\(r)")
+        let github = try box.run(["run", "wf.yaml", "--output", "grouped", "--no-journal"], env: ["GITHUB_ACTIONS": "true"])
+        let groups = github.stdoutLines.filter { $0.hasPrefix("::group::") }.map { $0.replacingOccurrences(of: #" \d+\.\ds"#, with: "", options: .regularExpression) }
+        #expect(groups == ["::group::✗ flaky (exit 1)", "::group::✗ flaky (attempt 2; exit 1)", "::group::✗ flaky (attempt 3; exit 1)"], "\(github)")
+    }
+
     /// A step that writes 8 MiB to stdout and 2 MiB to stderr, in alternating chunks: each
     /// stream of its block holds exactly what the step wrote to it.
     @Test func aBigStepsBlockHoldsExactlyWhatItWrote() throws {

@@ -78,6 +78,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             var detail = reused ? t.reason! : ReporterStyle.detail(t, markAllowed: false)
             // In the parentheses of the title, not a second pair inside them.
             if t.isAllowedFailure { detail += (detail.isEmpty ? "" : "; ") + ReporterStyle.allowedMark }
+            // A retried step's later attempts are blocks of their own: said in the title, as
+            // `prefixed` says it at their start (three blocks read `✗ flaky (exit 1 0.3s)`).
+            if t.attempt > 1, t.step.isLeaf, !reused { detail = "attempt \(t.attempt)" + (detail.isEmpty ? "" : "; " + detail) }
             let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
             var body = buffers.removeValue(forKey: t.step.path) ?? HeldOutput()
             heldTotal -= body.heldInMemory
