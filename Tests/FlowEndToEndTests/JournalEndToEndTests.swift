@@ -1223,38 +1223,63 @@ import Glibc
             shell: test -f marker
         """
 
-    /// An undo, then a `flow undo --force` that failed: the next `flow undo` is refused
-    /// naming the undo that undid the run and the latest one, which the failed undo's
-    /// hint and `flow show` point at. It named only the first, and the user, sent there by
-    /// the latest's hint, read of a run that had not failed.
-    @Test func anUndoRefusalNamesTheLatestUndoToo() throws {
+    /// An undo, then a `flow undo --force` whose undo step failed: its hint, `to undo what is
+    /// left: flow undo ID`, works. The plain `flow undo` runs again what the forced one
+    /// failed to reverse (its latest word on the step), and only that; the step the forced
+    /// undo reversed is left alone. The hint's command was refused (`already undone by run
+    /// <first>`), the first undo having reversed the step before. Once all is undone the
+    /// refusal names the latest undo that reversed it.
+    @Test func theHintOfAFailedForcedUndoRunsWhatItLeft() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
             steps:
               - name: make
                 shell: echo made
                 undo:
-                  - shell: test ! -f broken
+                  - shell: echo undo-make >> log; test ! -f broken
+              - name: keep
+                shell: echo kept
+                undo:
+                  - shell: echo undo-keep >> log
             """)
         #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
         let runID = try #require(try Self.runs(box).first?["id"] as? String)
         #expect(try box.run(["undo", runID, "--output", "prefixed"]).status == 0)
-        let undone = try #require(try Self.runs(box).first?["id"] as? String)
         try box.write("broken", "")
-        #expect(try box.run(["undo", runID, "--force", "--output", "prefixed"]).status == 1)
-        let forced = try #require(try Self.runs(box).first?["id"] as? String)
-        let again = try box.run(["undo", runID, "--output", "prefixed"])
-        #expect(again.status == 2, "\(again)")
-        #expect(again.stderrLines == [
-            "error: run \(runID) was already undone by run \(undone); its latest undo, run \(forced), failed",
-            "help: use --force to run its undo steps again",
-        ], "\(again)")
-        // A forced undo that succeeded is the one that undid it.
+        let forced = try box.run(["undo", runID, "--force", "--output", "prefixed"])
+        #expect(forced.status == 1, "\(forced)")
+        #expect(forced.resumeHint == FlowOutcome.flowInHint + " undo \(runID)", "\(forced)")
         try FileManager.default.removeItem(atPath: box.path("broken"))
-        #expect(try box.run(["undo", runID, "--force", "--output", "prefixed"]).status == 0)
+        try box.write("log", "")
+        let again = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(again.status == 0, "\(again)")
+        #expect(box.lines("log") == ["undo-make"], "only what the forced undo failed to reverse: \(again)")
+        #expect(again.stderrLines.contains("undoing run \(runID): 1 step already undone by an earlier undo left alone (--force undoes them again)"),
+                "\(again)")
         let latest = try #require(try Self.runs(box).first?["id"] as? String)
         let last = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(last.status == 2, "\(last)")
         #expect(last.stderrLines.first == "error: run \(runID) was already undone by run \(latest)", "\(last)")
+    }
+
+    /// An undo a signal cancelled runs its undo steps to the end: when every one reversed
+    /// its step it left nothing to undo, and says no `to undo what is left: flow undo ID`,
+    /// a command that was refused (`already undone`).
+    @Test func aCancelledUndoThatReversedEverythingGivesNoHint() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: { shell: echo undo-a >> log } }
+              - { name: b, shell: "true", undo: { shell: "echo undo-b >> log; kill -INT $PPID" } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        let undo = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(undo.status == 130, "\(undo)")
+        #expect(box.lines("log") == ["undo-b", "undo-a"], "\(undo)")
+        #expect(undo.resumeHint == nil, "\(undo)")
+        #expect(undo.stderrLines.last?.hasPrefix("⊘ cancelled: 0 succeeded, 2 undone in ") == true, "\(undo)")
+        #expect(try box.run(["undo", runID, "--output", "prefixed"]).status == 2)
     }
 
     /// A step whose rollback failed (in the run, or in an earlier `flow undo`) is undone by
