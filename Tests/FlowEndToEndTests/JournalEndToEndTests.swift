@@ -1095,6 +1095,34 @@ import Glibc
         #expect(finished["counts"] as? [String: Int] == ["failed": 2, "undone": 2], "\(json)")
     }
 
+    /// A retried group around a group with `undo` that succeeded in both attempts: the
+    /// rollback reverses the inner group twice, the latest instance first. When that undo
+    /// succeeds and the earlier one's fails, the group is counted `undo_failed` and its step
+    /// `succeeded`, as the journal's rows count it (the group's row is `undo_failed`) and as
+    /// a leaf whose earlier instance's undo failed is counted: the summary said `1 undone`
+    /// beside `✗ inner undo failed`, and `flow runs` counting the rows `1 succeeded, …,
+    /// 1 undo_failed`.
+    @Test func aGroupWhoseEarlierInstancesUndoFailedIsCountedUndoFailed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                retry: 1
+                sequential:
+                  - name: inner
+                    sequential:
+                      - { name: a, shell: "true" }
+                    undo: { shell: "test ! -f undone-once; touch undone-once" }
+                  - { name: flaky, shell: exit 1 }
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 succeeded, 1 failed, 1 undo_failed in ") == true, "\(run)")
+        let shown = try Self.show(box)
+        #expect(Self.stepStates(shown) == ["outer": "failed", "inner": "undo_failed", "a": "succeeded", "flaky": "failed"], "\(shown)")
+        #expect(shown["counts"] as? [String: Int] == ["succeeded": 1, "failed": 1, "undo_failed": 1], "\(shown)")
+    }
+
     /// A group's (or a `use`'s) undo that fails fails `flow undo` as a leaf's does: the
     /// summary counts only leaves, and the undo run said `✓ succeeded`, exited 0 and was
     /// recorded `succeeded`, with `✗ g undo failed` printed just above.
