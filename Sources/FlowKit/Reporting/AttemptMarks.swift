@@ -23,6 +23,9 @@ public struct AttemptMarks: Sendable {
             // An undo step runs once per success it reverses (each a new instance): those
             // are not attempts of one another; only its own retries are.
             attempt = t.attempt
+            // A retry of the previous instance that printed nothing left its mark due: the
+            // next instance's first line got `── attempt 2 ──`, run once.
+            if attempt == 1 { due[t.step.path] = nil }
         } else {
             attempt = starts[t.step.path, default: 0] + 1
             starts[t.step.path] = attempt
