@@ -1064,6 +1064,40 @@ import Glibc
         #expect(Set(box.lines("log")) == ["undo-c", "undo-b", "undo-a A1"], "every undo ran despite the failure")
     }
 
+    /// `flow undo` of a group with `undo` holding a group that failed (allowed) with a step
+    /// that succeeded inside: the group's undo reverses that step too, and the undo run
+    /// counts it `undone`, as the run's own rollback does. It was skipped (`not undone by
+    /// this run`): only steps under groups that succeeded were marked.
+    @Test func undoOfAGroupCountsAStepInsideAFailedGroupInsideItUndone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - name: h
+                    continue_on_error: true
+                    sequential:
+                      - { name: ok, shell: "true" }
+                      - { name: bad, shell: exit 3 }
+                  - { name: after, shell: "true" }
+                undo: { shell: echo undo-g >> log }
+              - { name: boom, shell: exit 1 }
+            """)
+        let rolledBack = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(rolledBack.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 2 failed (1 allowed), 2 undone in ") == true,
+                "\(rolledBack)")
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
+        let original = try #require(try Self.runs(box).first?["id"] as? String)
+        let undo = try box.run(["undo", original, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 2 skipped, 2 undone in "), "\(undo)")
+        #expect(undo.stderrLines.filter { $0.hasSuffix(" succeeded in run \(original)") }
+                    == ["ok", "after", "g"].map { "✓ \($0) succeeded in run \(original)" }, "\(undo)")
+        let shown = try Self.show(box)
+        #expect(shown["counts"] as? [String: Int] == ["skipped": 2, "undone": 2], "\(shown)")
+        #expect(Self.stepStates(shown)["ok"] == "succeeded" && Self.stepStates(shown)["bad"] == "skipped", "\(shown)")
+    }
+
     /// A run's rollback of a group counts the steps its undo reversed `undone`, as it counts a
     /// step its own undo reversed: the summary counts leaves, and said `2 succeeded, 1
     /// failed` of a run that had rolled back everything it did. A failure inside the group
