@@ -280,13 +280,9 @@ extension Journal {
     /// few enough ids), only their steps are read; otherwise every run's.
     func countsFromSteps(of ids: [String], onlyThese: Bool) throws(JournalError) -> [String: Counts] {
         let onlyThese = onlyThese && ids.count <= Self.countsByIDLimit
-        let allowedColumn = hasAllowedFailures ? "COUNT(allowed_failure)" : "0"
-        let chosen = onlyThese ? "run_id IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ")" : nil
-        var sql = "WITH " + JournalSchema.undoneGroups(chosen.map { $0 + " AND" } ?? "")
-            + " SELECT run_id, \(JournalSchema.countedState) AS counted, COUNT(*) AS n, \(allowedColumn) AS allowed FROM steps s WHERE \(JournalSchema.countedStep)"
-        if let chosen { sql += " AND " + chosen }
-        sql += " GROUP BY run_id, counted"
-        let query = sql, arguments: [any SQLiteBindable] = onlyThese ? ids + ids : []
+        let filter = onlyThese ? "run_id IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ") AND" : ""
+        let query = Self.countsQuery(filter, allowedFailures: hasAllowedFailures)
+        let arguments: [any SQLiteBindable] = onlyThese ? ids + ids : []
         let rows: [SQLiteRow] = try read { db in try db.rows(query, arguments) }
         var found: [String: Counts] = [:]
         for row in rows {
@@ -295,6 +291,15 @@ extension Journal {
             if let allowed: Int = row["allowed"], allowed > 0 { found[id, default: ([:], [:])].allowed[state] = allowed }
         }
         return found
+    }
+
+    /// The query of `countsFromSteps`: `run_id`, `counted` (the state), `n` and `allowed` of
+    /// the runs `filter` (SQL ending in `AND`, each run's id bound twice, or empty) selects.
+    /// `allowedFailures`: whether the journal has `steps.allowed_failure`.
+    static func countsQuery(_ filter: String, allowedFailures: Bool) -> String {
+        "WITH " + JournalSchema.undoneGroups(filter) + ", "
+            + JournalSchema.countedSteps(filter, allowed: allowedFailures ? "s.allowed_failure" : "NULL")
+            + " SELECT run_id, counted, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM counted_steps GROUP BY run_id, counted"
     }
 
     /// The paths, each with its `.`, of the groups in `steps` whose `undo` ran: a step that

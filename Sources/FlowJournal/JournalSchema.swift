@@ -259,12 +259,11 @@ enum JournalSchema {
     /// Stores the counts of run `?1` (`runCounts`), in the transaction that records its end
     /// (a run a second signal abandons; a run's own end stores the summary's counts).
     static let storeRunCounts = """
-        WITH \(undoneGroups("run_id = ?1 AND"))
+        WITH \(undoneGroups("run_id = ?1 AND")), \(countedSteps("run_id = ?1 AND", allowed: "allowed_failure"))
         INSERT OR REPLACE INTO run_counts (run_id, counts, allowed)
         SELECT ?1, COALESCE(group_concat(counted || ' ' || n, ','), ''),
                COALESCE(group_concat(CASE WHEN allowed > 0 THEN counted || ' ' || allowed END, ','), '')
-        FROM (SELECT \(countedState) AS counted, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
-              WHERE run_id = ?1 AND \(countedStep) GROUP BY counted)
+        FROM (SELECT counted, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM counted_steps GROUP BY counted)
         """
 
     /// The groups whose `undo` ran (`undone`), of the runs `filter` (SQL ending in `AND`, or
@@ -275,6 +274,22 @@ enum JournalSchema {
         undone_groups AS MATERIALIZED (
             SELECT run_id, path FROM steps WHERE \(filter) state = 'undone' AND kind NOT IN ('print', 'delay', 'shell')
                 AND path NOT LIKE '%u%')
+        """
+    }
+
+    /// The rows of `steps` the counts count (`countedStep`) of the runs `filter` (as for
+    /// `undoneGroups`) selects, as the common table `counted_steps(run_id, counted,
+    /// allowed_failure)`, `counted` being `countedState` and `allowed_failure` the column
+    /// `allowed` names (`NULL` for a journal without it). Materialized, so that
+    /// `countedState` is evaluated once per row: grouped by it in the same `SELECT`, SQLite
+    /// evaluated it a second time, that copy scanning all of `undone_groups` for each
+    /// succeeded leaf (no index): quadratic, 5 s for a journal of 18,000 runs with 12,000
+    /// undone groups, 0.08 s before the groups were looked for.
+    static func countedSteps(_ filter: String, allowed: String) -> String {
+        """
+        counted_steps AS MATERIALIZED (
+            SELECT s.run_id AS run_id, \(countedState) AS counted, \(allowed) AS allowed_failure FROM steps s
+            WHERE \(filter) \(countedStep))
         """
     }
 
@@ -291,12 +306,12 @@ enum JournalSchema {
     /// `run_counts` for the runs finished before it existed (a run still recorded `running`
     /// is counted at its end, or, dead, from its transitions).
     static let countFinishedRuns = """
-        WITH \(undoneGroups(""))
+        WITH \(undoneGroups("")), \(countedSteps("", allowed: "allowed_failure"))
         INSERT OR REPLACE INTO run_counts (run_id, counts, allowed)
         SELECT run_id, group_concat(counted || ' ' || n, ','),
                COALESCE(group_concat(CASE WHEN allowed > 0 THEN counted || ' ' || allowed END, ','), '')
-        FROM (SELECT run_id, \(countedState) AS counted, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM steps s
-              WHERE \(countedStep) GROUP BY run_id, counted)
+        FROM (SELECT run_id, counted, COUNT(*) AS n, COUNT(allowed_failure) AS allowed FROM counted_steps
+              GROUP BY run_id, counted)
         GROUP BY run_id;
         INSERT OR IGNORE INTO run_counts (run_id, counts, allowed) SELECT id, '', '' FROM runs WHERE state <> 'running';
         DELETE FROM run_counts WHERE run_id IN (SELECT id FROM runs WHERE state = 'running');

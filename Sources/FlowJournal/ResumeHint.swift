@@ -10,7 +10,8 @@ import Synchronization
 /// a run it never recorded, or stopped recording, cannot be resumed, or not from where it
 /// stopped. `--output json` makes none (the caller does not ask: the events carry the
 /// run's id). An undo is not resumed: one that did not succeed says how to undo again
-/// what it did not undo (`to undo what is left: flow undo ID`, the run it undid).
+/// what it did not undo (`to undo what is left: flow undo ID`, the run it undid), when it
+/// left something (`line(succeeded:counts:)`).
 public final class ResumeHint: Sendable {
     private let runID: String
     private let stateDir: String?
@@ -75,8 +76,13 @@ public final class ResumeHint: Sendable {
 
     /// The line to write on stderr once the run has ended (`succeeded` false: it failed or
     /// was cancelled), or nil when there is nothing to resume or the journal cannot resume it.
-    public func line(succeeded: Bool) -> String? {
+    /// `counts`: the run's (the summary's), when it ended as runs do. An undo that every
+    /// step it reversed ended `undone` in (one a signal cancelled, which still runs its undo
+    /// steps to the end) has left nothing to undo: it said `to undo what is left: flow undo
+    /// ID`, and that command was refused (`already undone`).
+    public func line(succeeded: Bool, counts: [StepState: Int]? = nil) -> String? {
         guard !succeeded, let recorder = recorder.withLock({ $0 }), recorder.isRecording else { return nil }
+        if undoing != nil, let counts, counts.keys.allSatisfy({ $0 == .undone || $0 == .skipped }) { return nil }
         // A second `flow undo` reverses what the first did not (it leaves what it undid alone).
         return undoing == nil ? "to resume from where it stopped: \(command)\n" : "to undo what is left: \(command)\n"
     }

@@ -94,7 +94,11 @@ enum JournalInput {
     /// The successes of run `id`'s steps that its earlier undos reached, by path and success
     /// (an undo reverses each instance of a retried group's step that succeeded): the state
     /// each ended in there (`undone`, `undo_failed`, or `undoing` when that undo was killed)
-    /// and the undo run; where several did, the one that reversed it (`undone`) wins.
+    /// and the undo run; where several did, the latest (`undos` is newest first): a
+    /// `flow undo --force` whose undo step failed left the reversal in doubt, as a first undo
+    /// that failed does, and the next `flow undo` (its hint's `to undo what is left`) runs
+    /// it again. It was left alone, the earlier undo having reversed it, and the hint's
+    /// command was refused (`already undone`).
     /// `successes`: how many successes each step had in run `id`. An undo that names no
     /// success reversed the step's latest: the step succeeded once, or the undo was recorded
     /// by a flow from before v6, which reverses one result per step, the latest (taken as
@@ -108,7 +112,7 @@ enum JournalInput {
             let reversals = try attempt { () throws(JournalError) in try journal.reversals(byUndo: undo.id) }
             for reversal in reversals {
                 let key = Reversal(path: reversal.path, success: reversal.success ?? successes[reversal.path] ?? 1)
-                if reached[key]?.state != "undone" { reached[key] = (reversal.state, undo.id) }
+                if reached[key] == nil { reached[key] = (reversal.state, undo.id) }
             }
         }
         return reached

@@ -243,7 +243,7 @@ struct RunSession {
                 Console.stderr(lost)
             }
             // Last, below the summary (and what went wrong with the report): the next step.
-            if let line = hint?.line(succeeded: outcome.status == .succeeded) { Console.stderr(line) }
+            if let line = hint?.line(succeeded: outcome.status == .succeeded, counts: outcome.counts) { Console.stderr(line) }
             Glibc.exit(outcome.exitCode)
         }
         fatalError("not reached: the run exits flow above")

@@ -137,9 +137,9 @@ struct UndoCommand: Command {
             // The latest of the undos that reversed them (`undos` is newest first).
             let undoers = Set(undoable.compactMap { reached[JournalInput.Reversal($0)]?.by })
             let by = undos.first { undoers.contains($0.id) }?.id ?? undoers.first ?? "?"
-            // A later undo that did not undo it (a `--force` one that failed) is the one its
-            // hint and `flow show` point at, the latest: named too, or the user, sent here
-            // by that hint, read of the first undo only.
+            // A later undo that reversed none of them (one cancelled before it reached any)
+            // is the one `flow show` points at, the latest: named too, or the user read of
+            // an earlier undo only. (One that failed to reverse a step left it to undo.)
             var later = ""
             if let latest = undos.first, latest.id != by {
                 let ended = ["failed": "failed", "cancelled": "was cancelled", "interrupted": "was interrupted"][latest.state]

@@ -234,6 +234,34 @@ import FoundationXML
         #endif
     }
 
+    /// A retried group's step, and a group with `undo` inside one, is reversed once per
+    /// attempt it succeeded in, the latest first. When the latest one's undo fails and an
+    /// earlier one's succeeds, the summary counts `undo_failed` and so does the report: the
+    /// earlier reversal's `undone` made the step's case pass and left the group's out.
+    @Test func junitKeepsAnUndoFailureAnEarlierAttemptsReversalFollows() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: ci
+            steps:
+              - name: outer
+                retry: 1
+                sequential:
+                  - { name: a, shell: "true", undo: { shell: "test -f ua || { touch ua; exit 1; }" } }
+                  - name: inner
+                    sequential:
+                      - { name: b, shell: "true" }
+                    undo: { shell: "test -f ui || { touch ui; exit 1; }" }
+                  - { name: flaky, shell: exit 1 }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 1, "\(r)")
+        #expect(r.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 succeeded, 1 failed, 2 undo_failed in ") == true, "\(r)")
+        let text = box.read("report.xml") ?? ""
+        #expect(text.contains("tests=\"4\" failures=\"3\""), "\(text)")
+        #expect(text.contains("<testcase name=\"a\" classname=\"ci.1.1\""), "\(text)")
+        #expect(text.components(separatedBy: "type=\"undo_failed\"").count == 3, "a's and inner's: \(text)")
+    }
+
     /// Text a parser would change: a raw CR in text reads as LF, raw line breaks and tabs
     /// in an attribute as spaces. They are character references now.
     @Test func junitKeepsCarriageReturnsAndAttributeLineBreaks() throws {

@@ -325,6 +325,32 @@ import Testing
         }
     }
 
+    /// An undo step runs once per success of its step it reverses (a retried group's step
+    /// succeeds once per attempt), and those runs are not attempts of one another: the
+    /// next one's output has no mark, though the previous one's retry printed nothing. It
+    /// got that retry's `── attempt 2 ──`, left due, in `flow logs`.
+    @Test func anUndoStepsNextReversalIsNotMarkedWithAnEarlierRetry() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                retry: 1
+                sequential:
+                  - name: a
+                    shell: "true"
+                    undo:
+                      - shell: if [ ! -f u1 ]; then touch u1; exit 1; fi; if [ ! -f u2 ]; then touch u2; exit 0; fi; echo earlier
+                        retry: 1
+                  - { name: flaky, shell: exit 1 }
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(run.status == 1, "\(run)")
+        // `a` holds its undo step: its lines carry their label.
+        #expect(try box.run(["logs", "last", "a"]).stdout == "shell@1.1.u1 | earlier\n")
+        let report = box.read("report.xml") ?? ""
+        #expect(!report.contains("── attempt"), "\(report)")
+    }
+
     /// A name that several steps share (inside an action used twice) is refused as STEP,
     /// with the paths to choose from; a path picks one.
     @Test func logsRefusesANameSeveralStepsShare() throws {

@@ -1064,6 +1064,40 @@ import Glibc
         #expect(Set(box.lines("log")) == ["undo-c", "undo-b", "undo-a A1"], "every undo ran despite the failure")
     }
 
+    /// `flow undo` of a group with `undo` holding a group that failed (allowed) with a step
+    /// that succeeded inside: the group's undo reverses that step too, and the undo run
+    /// counts it `undone`, as the run's own rollback does. It was skipped (`not undone by
+    /// this run`): only steps under groups that succeeded were marked.
+    @Test func undoOfAGroupCountsAStepInsideAFailedGroupInsideItUndone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - name: h
+                    continue_on_error: true
+                    sequential:
+                      - { name: ok, shell: "true" }
+                      - { name: bad, shell: exit 3 }
+                  - { name: after, shell: "true" }
+                undo: { shell: echo undo-g >> log }
+              - { name: boom, shell: exit 1 }
+            """)
+        let rolledBack = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(rolledBack.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 2 failed (1 allowed), 2 undone in ") == true,
+                "\(rolledBack)")
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
+        let original = try #require(try Self.runs(box).first?["id"] as? String)
+        let undo = try box.run(["undo", original, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 2 skipped, 2 undone in "), "\(undo)")
+        #expect(undo.stderrLines.filter { $0.hasSuffix(" succeeded in run \(original)") }
+                    == ["ok", "after", "g"].map { "✓ \($0) succeeded in run \(original)" }, "\(undo)")
+        let shown = try Self.show(box)
+        #expect(shown["counts"] as? [String: Int] == ["skipped": 2, "undone": 2], "\(shown)")
+        #expect(Self.stepStates(shown)["ok"] == "succeeded" && Self.stepStates(shown)["bad"] == "skipped", "\(shown)")
+    }
+
     /// A run's rollback of a group counts the steps its undo reversed `undone`, as it counts a
     /// step its own undo reversed: the summary counts leaves, and said `2 succeeded, 1
     /// failed` of a run that had rolled back everything it did. A failure inside the group
@@ -1093,6 +1127,34 @@ import Glibc
         let json = try box.run(["run", "wf.yaml", "--output", "json", "--no-journal"])
         let finished = try #require(json.stdoutLines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
         #expect(finished["counts"] as? [String: Int] == ["failed": 2, "undone": 2], "\(json)")
+    }
+
+    /// A retried group around a group with `undo` that succeeded in both attempts: the
+    /// rollback reverses the inner group twice, the latest instance first. When that undo
+    /// succeeds and the earlier one's fails, the group is counted `undo_failed` and its step
+    /// `succeeded`, as the journal's rows count it (the group's row is `undo_failed`) and as
+    /// a leaf whose earlier instance's undo failed is counted: the summary said `1 undone`
+    /// beside `✗ inner undo failed`, and `flow runs` counting the rows `1 succeeded, …,
+    /// 1 undo_failed`.
+    @Test func aGroupWhoseEarlierInstancesUndoFailedIsCountedUndoFailed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: outer
+                retry: 1
+                sequential:
+                  - name: inner
+                    sequential:
+                      - { name: a, shell: "true" }
+                    undo: { shell: "test ! -f undone-once; touch undone-once" }
+                  - { name: flaky, shell: exit 1 }
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 succeeded, 1 failed, 1 undo_failed in ") == true, "\(run)")
+        let shown = try Self.show(box)
+        #expect(Self.stepStates(shown) == ["outer": "failed", "inner": "undo_failed", "a": "succeeded", "flaky": "failed"], "\(shown)")
+        #expect(shown["counts"] as? [String: Int] == ["succeeded": 1, "failed": 1, "undo_failed": 1], "\(shown)")
     }
 
     /// A group's (or a `use`'s) undo that fails fails `flow undo` as a leaf's does: the
@@ -1223,38 +1285,63 @@ import Glibc
             shell: test -f marker
         """
 
-    /// An undo, then a `flow undo --force` that failed: the next `flow undo` is refused
-    /// naming the undo that undid the run and the latest one, which the failed undo's
-    /// hint and `flow show` point at. It named only the first, and the user, sent there by
-    /// the latest's hint, read of a run that had not failed.
-    @Test func anUndoRefusalNamesTheLatestUndoToo() throws {
+    /// An undo, then a `flow undo --force` whose undo step failed: its hint, `to undo what is
+    /// left: flow undo ID`, works. The plain `flow undo` runs again what the forced one
+    /// failed to reverse (its latest word on the step), and only that; the step the forced
+    /// undo reversed is left alone. The hint's command was refused (`already undone by run
+    /// <first>`), the first undo having reversed the step before. Once all is undone the
+    /// refusal names the latest undo that reversed it.
+    @Test func theHintOfAFailedForcedUndoRunsWhatItLeft() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
             steps:
               - name: make
                 shell: echo made
                 undo:
-                  - shell: test ! -f broken
+                  - shell: echo undo-make >> log; test ! -f broken
+              - name: keep
+                shell: echo kept
+                undo:
+                  - shell: echo undo-keep >> log
             """)
         #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
         let runID = try #require(try Self.runs(box).first?["id"] as? String)
         #expect(try box.run(["undo", runID, "--output", "prefixed"]).status == 0)
-        let undone = try #require(try Self.runs(box).first?["id"] as? String)
         try box.write("broken", "")
-        #expect(try box.run(["undo", runID, "--force", "--output", "prefixed"]).status == 1)
-        let forced = try #require(try Self.runs(box).first?["id"] as? String)
-        let again = try box.run(["undo", runID, "--output", "prefixed"])
-        #expect(again.status == 2, "\(again)")
-        #expect(again.stderrLines == [
-            "error: run \(runID) was already undone by run \(undone); its latest undo, run \(forced), failed",
-            "help: use --force to run its undo steps again",
-        ], "\(again)")
-        // A forced undo that succeeded is the one that undid it.
+        let forced = try box.run(["undo", runID, "--force", "--output", "prefixed"])
+        #expect(forced.status == 1, "\(forced)")
+        #expect(forced.resumeHint == FlowOutcome.flowInHint + " undo \(runID)", "\(forced)")
         try FileManager.default.removeItem(atPath: box.path("broken"))
-        #expect(try box.run(["undo", runID, "--force", "--output", "prefixed"]).status == 0)
+        try box.write("log", "")
+        let again = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(again.status == 0, "\(again)")
+        #expect(box.lines("log") == ["undo-make"], "only what the forced undo failed to reverse: \(again)")
+        #expect(again.stderrLines.contains("undoing run \(runID): 1 step already undone by an earlier undo left alone (--force undoes them again)"),
+                "\(again)")
         let latest = try #require(try Self.runs(box).first?["id"] as? String)
         let last = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(last.status == 2, "\(last)")
         #expect(last.stderrLines.first == "error: run \(runID) was already undone by run \(latest)", "\(last)")
+    }
+
+    /// An undo a signal cancelled runs its undo steps to the end: when every one reversed
+    /// its step it left nothing to undo, and says no `to undo what is left: flow undo ID`,
+    /// a command that was refused (`already undone`).
+    @Test func aCancelledUndoThatReversedEverythingGivesNoHint() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: { shell: echo undo-a >> log } }
+              - { name: b, shell: "true", undo: { shell: "echo undo-b >> log; kill -INT $PPID" } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let runID = try #require(try Self.runs(box).first?["id"] as? String)
+        let undo = try box.run(["undo", runID, "--output", "prefixed"])
+        #expect(undo.status == 130, "\(undo)")
+        #expect(box.lines("log") == ["undo-b", "undo-a"], "\(undo)")
+        #expect(undo.resumeHint == nil, "\(undo)")
+        #expect(undo.stderrLines.last?.hasPrefix("⊘ cancelled: 0 succeeded, 2 undone in ") == true, "\(undo)")
+        #expect(try box.run(["undo", runID, "--output", "prefixed"]).status == 2)
     }
 
     /// A step whose rollback failed (in the run, or in an earlier `flow undo`) is undone by

@@ -820,9 +820,22 @@ extension Executor {
         // they are counted `undone` with it (`RunState.recount`). They read `skipped: not
         // undone by this run`, and the summary `0 succeeded, 2 skipped, 1 undone`.
         var carried = Set<ObjectIdentifier>()
-        func carry(_ nodes: [PlanNode]) {
+        // The groups that did not succeed (a failure `continue_on_error` allowed) holding
+        // steps that did, carried: the group's undo reverses those too, as the run's own
+        // rollback counts them (they read `skipped: not undone by this run`).
+        var carriedThrough = Set<ObjectIdentifier>()
+        @discardableResult
+        func carry(_ nodes: [PlanNode]) -> Bool {
+            var any = false
             for node in nodes where !undone.contains(ObjectIdentifier(node)) && !carried.contains(ObjectIdentifier(node)) {
-                guard let result = options.reuse[node.path], result.state == .succeeded else { continue }
+                guard let result = options.reuse[node.path], result.state == .succeeded else {
+                    if node.isGroup, carry(node.children + node.finally) {
+                        carriedThrough.insert(ObjectIdentifier(node))
+                        any = true
+                    }
+                    continue
+                }
+                any = true
                 carried.insert(ObjectIdentifier(node))
                 carry(node.children + node.finally)
                 // Nothing of it runs (no frame of its `use` to evaluate again, as for a skip).
@@ -833,6 +846,7 @@ extension Executor {
                                     outputs: result.outputs.isEmpty ? nil : result.outputs)
                 runState.record(instance, result)
             }
+            return any
         }
         for step in steps {
             guard let node = byPath[step.path] else { continue }
@@ -862,7 +876,7 @@ extension Executor {
                 // are skipped too (they were left `pending`, and `show` and `runs` counted
                 // them so), as are those of a group holding steps being undone.
                 let id = ObjectIdentifier(node)
-                if undone.contains(id) || carried.contains(id) || contains(node, anyOf: undone) {
+                if undone.contains(id) || carried.contains(id) || carriedThrough.contains(id) || contains(node, anyOf: undone) {
                     skipOthers(node.children + node.finally)
                 } else {
                     _ = skip(node, frame: ScopeFrame(id: node.scope, params: [:]), isUndo: false, reason: "not undone by this run")

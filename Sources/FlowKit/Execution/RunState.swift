@@ -46,6 +46,9 @@ final class RunState: Sendable {
         /// counted (`recount`), not that of an earlier attempt a retried group around it
         /// superseded.
         var latestGroupInstances: [ObjectIdentifier: ObjectIdentifier] = [:]
+        /// The leaves (plan nodes) a group's undo counted `undone`, each by the group's plan
+        /// node, until their own undo runs (`recount`).
+        var reversedByGroup: [ObjectIdentifier: ObjectIdentifier] = [:]
         var status = RunStatus.running
     }
 
@@ -145,6 +148,7 @@ final class RunState: Sendable {
                         let key = ObjectIdentifier(child)
                         if let counted = s.leafStates[key], counted.state == .succeeded, !child.isGroup {
                             s.leafStates[key] = (.undone, counted.instance, false)
+                            s.reversedByGroup[key] = node
                         }
                         reverse(child.children + child.finally)
                     }
@@ -160,6 +164,22 @@ final class RunState: Sendable {
                 s.leafStates[node] = (next, counted.instance, false)
                 return
             }
+            // So for a group: its row in the journal is `undo_failed` and counted so, and a
+            // group whose undo failed leaves its steps `succeeded`. The summary said `1
+            // undone` for the steps its latest instance's undo reversed, beside `✗ … undo
+            // failed`, and `flow show` the group `undo_failed`; `runs` counting the rows
+            // said `1 succeeded, …, 1 undo_failed`.
+            if !instance.ref.isLeaf, next == .undoFailed, s.latestGroupInstances[node] != id,
+               s.reversedByGroup.values.contains(node) {
+                s.leafStates[node] = (next, id, false)
+                for (leaf, group) in s.reversedByGroup where group == node {
+                    s.reversedByGroup[leaf] = nil
+                    if let counted = s.leafStates[leaf], counted.state == .undone { s.leafStates[leaf] = (.succeeded, counted.instance, false) }
+                }
+                return
+            }
+            // A leaf's own undo decides its count from here on, a group's undo or not.
+            if instance.ref.isLeaf { s.reversedByGroup[node] = nil }
             guard s.leafStates[node]?.instance == id else { return }
             s.leafStates[node] = (next, id, false)
         }

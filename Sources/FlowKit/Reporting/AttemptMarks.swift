@@ -25,6 +25,9 @@ public struct AttemptMarks: Sendable {
             // retried group starts again only as its own retries: its `attempt` says which,
             // with no counting by path (a hash of it per step, in three observers).
             attempt = t.attempt
+            // A retry of the previous instance that printed nothing left its mark due: the
+            // next instance's first line got `── attempt 2 ──`, run once.
+            if attempt == 1 { due[t.step.path] = nil }
         } else {
             attempt = starts[t.step.path, default: 0] + 1
             starts[t.step.path] = attempt

@@ -63,6 +63,10 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
                 index[t.step.path] = cases.count - 1
                 return cases.count - 1
             }()
+            // A retried group's step is reversed once per attempt it succeeded in, the latest
+            // first: an earlier one's reversal does not take back a later one's failed undo,
+            // which the summary and the journal count (`undo_failed`). The case passed.
+            if cases[i].state == .undoFailed, t.to == .undoing || t.to == .undone { return }
             cases[i].state = t.to
             cases[i].allowed = t.isAllowedFailure
             if let elapsed = t.elapsed, ![.undoing, .undone, .undoFailed].contains(t.to) { cases[i].elapsed = elapsed }
