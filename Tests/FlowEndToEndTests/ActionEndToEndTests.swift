@@ -346,4 +346,57 @@ import Testing
         let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(run.status == 0 && run.stdout.contains("hello ${{ env.USER }}"), "\(run)")
     }
+
+    /// A misspelt allowed value (`prdo`, `Prod`) got only the list of allowed values, where
+    /// a misspelt key, action or parameter gets "did you mean": in the file, in a default,
+    /// on the command line (`--with`) and from a `--var` the plan judges.
+    @Test func aMisspeltAllowedValueGetsADidYouMean() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              target: staging
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                  mode: { default: fsat, allowed: [fast, safe] }
+                steps:
+                  - print: "${{ params.env }} ${{ params.mode }}"
+            steps:
+              - use: deploy
+                with: { env: prdo }
+              - use: deploy
+                with: { env: Prod, mode: safe }
+              - use: deploy
+                with: { env: "${{ vars.target }}", mode: safe }
+            """)
+        try Self.expectInvalid(box, [
+            "wf.yaml:7:24: error: the default `fsat` of `mode` is not an allowed value [disallowed-param]",
+            "^^^^ did you mean `fast`? allowed: `fast`, `safe`\n",
+            "wf.yaml:12:18: error: `prdo` is not an allowed value of `env` [disallowed-param]",
+            "^^^^ did you mean `prod`? allowed: `staging`, `prod`\n",
+            "wf.yaml:14:18: error: `Prod` is not an allowed value of `env` [disallowed-param]",
+            "^^^^ did you mean `prod`? allowed: `staging`, `prod`\n",
+            "3 errors in 1 file\n",
+        ])
+        try box.write("ok.yaml", """
+            vars:
+              target: staging
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "${{ params.env }}"
+            steps:
+              - use: deploy
+                with: { env: "${{ vars.target }}" }
+            """)
+        let with = try box.run(["run", "ok.yaml", "deploy", "--with", "env=prdo"])
+        #expect(with.status == 2, "\(with)")
+        #expect(with.stderr == "error: `prdo` is not an allowed value of `env`\nhelp: did you mean `prod`? allowed: staging, prod\n", "\(with)")
+        let variable = try box.run(["plan", "ok.yaml", "--var", "target=stagin"])
+        #expect(variable.status == 2, "\(variable)")
+        #expect(variable.stderr.hasSuffix("help: did you mean `staging`? allowed: staging, prod\n"), "\(variable)")
+    }
 }

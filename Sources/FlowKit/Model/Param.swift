@@ -10,4 +10,13 @@ public struct Param: Sendable {
     public init(name: Located<String>) {
         self.name = name
     }
+
+    /// The help for `value`, which is not in `allowed`: the allowed values, after a "did
+    /// you mean" when `value` looks like one of them mistyped (`prdo`, `Prod`), as a
+    /// misspelt key, action or parameter gets. `quoted` puts each value in backticks, as
+    /// a diagnostic under the source line shows them.
+    public static func allowedHelp(for value: String, allowed: [String], quoted: Bool) -> String {
+        let list = "allowed: " + allowed.map { quoted ? "`\($0)`" : $0 }.joined(separator: ", ")
+        return Suggestion.help(for: value, in: allowed).map { $0 + " " + list } ?? list
+    }
 }

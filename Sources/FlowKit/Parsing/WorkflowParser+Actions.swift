@@ -143,7 +143,7 @@ extension WorkflowParser {
             if let allowed = param.allowed, let defaultValue = param.defaultValue,
                !allowed.contains(where: { $0.value.isIdentical(to: defaultValue.value) }) {
                 bag.error(.disallowedParam, "the default `\(defaultValue.value)` of `\(name.value)` is not an allowed value",
-                          at: defaultValue.span, help: "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", "))
+                          at: defaultValue.span, help: Param.allowedHelp(for: defaultValue.value, allowed: allowed.map(\.value), quoted: true))
             }
             result.append(param)
         }

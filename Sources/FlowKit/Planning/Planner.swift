@@ -152,7 +152,7 @@ public struct Planner {
                 }
                 if let allowed = param.allowed, !allowed.contains(where: { $0.value.isIdentical(to: value) }) {
                     throw PlanError("`\(value)` is not an allowed value of `\(name)`",
-                                    help: "allowed: " + allowed.map(\.value).joined(separator: ", "))
+                                    help: Param.allowedHelp(for: value, allowed: allowed.map(\.value), quoted: false))
                 }
                 with.append((name, Template(literal: value, span: action.name.span)))
             }
@@ -308,7 +308,7 @@ public struct Planner {
                 let origin = fromParams ? context.paramsOrigin.map { "; `params` are those of \($0)" } ?? "" : ""
                 throw PlanError("\(workflow.file.path):\(value.span.start): `\(resolved)` (from `\(value.raw)`) is not an allowed value of "
                                 + "`\(param.name.value)` of action `\(action.name.value)`",
-                                help: "allowed: " + allowed.joined(separator: ", ") + origin)
+                                help: Param.allowedHelp(for: resolved, allowed: allowed, quoted: false) + origin)
             }
         }
         for param in action.params where given[param.name.value] == nil {

@@ -48,7 +48,7 @@ extension Validator {
     mutating func checkAllowed(_ value: Template, of param: String, allowed: [Located<String>]) {
         // A value whose expression does not parse has no value yet: its syntax error says so.
         guard !value.hasSyntaxErrors, let resolved = statics.text(of: value), !allowed.contains(where: { $0.value.isIdentical(to: resolved) }) else { return }
-        let help = "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", ")
+        let help = Param.allowedHelp(for: resolved, allowed: allowed.map(\.value), quoted: true)
         if value.isLiteral {
             bag.error(.disallowedParam, "`\(resolved)` is not an allowed value of `\(param)`", at: value.span, help: help)
             return
