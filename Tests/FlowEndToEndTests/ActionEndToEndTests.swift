@@ -399,4 +399,43 @@ import Testing
         #expect(variable.status == 2, "\(variable)")
         #expect(variable.stderr.hasSuffix("help: did you mean `staging`? allowed: staging, prod\n"), "\(variable)")
     }
+
+    /// An action is a list of steps, not a step: a library author who writes `undo:`,
+    /// `finally:`, `timeout:` or `outputs:` on the action itself (as on a GitHub composite
+    /// action's `outputs`, or the rollback of a `deploy`) got "unknown key" with no help.
+    /// Now the help says where the option goes.
+    @Test func aStepOptionOnAnActionSaysWhereItGoes() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                undo: ./rollback.sh
+                finally:
+                  - print: done
+                outputs: [url]
+                timeout: 5m
+                name: deploy
+                steps:
+                  - shell: ./deploy.sh
+            steps:
+              - use: deploy
+            """)
+        let validate = try Self.expectInvalid(box, [
+            "wf.yaml:3:5: error: unknown key `undo` in action `deploy` [unknown-key]",
+            "^^^^ `undo` is an option of a step: give the action's steps their own `undo` (each reverses its step, "
+                + "seeing the params of its use), or set it on the `use` step\n",
+            "wf.yaml:4:5: error: unknown key `finally` in action `deploy` [unknown-key]",
+            "^^^^^^^ an action has no `finally`: wrap its steps in a `sequential` group with `finally:` "
+                + "(those steps run after the group's, whatever happened)\n",
+            "wf.yaml:6:5: error: unknown key `outputs` in action `deploy` [unknown-key]",
+            "^^^^^^^ actions pass no outputs back: its steps' outputs are seen only inside it; compute the value "
+                + "in a shell step before the `use` and pass it in with `with:`\n",
+            "wf.yaml:7:5: error: unknown key `timeout` in action `deploy` [unknown-key]",
+            "^^^^^^^ `timeout` is an option of a step: set it on the `use` step (it then covers the action's steps "
+                + "as one group), or on steps inside the action\n",
+            "wf.yaml:8:5: error: unknown key `name` in action `deploy` [unknown-key]",
+            "^^^^ an action is named by its key under `actions:`; `name` on a `use` step names that one use\n",
+        ])
+        #expect(validate.stderr.hasSuffix("5 errors in 1 file\n"), "\(validate)")
+    }
 }
