@@ -438,4 +438,30 @@ import Testing
         ])
         #expect(validate.stderr.hasSuffix("5 errors in 1 file\n"), "\(validate)")
     }
+
+    /// `flow run FILE deploy` with two required parameters missing named only the first:
+    /// the user added it and ran again to learn of the second. `flow validate` reports
+    /// each at the `use` site at once; the command line now names them all too.
+    @Test func everyMissingParameterOfActionIsNamedAtOnce() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                  region: { default: eu }
+                  version: { required: true }
+                steps:
+                  - print: "${{ params.env }} ${{ params.region }} ${{ params.version }}"
+            steps:
+              - print: main
+            """)
+        let both = try box.run(["run", "wf.yaml", "deploy"])
+        #expect(both.status == 2 && both.stdout.isEmpty, "\(both)")
+        #expect(both.stderr == "error: action `deploy` needs the parameters `env`, `version`\n"
+                + "help: pass them with --with env=VALUE --with version=VALUE\n", "\(both)")
+        let one = try box.run(["plan", "wf.yaml", "deploy", "--with", "version=1"])
+        #expect(one.status == 2, "\(one)")
+        #expect(one.stderr == "error: action `deploy` needs the parameter `env`\nhelp: pass it with --with env=VALUE\n", "\(one)")
+    }
 }

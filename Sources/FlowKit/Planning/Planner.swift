@@ -156,9 +156,15 @@ public struct Planner {
                 }
                 with.append((name, Template(literal: value, span: action.name.span)))
             }
-            for param in action.params where param.required && !with.contains(where: { $0.name == param.name.value }) {
-                throw PlanError("action `\(actionName)` needs the parameter `\(param.name.value)`",
-                                help: "pass it with --with \(param.name.value)=VALUE")
+            // Every missing one at once, as validate reports each at a `use` site: one at a
+            // time, the user learnt of the next only by running again.
+            let missing = action.params.filter { param in param.required && !with.contains { $0.name == param.name.value } }
+                .map(\.name.value)
+            if missing.count == 1 {
+                throw PlanError("action `\(actionName)` needs the parameter `\(missing[0])`", help: "pass it with --with \(missing[0])=VALUE")
+            } else if !missing.isEmpty {
+                throw PlanError("action `\(actionName)` needs the parameters " + Suggestion.list(missing, limit: missing.count),
+                                help: "pass them with " + missing.map { "--with \($0)=VALUE" }.joined(separator: " "))
             }
             let invocation = try useNode(action: action, with: with, path: "", name: nil, base: nil, context: context)
             root = invocation
