@@ -464,4 +464,37 @@ import Testing
         #expect(one.status == 2, "\(one)")
         #expect(one.stderr == "error: action `deploy` needs the parameter `env`\nhelp: pass it with --with env=VALUE\n", "\(one)")
     }
+
+    /// `--output json` gave a `use` step's events its `kind` and `name` only: a consumer
+    /// of the stream could not tell which action `staging` or `use@1` ran, where
+    /// `flow plan --format json` says it. Each `use` step's events now carry `action`.
+    @Test func jsonEventsOfAUseStepNameItsAction() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                steps:
+                  - print: "deploy ${{ params.env }}"
+              release:
+                steps:
+                  - use: deploy
+                    name: staging
+                    with: { env: staging }
+            steps:
+              - use: release
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "json", "--no-journal"])
+        #expect(run.status == 0, "\(run)")
+        var actions: [String: Set<String>] = [:]
+        for line in run.stdoutLines {
+            let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard event["event"] as? String == "step_state", let step = event["step"] as? String else { continue }
+            actions[step, default: []].insert(event["action"] as? String ?? "-")
+        }
+        #expect(actions == ["1": ["release"], "1.1": ["deploy"], "1.1.1": ["-"]], "\(run)")
+        #expect(run.stdoutLines.contains { $0.contains(#""name":"staging","kind":"use","action":"deploy","from":"pending""#) }, "\(run)")
+    }
+
 }
