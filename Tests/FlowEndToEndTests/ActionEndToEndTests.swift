@@ -497,4 +497,32 @@ import Testing
         #expect(run.stdoutLines.contains { $0.contains(#""name":"staging","kind":"use","action":"deploy","from":"pending""#) }, "\(run)")
     }
 
+    /// A GitHub Actions habit (`name: Deploy ${{ inputs.env }}`): `description: "Deploy
+    /// ${{ params.env }}"`. Descriptions are literal, so `flow plan` showed the braces, and
+    /// the param read only there got "never used" with the help to write just that.
+    /// Now a warning says the description is literal.
+    @Test func anExpressionInADescriptionIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                description: "Deploy ${{ params.env }}"
+                params:
+                  env: { description: "${{ vars.x }}" }
+                steps:
+                  - print: deploying
+                    description: "to ${{ params.env }}"
+            steps:
+              - use: deploy
+                with: { env: prod }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        for location in ["3:18", "5:27", "8:22"] {
+            #expect(validate.stderr.contains("wf.yaml:\(location): warning: a `description` is literal: its `${{ … }}` is not expanded [unexpanded-expression]"),
+                    "\(location)\n\(validate)")
+        }
+        #expect(validate.stderr.contains("it is shown as written; `flow plan` shows each step's command and message with the values resolved"), "\(validate)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+    }
 }

@@ -35,7 +35,7 @@ extension WorkflowParser {
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": action.description = text(v, "`description`")
+                case "description": action.description = description(v)
                 case "params":
                     action.params = params(v)
                     let node = document[v]
@@ -109,7 +109,7 @@ extension WorkflowParser {
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": param.description = text(v, "`description`")
+                case "description": param.description = description(v)
                 case "required": param.required = bool(v, "`required`")?.value ?? false
                 case "default": param.defaultValue = text(v, "`default`")
                 case "allowed":
