@@ -525,4 +525,48 @@ import Testing
         #expect(validate.stderr.contains("it is shown as written; `flow plan` shows each step's command and message with the values resolved"), "\(validate)")
         #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
     }
+
+    /// An empty value outside `allowed` (`with: { env: }`, `--with env=`, an output not
+    /// written) was named `` `` ``: an empty code span, two stray backticks to the reader.
+    /// It is "the empty string" now, wherever the value is judged.
+    @Test func anEmptyDisallowedValueIsNamedInWords() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                  mode: { default: "", allowed: [fast, safe] }
+                steps:
+                  - print: "${{ params.env }} ${{ params.mode }}"
+            steps:
+              - use: deploy
+                with: { env: }
+            """)
+        let validate = try Self.expectInvalid(box, [
+            "wf.yaml:5:24: error: the empty default of `mode` is not an allowed value [disallowed-param]",
+            "wf.yaml:10:18: error: the empty string is not an allowed value of `env` [disallowed-param]",
+        ])
+        #expect(!validate.stderr.contains("``"), "\(validate)")
+        try box.write("ok.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "${{ params.env }}"
+            steps:
+              - name: pick
+                shell: "true"
+              - use: deploy
+                name: d
+                with: { env: "${{ steps.pick.outputs.env }}" }
+            """)
+        let with = try box.run(["run", "ok.yaml", "deploy", "--with", "env="])
+        #expect(with.status == 2, "\(with)")
+        #expect(with.stderr == "error: the empty string is not an allowed value of `env`\nhelp: allowed: staging, prod\n", "\(with)")
+        let run = try box.run(["run", "ok.yaml", "--output", "prefixed", "--no-journal"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("✗ d the empty string is not an allowed value of `env` (allowed: staging, prod)"), "\(run)")
+    }
 }

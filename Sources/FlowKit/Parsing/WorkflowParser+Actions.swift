@@ -142,7 +142,8 @@ extension WorkflowParser {
             }
             if let allowed = param.allowed, let defaultValue = param.defaultValue,
                !allowed.contains(where: { $0.value.isIdentical(to: defaultValue.value) }) {
-                bag.error(.disallowedParam, "the default `\(defaultValue.value)` of `\(name.value)` is not an allowed value",
+                bag.error(.disallowedParam, (defaultValue.value.isEmpty ? "the empty default" : "the default `\(defaultValue.value)`")
+                          + " of `\(name.value)` is not an allowed value",
                           at: defaultValue.span, help: Param.allowedHelp(for: defaultValue.value, allowed: allowed.map(\.value), quoted: true))
             }
             result.append(param)

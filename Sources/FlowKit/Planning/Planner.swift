@@ -151,7 +151,7 @@ public struct Planner {
                                             + Suggestion.list(action.params.map(\.name.value))))
                 }
                 if let allowed = param.allowed, !allowed.contains(where: { $0.value.isIdentical(to: value) }) {
-                    throw PlanError("`\(value)` is not an allowed value of `\(name)`",
+                    throw PlanError("\(Param.shown(value)) is not an allowed value of `\(name)`",
                                     help: Param.allowedHelp(for: value, allowed: allowed.map(\.value), quoted: false))
                 }
                 with.append((name, Template(literal: value, span: action.name.span)))
@@ -312,7 +312,7 @@ public struct Planner {
             if !allowed.contains(where: { $0.isIdentical(to: resolved) }) {
                 let fromParams = value.expressions.contains { $0.references.contains { $0.first?.value == "params" } }
                 let origin = fromParams ? context.paramsOrigin.map { "; `params` are those of \($0)" } ?? "" : ""
-                throw PlanError("\(workflow.file.path):\(value.span.start): `\(resolved)` (from `\(value.raw)`) is not an allowed value of "
+                throw PlanError("\(workflow.file.path):\(value.span.start): \(Param.shown(resolved)) (from `\(value.raw)`) is not an allowed value of "
                                 + "`\(param.name.value)` of action `\(action.name.value)`",
                                 help: Param.allowedHelp(for: resolved, allowed: allowed, quoted: false) + origin)
             }
