@@ -569,4 +569,22 @@ import Testing
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("✗ d the empty string is not an allowed value of `env` (allowed: staging, prod)"), "\(run)")
     }
+
+    /// `--with` given twice for one parameter: the last one wins, as for `--var` (a
+    /// script appends an override to a default list of options). Pinned, as docs/cli.md says.
+    @Test func aRepeatedWithTakesTheLastValue() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "deploy ${{ params.env }}"
+            steps:
+              - print: main
+            """)
+        let run = try box.run(["run", "wf.yaml", "deploy", "--with", "env=prod", "--with", "env=staging", "--output", "raw", "--no-journal"])
+        #expect(run.status == 0 && run.stdout == "deploy staging\n", "\(run)")
+    }
 }
