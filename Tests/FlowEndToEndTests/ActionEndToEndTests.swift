@@ -587,4 +587,33 @@ import Testing
         let run = try box.run(["run", "wf.yaml", "deploy", "--with", "env=prod", "--with", "env=staging", "--output", "raw", "--no-journal"])
         #expect(run.status == 0 && run.stdout == "deploy staging\n", "\(run)")
     }
+
+    /// `flow plan FILE deploy --with env=prod` headed the tree `wf · action deploy`: the
+    /// params it would run with (`--with`, and the defaults) were nowhere, where each `use`
+    /// line in a tree shows its action's. The header and the JSON's `with` show them now.
+    @Test func aPlanOfOneActionShowsItsParams() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                  region: { default: eu }
+                steps:
+                  - print: "${{ params.env }} ${{ params.region }}"
+            steps:
+              - print: main
+            """)
+        let plan = try box.run(["plan", "wf.yaml", "deploy", "--with", "env=prod"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.first == "wf · action deploy(env=prod, region=eu) (wf.yaml)", "\(plan)")
+        let dry = try box.run(["run", "wf.yaml", "deploy", "--with", "env=prod", "--dry-run"])
+        #expect(dry.stdoutLines.first == "wf · action deploy(env=prod, region=eu) (wf.yaml)", "\(dry)")
+        let json = try box.run(["plan", "wf.yaml", "deploy", "--with", "env=prod", "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["with"] as? [String: String] == ["env": "prod", "region": "eu"], "\(json)")
+        let whole = try box.run(["plan", "wf.yaml", "--format", "json"])
+        let wholeObject = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
+        #expect(wholeObject["with"] is NSNull, "\(whole)")
+    }
 }
