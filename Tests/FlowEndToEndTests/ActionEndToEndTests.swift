@@ -346,4 +346,274 @@ import Testing
         let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(run.status == 0 && run.stdout.contains("hello ${{ env.USER }}"), "\(run)")
     }
+
+    /// A misspelt allowed value (`prdo`, `Prod`) got only the list of allowed values, where
+    /// a misspelt key, action or parameter gets "did you mean": in the file, in a default,
+    /// on the command line (`--with`) and from a `--var` the plan judges.
+    @Test func aMisspeltAllowedValueGetsADidYouMean() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              target: staging
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                  mode: { default: fsat, allowed: [fast, safe] }
+                steps:
+                  - print: "${{ params.env }} ${{ params.mode }}"
+            steps:
+              - use: deploy
+                with: { env: prdo }
+              - use: deploy
+                with: { env: Prod, mode: safe }
+              - use: deploy
+                with: { env: "${{ vars.target }}", mode: safe }
+            """)
+        try Self.expectInvalid(box, [
+            "wf.yaml:7:24: error: the default `fsat` of `mode` is not an allowed value [disallowed-param]",
+            "^^^^ did you mean `fast`? allowed: `fast`, `safe`\n",
+            "wf.yaml:12:18: error: `prdo` is not an allowed value of `env` [disallowed-param]",
+            "^^^^ did you mean `prod`? allowed: `staging`, `prod`\n",
+            "wf.yaml:14:18: error: `Prod` is not an allowed value of `env` [disallowed-param]",
+            "^^^^ did you mean `prod`? allowed: `staging`, `prod`\n",
+            "3 errors in 1 file\n",
+        ])
+        try box.write("ok.yaml", """
+            vars:
+              target: staging
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "${{ params.env }}"
+            steps:
+              - use: deploy
+                with: { env: "${{ vars.target }}" }
+            """)
+        let with = try box.run(["run", "ok.yaml", "deploy", "--with", "env=prdo"])
+        #expect(with.status == 2, "\(with)")
+        #expect(with.stderr == "error: `prdo` is not an allowed value of `env`\nhelp: did you mean `prod`? allowed: staging, prod\n", "\(with)")
+        let variable = try box.run(["plan", "ok.yaml", "--var", "target=stagin"])
+        #expect(variable.status == 2, "\(variable)")
+        #expect(variable.stderr.hasSuffix("help: did you mean `staging`? allowed: staging, prod\n"), "\(variable)")
+    }
+
+    /// An action is a list of steps, not a step: a library author who writes `undo:`,
+    /// `finally:`, `timeout:` or `outputs:` on the action itself (as on a GitHub composite
+    /// action's `outputs`, or the rollback of a `deploy`) got "unknown key" with no help.
+    /// Now the help says where the option goes.
+    @Test func aStepOptionOnAnActionSaysWhereItGoes() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                undo: ./rollback.sh
+                finally:
+                  - print: done
+                outputs: [url]
+                timeout: 5m
+                name: deploy
+                steps:
+                  - shell: ./deploy.sh
+            steps:
+              - use: deploy
+            """)
+        let validate = try Self.expectInvalid(box, [
+            "wf.yaml:3:5: error: unknown key `undo` in action `deploy` [unknown-key]",
+            "^^^^ `undo` is an option of a step: give the action's steps their own `undo` (each reverses its step, "
+                + "seeing the params of its use), or set it on the `use` step\n",
+            "wf.yaml:4:5: error: unknown key `finally` in action `deploy` [unknown-key]",
+            "^^^^^^^ an action has no `finally`: wrap its steps in a `sequential` group with `finally:` "
+                + "(those steps run after the group's, whatever happened)\n",
+            "wf.yaml:6:5: error: unknown key `outputs` in action `deploy` [unknown-key]",
+            "^^^^^^^ actions pass no outputs back: its steps' outputs are seen only inside it; compute the value "
+                + "in a shell step before the `use` and pass it in with `with:`\n",
+            "wf.yaml:7:5: error: unknown key `timeout` in action `deploy` [unknown-key]",
+            "^^^^^^^ `timeout` is an option of a step: set it on the `use` step (it then covers the action's steps "
+                + "as one group), or on steps inside the action\n",
+            "wf.yaml:8:5: error: unknown key `name` in action `deploy` [unknown-key]",
+            "^^^^ an action is named by its key under `actions:`; `name` on a `use` step names that one use\n",
+        ])
+        #expect(validate.stderr.hasSuffix("5 errors in 1 file\n"), "\(validate)")
+    }
+
+    /// `flow run FILE deploy` with two required parameters missing named only the first:
+    /// the user added it and ran again to learn of the second. `flow validate` reports
+    /// each at the `use` site at once; the command line now names them all too.
+    @Test func everyMissingParameterOfActionIsNamedAtOnce() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                  region: { default: eu }
+                  version: { required: true }
+                steps:
+                  - print: "${{ params.env }} ${{ params.region }} ${{ params.version }}"
+            steps:
+              - print: main
+            """)
+        let both = try box.run(["run", "wf.yaml", "deploy"])
+        #expect(both.status == 2 && both.stdout.isEmpty, "\(both)")
+        #expect(both.stderr == "error: action `deploy` needs the parameters `env`, `version`\n"
+                + "help: pass them with --with env=VALUE --with version=VALUE\n", "\(both)")
+        let one = try box.run(["plan", "wf.yaml", "deploy", "--with", "version=1"])
+        #expect(one.status == 2, "\(one)")
+        #expect(one.stderr == "error: action `deploy` needs the parameter `env`\nhelp: pass it with --with env=VALUE\n", "\(one)")
+    }
+
+    /// `--output json` gave a `use` step's events its `kind` and `name` only: a consumer
+    /// of the stream could not tell which action `staging` or `use@1` ran, where
+    /// `flow plan --format json` says it. Each `use` step's events now carry `action`.
+    @Test func jsonEventsOfAUseStepNameItsAction() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                steps:
+                  - print: "deploy ${{ params.env }}"
+              release:
+                steps:
+                  - use: deploy
+                    name: staging
+                    with: { env: staging }
+            steps:
+              - use: release
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "json", "--no-journal"])
+        #expect(run.status == 0, "\(run)")
+        var actions: [String: Set<String>] = [:]
+        for line in run.stdoutLines {
+            let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard event["event"] as? String == "step_state", let step = event["step"] as? String else { continue }
+            actions[step, default: []].insert(event["action"] as? String ?? "-")
+        }
+        #expect(actions == ["1": ["release"], "1.1": ["deploy"], "1.1.1": ["-"]], "\(run)")
+        #expect(run.stdoutLines.contains { $0.contains(#""name":"staging","kind":"use","action":"deploy","from":"pending""#) }, "\(run)")
+    }
+
+    /// A GitHub Actions habit (`name: Deploy ${{ inputs.env }}`): `description: "Deploy
+    /// ${{ params.env }}"`. Descriptions are literal, so `flow plan` showed the braces, and
+    /// the param read only there got "never used" with the help to write just that.
+    /// Now a warning says the description is literal.
+    @Test func anExpressionInADescriptionIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                description: "Deploy ${{ params.env }}"
+                params:
+                  env: { description: "${{ vars.x }}" }
+                steps:
+                  - print: deploying
+                    description: "to ${{ params.env }}"
+            steps:
+              - use: deploy
+                with: { env: prod }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        for location in ["3:18", "5:27", "8:22"] {
+            #expect(validate.stderr.contains("wf.yaml:\(location): warning: a `description` is literal: its `${{ … }}` is not expanded [unexpanded-expression]"),
+                    "\(location)\n\(validate)")
+        }
+        #expect(validate.stderr.contains("it is shown as written; `flow plan` shows each step's command and message with the values resolved"), "\(validate)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+    }
+
+    /// An empty value outside `allowed` (`with: { env: }`, `--with env=`, an output not
+    /// written) was named `` `` ``: an empty code span, two stray backticks to the reader.
+    /// It is "the empty string" now, wherever the value is judged.
+    @Test func anEmptyDisallowedValueIsNamedInWords() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                  mode: { default: "", allowed: [fast, safe] }
+                steps:
+                  - print: "${{ params.env }} ${{ params.mode }}"
+            steps:
+              - use: deploy
+                with: { env: }
+            """)
+        let validate = try Self.expectInvalid(box, [
+            "wf.yaml:5:24: error: the empty default of `mode` is not an allowed value [disallowed-param]",
+            "wf.yaml:10:18: error: the empty string is not an allowed value of `env` [disallowed-param]",
+        ])
+        #expect(!validate.stderr.contains("``"), "\(validate)")
+        try box.write("ok.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "${{ params.env }}"
+            steps:
+              - name: pick
+                shell: "true"
+              - use: deploy
+                name: d
+                with: { env: "${{ steps.pick.outputs.env }}" }
+            """)
+        let with = try box.run(["run", "ok.yaml", "deploy", "--with", "env="])
+        #expect(with.status == 2, "\(with)")
+        #expect(with.stderr == "error: the empty string is not an allowed value of `env`\nhelp: allowed: staging, prod\n", "\(with)")
+        let run = try box.run(["run", "ok.yaml", "--output", "prefixed", "--no-journal"])
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("✗ d the empty string is not an allowed value of `env` (allowed: staging, prod)"), "\(run)")
+    }
+
+    /// `--with` given twice for one parameter: the last one wins, as for `--var` (a
+    /// script appends an override to a default list of options). Pinned, as docs/cli.md says.
+    @Test func aRepeatedWithTakesTheLastValue() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true, allowed: [staging, prod] }
+                steps:
+                  - print: "deploy ${{ params.env }}"
+            steps:
+              - print: main
+            """)
+        let run = try box.run(["run", "wf.yaml", "deploy", "--with", "env=prod", "--with", "env=staging", "--output", "raw", "--no-journal"])
+        #expect(run.status == 0 && run.stdout == "deploy staging\n", "\(run)")
+    }
+
+    /// `flow plan FILE deploy --with env=prod` headed the tree `wf · action deploy`: the
+    /// params it would run with (`--with`, and the defaults) were nowhere, where each `use`
+    /// line in a tree shows its action's. The header and the JSON's `with` show them now.
+    @Test func aPlanOfOneActionShowsItsParams() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              deploy:
+                params:
+                  env: { required: true }
+                  region: { default: eu }
+                steps:
+                  - print: "${{ params.env }} ${{ params.region }}"
+            steps:
+              - print: main
+            """)
+        let plan = try box.run(["plan", "wf.yaml", "deploy", "--with", "env=prod"])
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdoutLines.first == "wf · action deploy(env=prod, region=eu) (wf.yaml)", "\(plan)")
+        let dry = try box.run(["run", "wf.yaml", "deploy", "--with", "env=prod", "--dry-run"])
+        #expect(dry.stdoutLines.first == "wf · action deploy(env=prod, region=eu) (wf.yaml)", "\(dry)")
+        let json = try box.run(["plan", "wf.yaml", "deploy", "--with", "env=prod", "--format", "json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["with"] as? [String: String] == ["env": "prod", "region": "eu"], "\(json)")
+        let whole = try box.run(["plan", "wf.yaml", "--format", "json"])
+        let wholeObject = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
+        #expect(wholeObject["with"] is NSNull, "\(whole)")
+    }
 }

@@ -143,7 +143,7 @@ import Glibc
         #expect(plan.status == 0 && dry.status == 0, "\(plan)\n\(dry)")
         #expect(dry.stdout == plan.stdout, "\(plan)\n\(dry)")
         #expect(plan.stdoutLines == [
-            "wf · action deploy (wf.yaml)",
+            "wf · action deploy(env=prod) (wf.yaml)",
             "├─ shell push: echo \"push prod qa\" >> log  [tags ship]",
             "└─ ○ shell check: echo check >> log  [tags verify]  (skipped: not selected)",
             "",

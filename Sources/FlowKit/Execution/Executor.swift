@@ -669,7 +669,7 @@ public final class Executor: Sendable {
             // `allowed` holds at run time too, for values only known now (an output, an env).
             for (name, value) in with.map({ ($0.name, params[$0.name] ?? "") }) {
                 if let allowed = node.allowedParams[name], !allowed.contains(where: { $0.isIdentical(to: value) }) {
-                    let reason = "`\(value)` is not an allowed value of `\(name)` (allowed: " + allowed.joined(separator: ", ") + ")"
+                    let reason = "\(Param.shown(value)) is not an allowed value of `\(name)` (allowed: " + allowed.joined(separator: ", ") + ")"
                     // No note: the group's own end carries the reason, and every reporter
                     // shows such an end (`StepTransition.isGroupsOwnFailure`).
                     for child in node.children {

@@ -3,6 +3,9 @@ public struct StepRef: Sendable, Hashable {
     public var path: String
     public var name: String?
     public var kind: String
+    /// The action a `use` step runs (nil for other kinds): `--output json` names it, as
+    /// `flow plan --format json` does, since a `use` step's name says which use, not what.
+    public var action: String?
     /// What output shows for the step: its name, or its kind and path.
     public var label: String
     /// Set for the steps of an `undo` block (they run during rollback).
@@ -28,7 +31,11 @@ public struct StepRef: Sendable, Hashable {
         self.label = label ?? node.label
         self.isUndo = isUndo
         self.failureAllowed = failureAllowed
-        if case .shell(let task) = node.kind { isInteractive = task.interactive } else { isInteractive = false }
+        switch node.kind {
+        case .shell(let task): isInteractive = task.interactive
+        case .use(let name, _): isInteractive = false; action = name
+        default: isInteractive = false
+        }
     }
 
     /// Whether the step is a leaf (counted in summaries).

@@ -53,7 +53,7 @@ enum ForeignKey {
                 return "flow has no dependencies: start the action's `steps` with `- use: NAME` for each; "
                     + "a list runs in order, and a `concurrent` group runs steps at once"
             }
-            return actionKeys[key].map { "flow calls this `\($0)`" } ?? actionConstructs[key]
+            return actionKeys[key].map { "flow calls this `\($0)`" } ?? actionConstructs[key] ?? stepOptionOnAction(key)
         case .param:
             return paramKeys[key].map { "flow calls this `\($0)`" }
         }
@@ -106,6 +106,29 @@ enum ForeignKey {
             "sources": upToDate, "generates": upToDate, "status": upToDate, "method": upToDate,
         ]
     }()
+
+    /// The help for a step's option written on an action itself (`undo:`, `finally:`,
+    /// `timeout:`): an action is a list of steps, not a step, so the option goes on the
+    /// `use` step that runs them as a group, or on the steps inside.
+    static func stepOptionOnAction(_ key: String) -> String? {
+        switch key {
+        case "finally":
+            return "an action has no `finally`: wrap its steps in a `sequential` group with `finally:` "
+                + "(those steps run after the group's, whatever happened)"
+        case "outputs":
+            return "actions pass no outputs back: its steps' outputs are seen only inside it; compute the value "
+                + "in a shell step before the `use` and pass it in with `with:`"
+        case "name":
+            return "an action is named by its key under `actions:`; `name` on a `use` step names that one use"
+        case "undo":
+            return "`undo` is an option of a step: give the action's steps their own `undo` (each reverses its step, "
+                + "seeing the params of its use), or set it on the `use` step"
+        default:
+            guard StepKind.commonOptions.contains(key) || StepKind.groupOptions.contains(key) else { return nil }
+            return "`\(key)` is an option of a step: set it on the `use` step (it then covers the action's steps "
+                + "as one group), or on steps inside the action"
+        }
+    }
 
     /// go-task's `preconditions`, on a step or a task.
     static let preconditions = "flow has no preconditions: make the check a step of its own before the others "

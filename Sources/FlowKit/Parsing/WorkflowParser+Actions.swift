@@ -35,7 +35,7 @@ extension WorkflowParser {
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": action.description = text(v, "`description`")
+                case "description": action.description = description(v)
                 case "params":
                     action.params = params(v)
                     let node = document[v]
@@ -109,7 +109,7 @@ extension WorkflowParser {
             for (k, v) in document.pairs(value) {
                 guard let option = keyName(k) else { continue }
                 switch option.value {
-                case "description": param.description = text(v, "`description`")
+                case "description": param.description = description(v)
                 case "required": param.required = bool(v, "`required`")?.value ?? false
                 case "default": param.defaultValue = text(v, "`default`")
                 case "allowed":
@@ -142,8 +142,9 @@ extension WorkflowParser {
             }
             if let allowed = param.allowed, let defaultValue = param.defaultValue,
                !allowed.contains(where: { $0.value.isIdentical(to: defaultValue.value) }) {
-                bag.error(.disallowedParam, "the default `\(defaultValue.value)` of `\(name.value)` is not an allowed value",
-                          at: defaultValue.span, help: "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", "))
+                bag.error(.disallowedParam, (defaultValue.value.isEmpty ? "the empty default" : "the default `\(defaultValue.value)`")
+                          + " of `\(name.value)` is not an allowed value",
+                          at: defaultValue.span, help: Param.allowedHelp(for: defaultValue.value, allowed: allowed.map(\.value), quoted: true))
             }
             result.append(param)
         }

@@ -258,7 +258,7 @@ extension WorkflowParser {
                 step.name = identifier(value, "step name")
                 // Merged in by `<<: *x`, or in a step reached through an alias.
                 if step.name != nil, let site = document.aliasSites[key] ?? aliasContext { step.aliasSite = site }
-            case "description": step.description = text(value, "`description`")
+            case "description": step.description = description(value)
             case "if": step.condition = condition(value)
             case "timeout": step.timeout = positiveDuration(value, "`timeout`")
             case "retry": step.retry = retry(value)

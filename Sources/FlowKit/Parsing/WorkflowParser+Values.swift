@@ -71,6 +71,20 @@ extension WorkflowParser {
         return Located(node.value, valueSpan(node))
     }
 
+    /// A `description` (of the workflow, a step, an action or a param): text as written.
+    /// GitHub Actions evaluates `${{ }}` in a step's `name`, Ansible templates a task's, so
+    /// `description: "Deploy ${{ params.env }}"` is a likely habit; flow shows it as
+    /// written, and a param read only there was called unused with the help to write
+    /// exactly that. A warning says so.
+    mutating func description(_ id: Int32) -> Located<String>? {
+        guard let text = text(id, "`description`") else { return nil }
+        if text.value.contains("${{") {
+            bag.warning(.unexpandedExpression, "a `description` is literal: its `${{ … }}` is not expanded", at: text.span,
+                        help: "it is shown as written; `flow plan` shows each step's command and message with the values resolved")
+        }
+        return text
+    }
+
     /// YAML 1.1's words for booleans that a reader may mean as one: strings in YAML 1.2, so
     /// where flow wants a boolean (or an `if`) they get a help that says so; the schema
     /// rejects them there too.

@@ -115,7 +115,7 @@ public struct WorkflowParser {
                     bag.error(.invalidName, "invalid workflow name `\(name.value)`", at: name.span,
                               help: "names match [A-Za-z_][A-Za-z0-9_-]*; say more under `description`")
                 }
-            case "description": workflow.description = text(value, "`description`")
+            case "description": workflow.description = description(value)
             case "shell": workflow.shell = shellProgram(value)
             case "env": workflow.env = envVars(value)
             case "vars": workflow.vars = variables(value)

@@ -27,6 +27,12 @@ public struct PlanPrinter {
         var out: [UInt8] = []
         out.reserveCapacity(Self.pieceBytes + 4096)
         Self.put(ControlEscaping.escaped(plan.title), into: &out)
+        // ACTION's params, as a `use` line shows its action's: `--with` and the defaults
+        // are what its steps run with, and the header is the only place to see them whole.
+        if case .use(_, let with) = plan.root.kind, !with.isEmpty {
+            let args = with.map { "\($0.name)=\(Self.shown(ExpressionEvaluator.render($0.value, in: base)))" }
+            Self.put("(" + args.joined(separator: ", ") + ")", into: &out)
+        }
         Self.put(" (", into: &out)
         Self.put(ControlEscaping.escaped(plan.file.path), into: &out)
         Self.put(")\n", into: &out)
@@ -206,6 +212,10 @@ public struct PlanPrinter {
             ("workflow", .string(plan.workflowName)),
             ("file", .string(plan.file.path)),
             ("action", plan.action.map(JSONValue.string) ?? .null),
+            ("with", plan.action == nil ? .null : {
+                guard case .use(_, let with) = plan.root.kind else { return .object([]) }
+                return .object(with.map { ($0.name, .string(ExpressionEvaluator.render($0.value, in: base))) })
+            }()),
             ("vars", .object(plan.vars.map { ($0.name, .string($0.value)) })),
             ("steps", .array(plan.root.children.map { jsonNode($0, context: context) })),
             ("finally", .array(plan.root.finally.map { jsonNode($0, context: context) })),

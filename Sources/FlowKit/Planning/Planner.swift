@@ -151,14 +151,20 @@ public struct Planner {
                                             + Suggestion.list(action.params.map(\.name.value))))
                 }
                 if let allowed = param.allowed, !allowed.contains(where: { $0.value.isIdentical(to: value) }) {
-                    throw PlanError("`\(value)` is not an allowed value of `\(name)`",
-                                    help: "allowed: " + allowed.map(\.value).joined(separator: ", "))
+                    throw PlanError("\(Param.shown(value)) is not an allowed value of `\(name)`",
+                                    help: Param.allowedHelp(for: value, allowed: allowed.map(\.value), quoted: false))
                 }
                 with.append((name, Template(literal: value, span: action.name.span)))
             }
-            for param in action.params where param.required && !with.contains(where: { $0.name == param.name.value }) {
-                throw PlanError("action `\(actionName)` needs the parameter `\(param.name.value)`",
-                                help: "pass it with --with \(param.name.value)=VALUE")
+            // Every missing one at once, as validate reports each at a `use` site: one at a
+            // time, the user learnt of the next only by running again.
+            let missing = action.params.filter { param in param.required && !with.contains { $0.name == param.name.value } }
+                .map(\.name.value)
+            if missing.count == 1 {
+                throw PlanError("action `\(actionName)` needs the parameter `\(missing[0])`", help: "pass it with --with \(missing[0])=VALUE")
+            } else if !missing.isEmpty {
+                throw PlanError("action `\(actionName)` needs the parameters " + Suggestion.list(missing, limit: missing.count),
+                                help: "pass them with " + missing.map { "--with \($0)=VALUE" }.joined(separator: " "))
             }
             let invocation = try useNode(action: action, with: with, path: "", name: nil, base: nil, context: context)
             root = invocation
@@ -306,9 +312,9 @@ public struct Planner {
             if !allowed.contains(where: { $0.isIdentical(to: resolved) }) {
                 let fromParams = value.expressions.contains { $0.references.contains { $0.first?.value == "params" } }
                 let origin = fromParams ? context.paramsOrigin.map { "; `params` are those of \($0)" } ?? "" : ""
-                throw PlanError("\(workflow.file.path):\(value.span.start): `\(resolved)` (from `\(value.raw)`) is not an allowed value of "
+                throw PlanError("\(workflow.file.path):\(value.span.start): \(Param.shown(resolved)) (from `\(value.raw)`) is not an allowed value of "
                                 + "`\(param.name.value)` of action `\(action.name.value)`",
-                                help: "allowed: " + allowed.joined(separator: ", ") + origin)
+                                help: Param.allowedHelp(for: resolved, allowed: allowed, quoted: false) + origin)
             }
         }
         for param in action.params where given[param.name.value] == nil {

@@ -27,6 +27,7 @@ public final class JSONReporter: RunObserver, @unchecked Sendable {
                 ("kind", .string(t.step.kind)), ("from", .string(t.from.rawValue)), ("to", .string(t.to.rawValue)),
                 ("attempt", .int(t.attempt)),
             ]
+            if let action = t.step.action { members.insert(("action", .string(action)), at: 6) }
             if let code = t.exitCode { members.append(("exit_code", .int(Int(code)))) }
             if let signal = t.signal { members.append(("signal", .int(Int(signal)))) }
             if let reason = t.reason { members.append(("reason", .string(reason))) }

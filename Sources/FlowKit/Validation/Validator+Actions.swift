@@ -48,9 +48,9 @@ extension Validator {
     mutating func checkAllowed(_ value: Template, of param: String, allowed: [Located<String>]) {
         // A value whose expression does not parse has no value yet: its syntax error says so.
         guard !value.hasSyntaxErrors, let resolved = statics.text(of: value), !allowed.contains(where: { $0.value.isIdentical(to: resolved) }) else { return }
-        let help = "allowed: " + allowed.map { "`\($0.value)`" }.joined(separator: ", ")
+        let help = Param.allowedHelp(for: resolved, allowed: allowed.map(\.value), quoted: true)
         if value.isLiteral {
-            bag.error(.disallowedParam, "`\(resolved)` is not an allowed value of `\(param)`", at: value.span, help: help)
+            bag.error(.disallowedParam, "\(Param.shown(resolved)) is not an allowed value of `\(param)`", at: value.span, help: help)
             return
         }
         // Point at each default that made the value, so the fix (or the `--var` that
@@ -63,7 +63,7 @@ extension Validator {
             let shown = variable.value.value.isEmpty ? "empty" : "`\(variable.value.value)`"
             notes.append(.init("`vars.\(path[1].value)` is \(shown) by default (`--var` may change it)", at: variable.value.span))
         }
-        bag.error(.disallowedParam, "`\(resolved)` (from `\(value.raw)`) is not an allowed value of `\(param)`",
+        bag.error(.disallowedParam, "\(Param.shown(resolved)) (from `\(value.raw)`) is not an allowed value of `\(param)`",
                   at: value.span, help: help, notes: notes)
     }
 
