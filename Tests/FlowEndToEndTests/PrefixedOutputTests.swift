@@ -62,6 +62,21 @@ import Testing
         ], "\(r)")
     }
 
+    /// A retried step whose last failure `continue_on_error` allows is replayed once at the
+    /// end: its attempts' failures (the retried one unmarked, the last one marked allowed)
+    /// were taken for two steps, and its output block was written twice.
+    @Test func aRetriedStepAllowedToFailIsReplayedOnce() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: x, shell: "echo inner; exit 3", retry: 1, continue_on_error: true }
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-journal"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderrLines.filter { $0 == "── output of x ──" }.count == 1, "\(r)")
+        #expect(r.stderr.contains("── output of x ──\ninner\n── attempt 2 ──\ninner\n✓ succeeded"), "\(r)")
+    }
+
     /// `--quiet` keeps the lines that say why: the failed step's, not the `✗` of each
     /// group around it, which would only repeat it.
     @Test func quietKeepsTheFailureNotTheGroupsAroundIt() throws {

@@ -26,6 +26,10 @@ struct FailureLog {
 
     private var tails: [String: Tail] = [:]
     private(set) var failed: [StepRef] = []
+    /// The paths of `failed`: a step is replayed once however many of its attempts failed.
+    /// (Compared as references, a retried attempt's, unmarked as allowed, and the last
+    /// one's, marked, were two steps, and a step allowed to fail was replayed twice.)
+    private var failedPaths: Set<String> = []
     /// Where a step's later attempts start in its output (a retry, its group's).
     private var marks = AttemptMarks()
     /// The command that prints a step's whole output (`flow logs ID STEP`, given its label),
@@ -113,7 +117,7 @@ struct FailureLog {
             marks.observe(t)
         case .failed, .timedOut:
             guard t.step.isLeaf else { return }
-            if !failed.contains(t.step) { failed.append(t.step) }
+            if failedPaths.insert(t.step.path).inserted { failed.append(t.step) }
         case .succeeded, .skipped, .cancelled:
             // Most steps print nothing: no hashing of their path then.
             if !tails.isEmpty, let tail = tails.removeValue(forKey: t.step.path), !tail.spilled.isEmpty {
