@@ -97,12 +97,7 @@ public final class RunCancellation: Sendable {
 
     /// Runs `handler` on the first request (at once if it already happened).
     public func onCancel(_ handler: @escaping @Sendable (Int32) -> Void) {
-        let fired: Int32? = state.withLock { s in
-            if let signal = s.signal { return signal }
-            s.handlers.append(handler)
-            return nil
-        }
-        if let fired { handler(fired) }
+        register(handler, in: \.handlers)
     }
 
     /// Runs `handler` on the first request, in the caller, before the handlers of `onCancel`
@@ -113,9 +108,14 @@ public final class RunCancellation: Sendable {
     /// the first one's handlers had said anything, and the note that flow heard the first
     /// was lost (about 1 run in 20).
     public func onCancelAtOnce(_ handler: @escaping @Sendable (Int32) -> Void) {
+        register(handler, in: \.immediateHandlers)
+    }
+
+    /// Adds `handler` to `list`, or runs it now if the first request already came.
+    private func register(_ handler: @escaping @Sendable (Int32) -> Void, in list: WritableKeyPath<State, [@Sendable (Int32) -> Void]>) {
         let fired: Int32? = state.withLock { s in
             if let signal = s.signal { return signal }
-            s.immediateHandlers.append(handler)
+            s[keyPath: list].append(handler)
             return nil
         }
         if let fired { handler(fired) }
