@@ -59,6 +59,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     var marks = AttemptMarks()
     /// Transitions not yet committed, oldest first.
     var pending: [TransitionRecord] = []
+    /// Paths whose failure a note made an allowed one since the last commit took them
+    /// (`RunEvent.note`'s `allowing`): applied to the ledger after the transitions taken
+    /// with them, which hold their failures (or follow them).
+    var allowances: [String] = []
     /// How many of `pending` (from the start) are in the lock file.
     var logged = 0
     /// `pending[logged...]` holds more than starts (see `settle`).
@@ -263,6 +267,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 pending.append(TransitionRecord(seq: sequence, t))
                 if t.to != .running { unloggedEnd = true }
                 if pending.count >= Self.maxPending { queueCommit() }
+            case .note(_, _, let allowing) where !allowing.isEmpty: allowances += allowing
             case .runFinished(let outcome): finish(outcome)
             default: break
             }
@@ -422,7 +427,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
     /// `settle` waits for it: a step's end is never only in memory once the next step may
     /// start.
     func commitInBackground() {
-        var taken: (lines: [Line], records: [TransitionRecord]) = ([], [])
+        var taken: (lines: [Line], records: [TransitionRecord], allowing: [String]) = ([], [], [])
         let go = mutex.withLock { _ -> Bool in
             commitQueued = false
             reportBackgroundFailure()
@@ -450,9 +455,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             if unloggedEnd { takenUnloggedEnd = true }
             if logged < pending.count { takenUnlogged = true }
             unloggedEnd = false
-            taken = (lines, pending)
+            taken = (lines, pending, allowances)
             lines.removeAll(keepingCapacity: true)
             pending.removeAll(keepingCapacity: true)
+            allowances.removeAll()
             if logged > 0 { fileHoldsTaken = true }
             logged = 0
             if let last = taken.records.last { takenThrough = last.seq }
@@ -461,7 +467,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         guard go else { return }
         defer { dbTurn.signal() }
         do {
-            try transaction(lines: taken.lines, records: taken.records)
+            try transaction(lines: taken.lines, records: taken.records, allowing: taken.allowing)
         } catch {
             backgroundFailure.withLock { $0 = $0 ?? error }
         }
@@ -517,6 +523,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             if openedFlag.load(ordering: .acquiring) {
                 disabled = true
                 pending.removeAll()
+                allowances.removeAll()
                 lines.removeAll()
                 outputBuffer.removeAll()
             }
@@ -534,9 +541,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             try flushOutput()
             dbTurn.wait()
             defer { dbTurn.signal() }
-            try transaction(lines: lines, records: pending, body)
+            try transaction(lines: lines, records: pending, allowing: allowances, body)
             lines.removeAll(keepingCapacity: true)
             pending.removeAll(keepingCapacity: true)
+            allowances.removeAll()
             unloggedEnd = false
             // Everything recorded is in the database now.
             if logged > 0 || fileHoldsTaken { lock?.clear() }
@@ -547,9 +555,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         }
     }
 
-    /// One transaction: `lines`, `records` (applied to the ledger), then `body`. Called
-    /// with the database's turn (`dbTurn`).
-    func transaction(lines: [Line], records: [TransitionRecord],
+    /// One transaction: `lines`, `records` (applied to the ledger) and the `allowing`
+    /// that follow them (see `allowances`), then `body`. Called with the database's turn
+    /// (`dbTurn`).
+    func transaction(lines: [Line], records: [TransitionRecord], allowing: [String] = [],
                      _ body: (SQLiteConnection, JournalStatements) throws -> Void = { _, _ in }) throws(JournalError) {
         try journal.access { db in
             let s = try statements ?? JournalStatements(db)
@@ -560,6 +569,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                               .int(line.offset), .int(Int64(line.length)))
                 }
                 for record in records { try write(record, s) }
+                for path in allowing { ledger.allow(path: path) }
                 try writeLedgerChanges(s)
                 try body(db, s)
             }

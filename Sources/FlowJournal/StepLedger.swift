@@ -114,4 +114,16 @@ struct StepLedger {
         entries[path] = entry
         if changedSet.insert(path).inserted { changed.append(path) }
     }
+
+    /// Makes the failure `path` ended in an allowed one once its end was applied: the retry
+    /// that failed attempt waited for was called off (`RunEvent.note`'s `allowing`). No
+    /// transition says so (none can follow that end): readers replaying the lock file of
+    /// a killed run do not see it there.
+    mutating func allow(path: String) {
+        guard var entry = entries[path],
+              entry.state == StepState.failed.rawValue || entry.state == StepState.timedOut.rawValue else { return }
+        entry.allowedFailure = true
+        entries[path] = entry
+        if changedSet.insert(path).inserted { changed.append(path) }
+    }
 }

@@ -150,6 +150,10 @@ public final class EventBus: Sendable {
         switch event {
         case .runStarted(let info): s.startedAt = info.startedAt
         case .runFinished(let outcome): s.finished = outcome
+        case .note(_, _, let allowing):
+            for path in allowing where [.failed, .timedOut].contains(s.ended[path] ?? s.groupsEnded[path]) {
+                s.allowedEnds.insert(path)
+            }
         default: break
         }
         for observer in s.observers { observer.handle(event) }

@@ -532,22 +532,34 @@ public final class Executor: Sendable {
     /// Records a failed attempt as the step's end: no retry left, or (`calledOff`) the run
     /// stopped while it waited for one.
     @inline(never)
-    func gaveUp(_ instance: StepInstance, _ result: AttemptResult, failureAllowed: Bool? = nil) -> StepState {
-        runState.record(instance, StepResult(state: result.state, exitCode: result.exitCode), failureAllowed: failureAllowed)
+    func gaveUp(_ instance: StepInstance, _ result: AttemptResult) -> StepState {
+        runState.record(instance, StepResult(state: result.state, exitCode: result.exitCode))
         return result.state
     }
 
     /// The wait for a retry was cancelled (a signal, fail-fast, a group's time-out): the
-    /// failed attempt is the step's end after all. Its `→ failed` went out without the
-    /// `continue_on_error` mark, as one a retry follows, and no transition can add it now
-    /// (`failed → failed` is none), so it is counted unmarked too, and a note says the
-    /// retry the last one announced will not come (the output ended on `retrying … in 30s`).
+    /// failed attempt is the step's end after all, and a note says the retry the last one
+    /// announced will not come (the output ended on `retrying … in 30s`). Its `→ failed`
+    /// went out without the `continue_on_error` mark, as one a retry follows, and no
+    /// transition can add it now (`failed → failed` is none): the note carries it, for the
+    /// step and, of a group, for the failures inside that ended its attempt (unmarked too,
+    /// as its retry was to follow). Counted unmarked, a passing run's JUnit report said
+    /// `failures="1"` and its summary `1 failed` (a group with `timeout` and
+    /// `continue_on_error` stopping a step's wait).
     @inline(never)
     func calledOff(_ instance: StepInstance, _ result: AttemptResult) async -> StepState {
         // After the note that flow heard the signal, as everything that follows from it.
         if cancellation.isCancelled { await cancellation.handlersFinished() }
-        bus.emit(.note(instance.ref, "not retried: " + (cancellation.isCancelled ? "the run was cancelled" : "stopped while waiting to retry")))
-        return gaveUp(instance, result, failureAllowed: false)
+        let state = gaveUp(instance, result)
+        var allowing: [String] = []
+        if instance.ref.failureAllowed {
+            allowing.append(instance.ref.path)
+            if !instance.ref.isLeaf { allowing += runState.allowFailures(under: instance.node, covered: failureAllowed) }
+        }
+        let why = cancellation.isCancelled ? "the run was cancelled" : "stopped while waiting to retry"
+        let mark = allowing.isEmpty ? "" : " (\(StepTransition.allowedFailureMark))"
+        bus.emit(.note(instance.ref, "not retried: \(why)\(mark)", allowing: allowing))
+        return state
     }
 
     /// The environment for a step: the enclosing one plus the node's `env`, rendered.

@@ -4,7 +4,9 @@ public enum RunEvent: Sendable {
     /// A step moved from one state to another.
     case stepState(StepTransition)
     /// A message flow itself prints about a step (a retry wait, an undo failure…).
-    case note(StepRef?, String)
+    /// `allowing`: the paths whose failure it makes an allowed one, after their ends went
+    /// out unmarked (a retry called off, see `Executor.calledOff`); empty for most notes.
+    case note(StepRef?, String, allowing: [String] = [])
     case runFinished(RunOutcome)
 }
 

@@ -77,9 +77,7 @@ final class RunState: Sendable {
     }
 
     /// `firstRan`: a reused result's place among those first completed (see `Completion`).
-    /// `failureAllowed`: whether its failure counts as allowed, when not as its reference
-    /// says (see `Executor.calledOff`).
-    func record(_ instance: StepInstance, _ result: StepResult, firstRan: Int? = nil, failureAllowed: Bool? = nil) {
+    func record(_ instance: StepInstance, _ result: StepResult, firstRan: Int? = nil) {
         state.withLock { s in
             s.records += 1
             if let name = instance.node.name {
@@ -90,7 +88,7 @@ final class RunState: Sendable {
             }
             if instance.ref.isLeaf, !instance.ref.isUndo {
                 s.leafStates[ObjectIdentifier(instance.node)] = (result.state, ObjectIdentifier(instance),
-                                                                 failureAllowed ?? instance.ref.failureAllowed)
+                                                                 instance.ref.failureAllowed)
             } else if !instance.ref.isUndo {
                 // A group's timeout counts as a step that timed out: its steps show only as
                 // cancelled, and a failed run's summary would name no failure. A later attempt
@@ -101,7 +99,7 @@ final class RunState: Sendable {
                 let node = ObjectIdentifier(instance.node)
                 s.latestGroupInstances[node] = ObjectIdentifier(instance)
                 if result.state == .timedOut {
-                    s.leafStates[node] = (.timedOut, ObjectIdentifier(instance), failureAllowed ?? instance.ref.failureAllowed)
+                    s.leafStates[node] = (.timedOut, ObjectIdentifier(instance), instance.ref.failureAllowed)
                     s.ownFailures[node] = nil
                 } else if let counted = s.leafStates[node],
                           counted.state == .timedOut || counted.instance != ObjectIdentifier(instance) {
@@ -112,6 +110,29 @@ final class RunState: Sendable {
             if result.state == .succeeded, !instance.node.undo.isEmpty {
                 s.completed.append(Completion(instance: instance, result: result, recorded: s.records, firstRan: firstRan))
             }
+        }
+    }
+
+    /// Counts as allowed the failures that ended the latest attempt of the group `node`
+    /// inside it (its `finally` too, its `undo` not), of the steps `covered` holds (those
+    /// `continue_on_error` covers): they went out unmarked, as failures its retry was to
+    /// follow, and the retry was called off (`Executor.calledOff`). Returns their paths.
+    func allowFailures(under node: PlanNode, covered: Set<ObjectIdentifier>) -> [String] {
+        state.withLock { s in
+            var paths: [String] = []
+            func visit(_ node: PlanNode) {
+                for child in node.children + node.finally {
+                    let id = ObjectIdentifier(child)
+                    if covered.contains(id), let counted = s.leafStates[id], !counted.allowed,
+                       counted.state == .failed || counted.state == .timedOut {
+                        s.leafStates[id]!.allowed = true
+                        paths.append(child.path)
+                    }
+                    visit(child)
+                }
+            }
+            visit(node)
+            return paths
         }
     }
 

@@ -28,8 +28,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// Whether flow has said that spilling failed (it says so once).
     var spillFailureSaid = false
     /// GitHub `::error::` annotations of failed steps, written when the run ends: a failed
-    /// attempt that is retried (and may succeed) gets none.
-    var annotations: [(path: String, text: String)] = []
+    /// attempt that is retried (and may succeed) gets none. Kept as the ends they say until
+    /// then: a retry called off makes the failure it waited on an allowed one (a warning).
+    var annotations: [(path: String, end: StepTransition)] = []
     /// `--quiet`: the blocks of the failures so far, in order, written when the run ends
     /// (a retry drops those it runs again).
     var quietBlocks: [(path: String, title: String, body: HeldOutput)] = []
@@ -85,7 +86,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             var body = buffers.removeValue(forKey: t.step.path) ?? HeldOutput()
             heldTotal -= body.heldInMemory
             let failed = [.failed, .timedOut].contains(t.to)
-            if github, failed { annotations.append((t.step.path, Self.annotation(t))) }
+            if github, failed { annotations.append((t.step.path, t)) }
             if quiet {
                 if failed {
                     // Held until the run ends, maybe with many more: not in memory, if large
@@ -102,7 +103,10 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                 return
             }
             writeBlock(title: title, failed: failed, body: body)
-        case .note(let step, let message):
+        case .note(let step, let message, let allowing):
+            for path in allowing {
+                for i in annotations.indices where annotations[i].path == path { annotations[i].end.step.failureAllowed = true }
+            }
             // `--quiet` keeps what flow says about the whole run (that it heard a signal and
             // how to hurry it, that it rolls back): notes about a step (retries) go.
             guard !quiet || step == nil else { return }
@@ -115,7 +119,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             quietBlocks.removeAll()
             heldTotal = 0
             if !annotations.isEmpty { unseen.startLine(out, after: err, command: true) }
-            for annotation in annotations { out.append(annotation.text) }
+            for annotation in annotations { out.append(Self.annotation(annotation.end)) }
             out.flush()
             unseen.startLine(err)
             err.append(style.summary(outcome) + "\n")

@@ -34,9 +34,16 @@ public final class JSONReporter: RunObserver, @unchecked Sendable {
             if let elapsed = t.elapsed { members.append(("elapsed_seconds", .double((elapsed * 1000).rounded() / 1000))) }
             if t.isAllowedFailure { members.append(("allowed_failure", .bool(true))) }
             write(members)
-        case .note(let step, let message):
-            write([("event", .string("note")), ("time", .string(Timestamp.now().iso8601)), ("run_id", .string(runID)),
-                   ("step", step.map { .string($0.path) } ?? .null), ("message", .string(message))])
+        case .note(let step, let message, let allowing):
+            var members: [(String, JSONValue)] = [
+                ("event", .string("note")), ("time", .string(Timestamp.now().iso8601)), ("run_id", .string(runID)),
+                ("step", step.map { .string($0.path) } ?? .null), ("message", .string(message)),
+            ]
+            if !allowing.isEmpty {
+                members.append(("allowed_failure", .bool(true)))
+                members.append(("allowed_steps", .array(allowing.map(JSONValue.string))))
+            }
+            write(members)
         case .runFinished(let outcome):
             var counts: [(String, JSONValue)] = []
             var allowed: [(String, JSONValue)] = []

@@ -72,7 +72,14 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
             if let elapsed = t.elapsed, ![.undoing, .undone, .undoFailed].contains(t.to) { cases[i].elapsed = elapsed }
             if [.failed, .timedOut, .cancelled].contains(t.to) { cases[i].message = Self.reason(t) }
         case .runFinished(let outcome): write(outcome)
-        case .note: break
+        case .note(_, _, let allowing):
+            // A retry called off: the failure its attempt ended in is the step's end, and
+            // an allowed one (`Executor.calledOff`); it was a failure a retry would follow.
+            for path in allowing {
+                guard let i = index[path], [.failed, .timedOut].contains(cases[i].state), !cases[i].allowed else { continue }
+                cases[i].allowed = true
+                cases[i].message = cases[i].message.map { "\($0) (\(StepTransition.allowedFailureMark))" }
+            }
         }
     }
 

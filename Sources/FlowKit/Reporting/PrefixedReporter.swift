@@ -143,7 +143,7 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
             default:
                 break
             }
-        case .note(let step, let message):
+        case .note(let step, let message, _):
             // `--quiet` keeps what flow says about the whole run (that it heard a signal and
             // how to hurry it, that it rolls back): notes about a step (retries) go.
             guard !quiet || step == nil else { return }

@@ -35,7 +35,7 @@ public final class RawReporter: RunObserver, @unchecked Sendable {
             if [.failed, .timedOut].contains(t.to), t.step.isLeaf || t.to == .timedOut || t.isGroupsOwnFailure {
                 ownLine("\(style.state(t.to)) \(t.step.label) \(ReporterStyle.detail(t))")
             }
-        case .note(let step, let message):
+        case .note(let step, let message, _):
             // As in every text mode: above all the first signal's, which says what flow
             // does now and that a second one kills everything.
             ownLine(style.paint((step.map { "\($0.label): " } ?? "") + message, "2"))

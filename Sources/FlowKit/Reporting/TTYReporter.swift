@@ -151,7 +151,14 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 }
                 if t.to == .skipped { markSkipped(below: i) }
                 redraw()
-            case .note(let step, let message):
+            case .note(let step, let message, let allowing):
+                // A retry called off: the failure its row shows is the step's end, and an
+                // allowed one (`Executor.calledOff`), marked as one that ended so is.
+                for path in allowing {
+                    guard let i = index[path], rows[i].state == .failed || rows[i].state == .timedOut else { continue }
+                    let mark = ReporterStyle.allowedMark
+                    rows[i].reason = rows[i].isLeaf || rows[i].state == .timedOut ? (rows[i].reason.map { "\($0) (\(mark))" } ?? "(\(mark))") : mark
+                }
                 clear()
                 out.append(style.paint((step.map { "\($0.label): " } ?? "") + message, "2") + "\n")
                 redraw()
