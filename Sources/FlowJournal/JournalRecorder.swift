@@ -249,7 +249,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         attached.store(true, ordering: .releasing)
         ticker = Task.detached { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
+                try? await DispatchPool.sleep(for: .milliseconds(250))
                 guard let self else { return }
                 self.mutex.withLock { _ in self.queueCommit() }
             }

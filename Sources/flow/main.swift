@@ -16,6 +16,9 @@ _ = OpenFileLimit.inheritedAtStart
 SignalDisposition.restoreChildReaping()
 // Ctrl-\ quits flow from the start, not only once a run traps it (see `quitOnSIGQUIT`).
 SignalDisposition.quitOnSIGQUIT()
+// Before the first task: without a /proc of its own, libdispatch kills flow now and then
+// (see `DispatchPool`).
+if !DispatchPool.isWatchable { cflow_keep_jobs_off_watched_pool() }
 
 // Usage errors exit with 2 (the contract); help, --version and completion scripts exit 0.
 do {

@@ -203,6 +203,19 @@ int cflow_malloc_one_arena(void);
 /// (paired medians; bench/results-2026-11-27.md).
 _Noreturn void cflow_park_main_thread(void);
 
+/// Whether libdispatch can watch its worker pool: it reads `/proc/TID/stat` of each worker
+/// every second while work waits, and crashes the process (SIGILL, "workq: registered
+/// worker exited prematurely") when the file cannot be opened: without `/proc` (a chroot,
+/// bubblewrap without `--proc`) or with another PID namespace's.
+int cflow_pool_can_watch_workers(void);
+
+/// Sends Swift concurrency's global jobs (and its timed ones: `Task.sleep`) to
+/// libdispatch's overcommit pool, whose workers it does not watch, through the runtime's
+/// enqueue hooks (as swift-nio installs its event loops as the global executor). For a
+/// process where `cflow_pool_can_watch_workers` is false: there, the default pool made
+/// about one `flow run` in five die of SIGILL at random. Call before the first task.
+void cflow_keep_jobs_off_watched_pool(void);
+
 /// A new temporary file made from `template` (mkostemp, O_CLOEXEC) and unlinked at once:
 /// the descriptor, or -1 with errno set. Nothing is left behind however the process ends.
 int cflow_anonymous_temp_file(char *template_path);

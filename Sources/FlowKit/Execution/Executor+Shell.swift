@@ -201,7 +201,7 @@ extension Executor {
                 }
                 if error.isRetryable, !Self.shortageOutlasted(&shortageSince, childrenRunning: hub.activeChildren > 0) {
                     // Out of descriptors or processes: wait for another step to finish, then retry.
-                    do { try await Task.sleep(for: .milliseconds(20)) } catch {
+                    do { try await DispatchPool.sleep(for: .milliseconds(20)) } catch {
                         return AttemptResult(state: .cancelled, reason: "cancelled before it started")
                     }
                     continue
@@ -269,7 +269,7 @@ extension Executor {
             // fail-fast; SIGKILL after the grace period.
             child.signalGroup(forwardsRunSignal ? cancellation.signal ?? SIGTERM : SIGTERM, grace: grace)
             Task.detached {
-                try? await Task.sleep(for: grace)
+                try? await DispatchPool.sleep(for: grace)
                 if child.currentTermination == nil { child.kill() }
             }
         }
@@ -288,7 +288,7 @@ extension Executor {
             // `failed` and the run ended 1, or went on with the next step. A program that
             // handles SIGINT itself (a REPL) keeps it to itself, as it does under a shell.
             // The repeat, which ends flow, is off this thread: the hub's, which it waits for.
-            cancellation.request(SIGINT, repeatOn: .global())
+            cancellation.request(SIGINT, repeatOn: DispatchPool.queue("flow.repeat-signal"))
             // The note that flow took the Ctrl-C comes before the step's end: its handler runs
             // on another thread, and this step's `⊘` was told first, every time. A second
             // Ctrl-C ends flow from its handler, which says so and then ends this step.
@@ -299,7 +299,7 @@ extension Executor {
         if child.heldTerminal, signal == SIGQUIT, !Task.isCancelled {
             // The same for the terminal's Ctrl-\ (SIGQUIT): flow's own "quit now", which
             // kills every step and ends the run at once (exit 131).
-            cancellation.requestNow(SIGQUIT, repeatOn: .global())
+            cancellation.requestNow(SIGQUIT, repeatOn: DispatchPool.queue("flow.repeat-signal"))
             // Its handler ends flow, saying so first and then ending this step (`killed by
             // SIGQUIT`, as every step under way): this step's `⊘` came before that note.
             await cancellation.awaitRepeatHandler()

@@ -525,7 +525,7 @@ public final class Executor: Sendable {
     /// Out of line: inlined, `Task.sleep` makes its caller's frame ~600 bytes larger.
     @inline(never)
     func waitOut(_ delay: Duration) async -> Bool {
-        do { try await Task.sleep(for: delay) } catch { return false }
+        do { try await DispatchPool.sleep(for: delay) } catch { return false }
         return true
     }
 
@@ -607,7 +607,7 @@ public final class Executor: Sendable {
                 await self.perform(step)
             }
             group.addTask {
-                do { try await Task.sleep(for: timeout) } catch { return nil }
+                do { try await DispatchPool.sleep(for: timeout) } catch { return nil }
                 expired.set()
                 return nil
             }

@@ -33,7 +33,7 @@ public final class RunCancellation: Sendable {
     /// A later request runs the repeat handler (see `onRepeat`): in the caller by default,
     /// as the signal trap wants it, or on `repeatOn`.
     @discardableResult
-    public func request(_ signal: Int32, handlersOn queue: DispatchQueue = .global(), repeatOn repeatQueue: DispatchQueue? = nil) -> Int {
+    public func request(_ signal: Int32, handlersOn queue: DispatchQueue = DispatchPool.queue("flow.signal-handlers"), repeatOn repeatQueue: DispatchQueue? = nil) -> Int {
         typealias Handlers = [@Sendable (Int32) -> Void]
         let (count, immediate, handlers, repeatHandler) = state.withLock { s -> (Int, Handlers, Handlers, (@Sendable (Int32) -> Void)?) in
             if s.signal == nil { s.signal = signal }
@@ -91,7 +91,7 @@ public final class RunCancellation: Sendable {
         // At once when they have run: every step the run reaches after a signal asks.
         if state.withLock({ $0.handled }) { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            handling.notify(queue: .global()) { done.resume() }
+            handling.notify(queue: DispatchPool.queue("flow.signal-handled")) { done.resume() }
         }
     }
 

@@ -68,7 +68,7 @@ public final class SignalTrap: @unchecked Sendable {
     /// started after, as before, the run is as quick as it was. Called once.
     public func listen() {
         let readEnd = readEnd, cancellation = cancellation
-        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: DispatchPool.queue("flow.signals"))
         source.setEventHandler {
             var bytes = [UInt8](repeating: 0, count: 64)
             let count = read(readEnd, &bytes, bytes.count)

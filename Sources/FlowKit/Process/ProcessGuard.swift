@@ -45,7 +45,7 @@ public final class ProcessGuard: Sendable {
     /// Starts the guard on another thread, for a run that will spawn, so that even the
     /// clone stays off the first step's path.
     func startSoon() {
-        DispatchQueue.global(qos: .userInitiated).async {
+        DispatchPool.queue("flow.process-guard", qos: .userInitiated).async {
             self.state.withLock { Self.start(&$0) }
         }
     }

@@ -100,7 +100,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     func start() {
         ticker = Task.detached { [weak self] in
             while let self, !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
+                try? await DispatchPool.sleep(for: .milliseconds(100))
                 self.lock.withLock { _ in if !self.done { self.redraw() } }
             }
         }
