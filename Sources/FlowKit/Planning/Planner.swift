@@ -84,8 +84,21 @@ public struct Planner {
         let name = String(word[..<equals])
         let value = String(word[word.index(after: equals)...])
         if isVariable(name) { return "`\(name)` is a variable of the workflow: set it with --var \(word)" }
-        return paramHelp(for: name, value: value, action: nil, in: workflow)
-            ?? "flow takes no `key=value` words: --var \(word) sets a variable of the workflow, FILE ACTION --with \(word) a parameter of ACTION"
+        if let help = paramHelp(for: name, value: value, action: nil, in: workflow) { return help }
+        // make's `VERSION=1.4` for a Makefile ported as the guide says, to `vars.version`:
+        // names are case-sensitive, so the help names the spelling that sets one, not a
+        // `--var VERSION=1.4` that would be refused in its turn.
+        let folded = name.lowercased()
+        if let variable = workflow.vars.first(where: { $0.name.value.lowercased() == folded })?.name.value {
+            return "`\(variable)` is a variable of the workflow (names are case-sensitive): set it with --var \(variable)=\(value)"
+        }
+        for action in workflow.actions {
+            if let param = action.params.first(where: { $0.name.value.lowercased() == folded })?.name.value {
+                return "`\(param)` is a parameter of action `\(action.name.value)` (names are case-sensitive): "
+                    + "run it alone with FILE \(action.name.value) --with \(param)=\(value)"
+            }
+        }
+        return "flow takes no `key=value` words: --var \(word) sets a variable of the workflow, FILE ACTION --with \(word) a parameter of ACTION"
     }
 
     mutating func build() throws(PlanError) -> Plan {
