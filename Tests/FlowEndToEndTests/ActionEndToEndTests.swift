@@ -209,6 +209,18 @@ import Testing
             """), "\(passed)")
     }
 
+    /// go-task's `task -- -v` (the default task, `-v` for `{{.CLI_ARGS}}`): after `--` the
+    /// word lands in ACTION's place, and the error listed the actions, where `flow run
+    /// wf.yaml release -- -v` says that flow passes no words on. It says so here too.
+    @Test func aDashWordAfterDoubleDashInActionsPlaceSaysNothingIsPassedOn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.releaseWithAVariable)
+        let run = try box.run(["run", "wf.yaml", "--", "-v"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr == "error: unknown action `-v`\nhelp: flow took `-v`, after `--`, for ACTION; it passes no words on to the commands it runs: give values as variables (--var NAME=VALUE, read as ${{ vars.NAME }})\n",
+                "\(run)")
+    }
+
     /// workflows/makefile.yaml, the Makefile port, does what its comments say: `release`
     /// passes the version it finds to `deploy`, a failing smoke test rolls the deploy back,
     /// and `clean` of a clean tree is an allowed failure.

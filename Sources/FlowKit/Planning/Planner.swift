@@ -101,6 +101,15 @@ public struct Planner {
         return "flow takes no `key=value` words: --var \(word) sets a variable of the workflow, FILE ACTION --with \(word) a parameter of ACTION"
     }
 
+    /// The help for ACTION `-v`: only a word after `--` gets there with a leading `-` (an
+    /// action's name has none), and go-task's `task -- -v` passes it to the commands
+    /// (`{{.CLI_ARGS}}`). flow passes none on, as a word after ACTION is told already.
+    static func passedWordHelp(for word: String) -> String? {
+        guard word.hasPrefix("-") else { return nil }
+        return "flow took `\(word)`, after `--`, for ACTION; it passes no words on to the commands it runs: "
+            + "give values as variables (--var NAME=VALUE, read as ${{ vars.NAME }})"
+    }
+
     mutating func build() throws(PlanError) -> Plan {
         if options.action == nil, let first = options.with.first {
             throw PlanError("--with \(first.name)=… sets a parameter of an action, but no ACTION was given",
@@ -147,7 +156,8 @@ public struct Planner {
         if let actionName = options.action {
             guard let action = actionTable.action(named: actionName) else {
                 throw PlanError("unknown action `\(actionName)`",
-                                help: Self.keyValueHelp(for: actionName, isVariable: { positions[$0] != nil }, in: workflow)
+                                help: Self.passedWordHelp(for: actionName)
+                                    ?? Self.keyValueHelp(for: actionName, isVariable: { positions[$0] != nil }, in: workflow)
                                     ?? Suggestion.help(for: actionName, in: workflow.actions.map(\.name.value))
                                     ?? (workflow.actions.isEmpty ? "this workflow declares no actions" : "the actions are "
                                         + Suggestion.list(workflow.actions.map(\.name.value))))
