@@ -118,10 +118,10 @@ struct RunSession {
             // Labels on stdout are coloured only when stdout is a terminal too (or forced).
             let stdoutColor = color && (isatty(1) == 1 || Console.colorForced)
             bus.add(PrefixedReporter(color: color, stdoutColor: stdoutColor, quiet: options.quiet, labelWidth: width,
-                                     fullOutput: fullOutput))
+                                     details: StepDetails.of(plan), fullOutput: fullOutput))
         case .grouped:
             bus.add(GroupedReporter(color: color, github: Console.inGitHubActions,
-                                    quiet: options.quiet))
+                                    quiet: options.quiet, details: StepDetails.of(plan)))
         case .raw: bus.add(RawReporter(color: color, passThrough: options.noJournal))
         case .json: bus.add(JSONReporter())
         }

@@ -106,6 +106,10 @@ struct ShowCommand: Command {
         for step in steps {
             var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
             line += step.path.contains("u") ? "undo " : ""
+            // A `finally` step runs after its group's steps whatever they did: after a failure
+            // it follows a row of skipped steps, and read as one of them it looked misplaced.
+            // Marked as `plan` heads the list, on each step of it (not on the steps inside one).
+            if step.path.split(separator: ".").last?.first == "f" { line += "finally " }
             // An unnamed step's command or message is the file's text: escaped too.
             line += ControlEscaping.escaped(step.label + (Self.detail(step).map { ": " + $0 } ?? ""))
             // An undo runs no group, only undo steps inside them: its groups stay `pending`,

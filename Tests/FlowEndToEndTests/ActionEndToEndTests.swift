@@ -167,6 +167,22 @@ import Testing
                 "\(neither)")
     }
 
+    /// make's `VERSION=2` for a Makefile ported as the migration guide says (`$(VERSION)` →
+    /// `vars.version`): names are case-sensitive, and the help said `--var VERSION=2`, which
+    /// was then refused as an unknown variable. It names the spelling that sets one.
+    @Test func aKeyValueWordInAnotherCaseNamesTheVariableItMeans() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.releaseWithAVariable)
+        let variable = try box.run(["run", "wf.yaml", "VERSION=2"])
+        #expect(variable.status == 2, "\(variable)")
+        #expect(variable.stderr == "error: unknown action `VERSION=2`\nhelp: `version` is a variable of the workflow (names are case-sensitive): set it with --var version=2\n",
+                "\(variable)")
+        let param = try box.run(["plan", "wf.yaml", "TAG=v1"])
+        #expect(param.status == 2, "\(param)")
+        #expect(param.stderr == "error: unknown action `TAG=v1`\nhelp: `tag` is a parameter of action `release` (names are case-sensitive): run it alone with FILE release --with tag=v1\n",
+                "\(param)")
+    }
+
     /// `task clean build`, `just lint test`, `make clean all` run several targets in one
     /// command; flow runs one ACTION. The error said only "Unexpected argument 'build'":
     /// it now names the argument it would have been and says to give it its own command.
@@ -191,6 +207,18 @@ import Testing
                    'flow run' passes no words on to the commands it runs: give values as variables
 
             """), "\(passed)")
+    }
+
+    /// go-task's `task -- -v` (the default task, `-v` for `{{.CLI_ARGS}}`): after `--` the
+    /// word lands in ACTION's place, and the error listed the actions, where `flow run
+    /// wf.yaml release -- -v` says that flow passes no words on. It says so here too.
+    @Test func aDashWordAfterDoubleDashInActionsPlaceSaysNothingIsPassedOn() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", Self.releaseWithAVariable)
+        let run = try box.run(["run", "wf.yaml", "--", "-v"])
+        #expect(run.status == 2, "\(run)")
+        #expect(run.stderr == "error: unknown action `-v`\nhelp: flow took `-v`, after `--`, for ACTION; it passes no words on to the commands it runs: give values as variables (--var NAME=VALUE, read as ${{ vars.NAME }})\n",
+                "\(run)")
     }
 
     /// workflows/makefile.yaml, the Makefile port, does what its comments say: `release`

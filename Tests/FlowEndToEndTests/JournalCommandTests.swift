@@ -219,6 +219,36 @@ import Testing
           - print: bye
         """
 
+    /// `show` marks the steps of a `finally` list, a group's and the workflow's, as it marks
+    /// those of an `undo`: after a failure they follow a row of skipped steps, and read as
+    /// steps of the group they looked as if they had run out of turn. The steps inside a
+    /// `finally` group are not marked again.
+    @Test func showMarksTheStepsOfAFinally() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                sequential:
+                  - shell: exit 1
+                  - shell: echo never
+                finally:
+                  - name: tidy
+                    shell: echo tidy
+            finally:
+              - sequential:
+                  - print: bye
+            """)
+        let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(run.status == 1, "\(run)")
+        let show = try box.run(["show", "last"])
+        #expect(show.status == 0, "\(show)")
+        let rows = show.stdoutLines.dropFirst(2).map { $0.replacing(#/  \[.*\]$/#, with: "") }
+        #expect(Array(rows) == [
+            "✗ g", "  ✗ shell@1.1: exit 1", "  ○ shell@1.2: echo never", "  ✓ finally tidy",
+            "✓ finally sequential@f1", "  ✓ print@f1.1: bye", "steps: 2 succeeded, 1 failed, 1 skipped",
+        ], "\(show)")
+    }
+
     /// `logs` labels lines as the live run did, and `show` uses the same labels, which
     /// `logs` accepts as step selectors (as it does names and paths).
     @Test func journalCommandsUseTheLiveLabels() throws {
@@ -236,7 +266,7 @@ import Testing
         let show = try box.run(["show", "last"])
         #expect(show.status == 0, "\(show)")
         for line in ["✓ sequential@1 ", "✓ shell@1.1: echo in-group ", "✓ named ", "↺ shell@2: echo plain ",
-                     "✓ undo shell@2.u1: echo undo-plain ", "✗ shell@3: exit 3 ", "✓ print@f1: bye "] {
+                     "✓ undo shell@2.u1: echo undo-plain ", "✗ shell@3: exit 3 ", "✓ finally print@f1: bye "] {
             #expect(show.stdoutLines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(line) }, "\(line): \(show)")
         }
         #expect(!show.stdout.contains("print: print"), "\(show)")

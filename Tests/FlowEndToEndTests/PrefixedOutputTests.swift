@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// `--output prefixed` shows the start and end of each step, as the contract says: a
@@ -106,5 +107,47 @@ import Testing
             "✗ broken exit 2 T", "✗ failed: 1 succeeded, 1 failed in T",
         ], "\(quiet)")
         #expect(quiet.stdout == "", "\(quiet)")
+    }
+    /// An unnamed shell or `use` step's start says what it runs, as make echoes a command,
+    /// go-task prints `task: [test] make test` and GitHub Actions titles a step `Run make
+    /// test`: a ported Makefile is mostly bare `- make test` steps, and its log read
+    /// `▶ shell@2` alone. A multi-line command shows its first line; a named step, a later
+    /// attempt and an undo step that is named say nothing more. `grouped` titles say it too.
+    @Test func anUnnamedStepsStartSaysWhatItRuns() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              build:
+                steps:
+                  - echo built
+            steps:
+              - use: build
+              - name: named
+                shell: echo named
+              - shell: |
+                  echo two
+                  echo lines
+              - shell: test -f marker || { touch marker; exit 1; }
+                retry: 1
+            """)
+        let r = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(r.status == 0, "\(r)")
+        #expect(Self.timeless(r.stderrLines) == [
+            "▶ use@1: build", "▶ shell@1.1: echo built", "✓ shell@1.1 T", "✓ use@1 T",
+            "▶ named", "✓ named T",
+            "▶ shell@3: echo two …", "✓ shell@3 T",
+            "▶ shell@4: test -f marker || { touch marker; exit 1; }", "✗ shell@4 exit 1 T",
+            "shell@4: retrying (attempt 2 of 2)", "▶ shell@4 (attempt 2)", "✓ shell@4 T",
+            "✓ succeeded: 4 succeeded in T",
+        ], "\(r)")
+
+        try FileManager.default.removeItem(atPath: box.path("marker"))
+        let grouped = try box.run(["run", "wf.yaml", "--no-journal", "--output", "grouped"])
+        #expect(grouped.status == 0, "\(grouped)")
+        #expect(Self.timeless(grouped.stderrLines).filter { $0.hasPrefix("──") } == [
+            "── ✓ shell@1.1: echo built (T) ──", "── ✓ named (T) ──", "── ✓ shell@3: echo two … (T) ──",
+            "── ✗ shell@4: test -f marker || { touch marker; exit 1; } (exit 1 T) ──",
+            "── ✓ shell@4: test -f marker || { touch marker; exit 1; } (attempt 2; T) ──",
+        ], "\(grouped)")
     }
 }

@@ -43,6 +43,52 @@ import Testing
         #expect(!atLimit.stdout.contains("larger than") && !atLimit.stderr.contains("larger than"), "\(atLimit)")
     }
 
+    /// `if: vars.lint` with `lint: false`: the value is the string `false`, which a
+    /// condition takes as true, so the step ran whatever the flag said, silently (Ansible's
+    /// `when: lint` reads the same YAML as a boolean). A warning where a variable or a
+    /// parameter the file gives as a boolean is taken for its truth, not where it is
+    /// compared or is no boolean; the run, which the warning does not stop, shows why.
+    @Test func aBooleanLookingStringTakenForItsTruthIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            vars:
+              lint: false
+              target: prod
+            actions:
+              ship:
+                params:
+                  dry: { allowed: [true, false] }
+                steps:
+                  - print: shipping
+                    if: ${{ !params.dry && success() }}
+            steps:
+              - print: linting
+                if: vars.lint
+              - print: compared
+                if: vars.lint == true || vars.target
+              - use: ship
+                with: { dry: false }
+            """)
+        let validate = try box.run(["validate", "wf.yaml"])
+        #expect(validate.status == 0, "\(validate)")
+        #expect(validate.stderr == """
+            wf.yaml:10:18: warning: `params.dry` is a string, and a condition takes every string but the empty one as true, `'false'` too [string-flag]
+               |
+            10 |         if: ${{ !params.dry && success() }}
+               |                  ^^^^^^^^^^ compare it with a boolean: `params.dry == true`
+            wf.yaml:13:9: warning: `vars.lint` is a string, and a condition takes every string but the empty one as true, `'false'` too [string-flag]
+               |
+            13 |     if: vars.lint
+               |         ^^^^^^^^^ compare it with a boolean: `vars.lint == true`
+            2 warnings in 1 file
+
+            """, "\(validate)")
+        let run = try box.run(["run", "wf.yaml", "--no-journal", "--output", "prefixed"])
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("linting") && !run.stdout.contains("shipping"), "\(run)")
+        #expect(try box.run(["validate", "--strict", "wf.yaml"]).status == 1)
+    }
+
     /// A status compared with a string that is no status is always false (`!=`: true): a
     /// warning, with the status meant (GitHub Actions' `success`/`failure` too). The run
     /// still runs (warnings do not stop it), and `--strict` makes it an error.

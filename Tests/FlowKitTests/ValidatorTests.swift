@@ -889,6 +889,7 @@ import Testing
         .unexpandedExpression: "actions:\n  a:\n    params: {p: {default: \"${{ env.HOME }}\"}}\n    steps: [\"echo ${{ params.p }}\"]\nsteps:\n  - use: a\n",
         .unusedVar: "vars: {v: 1}\nsteps: [x]\n",
         .unknownStatus: "steps:\n  - name: a\n    print: x\n  - print: y\n    if: steps.a.status == 'success'\n",
+        .stringFlag: "vars:\n  lint: false\nsteps:\n  - print: y\n    if: vars.lint\n",
         .colonWithoutSpace: "steps:\n  - delay:5s\n",
         .nestedUndo: "steps:\n  - shell: a\n    undo:\n      shell: b\n      undo:\n        shell: c\n",
         .foreignTemplate: "vars: {v: 1}\nsteps:\n  - shell: echo {{ v }} ${{ vars.v }}\n",
@@ -921,7 +922,7 @@ import Testing
             loaded = load(sample)
         }
         #expect(loaded.diagnostics.map(\.code).contains(code), "\(rendered(loaded.diagnostics))")
-        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .unexpandedExpression, .colonWithoutSpace, .nestedUndo,
+        let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .stringFlag, .unexpandedExpression, .colonWithoutSpace, .nestedUndo,
                                         .foreignTemplate, .foreignShebang].contains(code) ? .warning : .error
         #expect(loaded.diagnostics.filter { $0.code == code }.allSatisfy { $0.severity == expectedSeverity })
     }

@@ -48,6 +48,7 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     case unusedParam = "unused-param"
     case unusedVar = "unused-var"
     case unknownStatus = "unknown-status"
+    case stringFlag = "string-flag"
     case unexpandedExpression = "unexpanded-expression"
     case colonWithoutSpace = "colon-without-space"
     case nestedUndo = "nested-undo"

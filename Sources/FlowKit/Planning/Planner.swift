@@ -84,8 +84,30 @@ public struct Planner {
         let name = String(word[..<equals])
         let value = String(word[word.index(after: equals)...])
         if isVariable(name) { return "`\(name)` is a variable of the workflow: set it with --var \(word)" }
-        return paramHelp(for: name, value: value, action: nil, in: workflow)
-            ?? "flow takes no `key=value` words: --var \(word) sets a variable of the workflow, FILE ACTION --with \(word) a parameter of ACTION"
+        if let help = paramHelp(for: name, value: value, action: nil, in: workflow) { return help }
+        // make's `VERSION=1.4` for a Makefile ported as the guide says, to `vars.version`:
+        // names are case-sensitive, so the help names the spelling that sets one, not a
+        // `--var VERSION=1.4` that would be refused in its turn.
+        let folded = name.lowercased()
+        if let variable = workflow.vars.first(where: { $0.name.value.lowercased() == folded })?.name.value {
+            return "`\(variable)` is a variable of the workflow (names are case-sensitive): set it with --var \(variable)=\(value)"
+        }
+        for action in workflow.actions {
+            if let param = action.params.first(where: { $0.name.value.lowercased() == folded })?.name.value {
+                return "`\(param)` is a parameter of action `\(action.name.value)` (names are case-sensitive): "
+                    + "run it alone with FILE \(action.name.value) --with \(param)=\(value)"
+            }
+        }
+        return "flow takes no `key=value` words: --var \(word) sets a variable of the workflow, FILE ACTION --with \(word) a parameter of ACTION"
+    }
+
+    /// The help for ACTION `-v`: only a word after `--` gets there with a leading `-` (an
+    /// action's name has none), and go-task's `task -- -v` passes it to the commands
+    /// (`{{.CLI_ARGS}}`). flow passes none on, as a word after ACTION is told already.
+    static func passedWordHelp(for word: String) -> String? {
+        guard word.hasPrefix("-") else { return nil }
+        return "flow took `\(word)`, after `--`, for ACTION; it passes no words on to the commands it runs: "
+            + "give values as variables (--var NAME=VALUE, read as ${{ vars.NAME }})"
     }
 
     mutating func build() throws(PlanError) -> Plan {
@@ -134,7 +156,8 @@ public struct Planner {
         if let actionName = options.action {
             guard let action = actionTable.action(named: actionName) else {
                 throw PlanError("unknown action `\(actionName)`",
-                                help: Self.keyValueHelp(for: actionName, isVariable: { positions[$0] != nil }, in: workflow)
+                                help: Self.passedWordHelp(for: actionName)
+                                    ?? Self.keyValueHelp(for: actionName, isVariable: { positions[$0] != nil }, in: workflow)
                                     ?? Suggestion.help(for: actionName, in: workflow.actions.map(\.name.value))
                                     ?? (workflow.actions.isEmpty ? "this workflow declares no actions" : "the actions are "
                                         + Suggestion.list(workflow.actions.map(\.name.value))))

@@ -37,13 +37,18 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// What an interactive step wrote to the terminal itself, unseen (its block is empty):
     /// flow's next line on each stream starts a line of its own.
     var unseen = UnseenWrites()
+    /// What each unnamed shell or `use` step runs, said in its block's title (`StepDetails`).
+    let details: [String: String]
 
-    public convenience init(color: Bool, github: Bool, quiet: Bool = false) {
-        self.init(color: color, github: github, quiet: quiet, stdout: 1, stderr: 2, spill: OutputSpill())
+    /// `details` are `StepDetails.of(plan)`.
+    public convenience init(color: Bool, github: Bool, quiet: Bool = false, details: [String: String] = [:]) {
+        self.init(color: color, github: github, quiet: quiet, stdout: 1, stderr: 2, spill: OutputSpill(), details: details)
     }
 
     /// Writes to `stdout` and `stderr` (descriptors) and spills to `spill`: a test's.
-    init(color: Bool, github: Bool, quiet: Bool, stdout: Int32, stderr: Int32, spill: OutputSpill) {
+    init(color: Bool, github: Bool, quiet: Bool, stdout: Int32, stderr: Int32, spill: OutputSpill,
+         details: [String: String] = [:]) {
+        self.details = details
         out = OutputWriter(fd: stdout)
         err = OutputWriter(fd: stderr)
         self.spill = spill
@@ -82,7 +87,8 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             // A retried step's later attempts are blocks of their own: said in the title, as
             // `prefixed` says it at their start (three blocks read `✗ flaky (exit 1 0.3s)`).
             if t.attempt > 1, t.step.isLeaf, !reused { detail = "attempt \(t.attempt)" + (detail.isEmpty ? "" : "; " + detail) }
-            let title = "\(t.to.symbol) \(t.step.label)\(detail.isEmpty ? "" : " (\(detail))")"
+            let label = details[t.step.path].map { "\(t.step.label): \($0)" } ?? t.step.label
+            let title = "\(t.to.symbol) \(label)\(detail.isEmpty ? "" : " (\(detail))")"
             var body = buffers.removeValue(forKey: t.step.path) ?? HeldOutput()
             heldTotal -= body.heldInMemory
             let failed = [.failed, .timedOut].contains(t.to)

@@ -26,13 +26,17 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
     /// What an interactive step wrote to the terminal itself, unseen: flow's next line on
     /// each stream starts a line of its own.
     var unseen = UnseenWrites()
+    /// What each unnamed shell or `use` step runs, said on its `▶` line (`StepDetails`).
+    let details: [String: String]
 
     /// `color` is for flow's own lines on stderr, `stdoutColor` for the labels of the
     /// steps' stdout lines (by default the same). `fullOutput` names the command that prints
     /// a failed step's whole output when the end of the run repeats only its last part.
+    /// `details` are `StepDetails.of(plan)`.
     public init(color: Bool, stdoutColor: Bool? = nil, quiet: Bool, labelWidth: Int = 0,
-                fullOutput: (@Sendable (String) -> String?)? = nil) {
+                details: [String: String] = [:], fullOutput: (@Sendable (String) -> String?)? = nil) {
         log.fullOutput = fullOutput
+        self.details = details
         style = ReporterStyle(color: color)
         outStyle = ReporterStyle(color: stdoutColor ?? color)
         self.quiet = quiet
@@ -127,7 +131,13 @@ public final class PrefixedReporter: RunObserver, @unchecked Sendable {
                 err.append(style.state(.running))
                 err.append(byte: 0x20)
                 err.append(t.step.label)
-                if t.attempt > 1 { err.append(" (attempt \(t.attempt))") }
+                // Said once: a later attempt's line says which attempt, after the label.
+                if t.attempt > 1 {
+                    err.append(" (attempt \(t.attempt))")
+                } else if let detail = details[t.step.path] {
+                    err.append(": ")
+                    err.append(detail)
+                }
                 err.append(byte: 0x0A)
                 err.flush()
             case .succeeded, .failed, .timedOut, .cancelled, .undone, .undoFailed:

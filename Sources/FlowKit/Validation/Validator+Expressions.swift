@@ -42,6 +42,49 @@ extension Validator {
             checkReference(path, at: site)
         }
         checkStatusComparisons(expression)
+        if context == .condition { checkStringFlags(expression) }
+    }
+
+    /// `if: vars.deploy` where `deploy: false`: a variable's (or a parameter's) value is a
+    /// string, and every string but the empty one is true, `'false'` included, so the step
+    /// runs whatever the flag says. Ansible's `when: deploy` reads the same YAML as a
+    /// boolean, so its users (and anyone who wrote `false` as one) expect a skip. Flagged
+    /// where the value is taken for its truth (the whole condition, under `!`, `&&` or `||`)
+    /// and the file gives it as a boolean (`isFlag`).
+    mutating func checkStringFlags(_ expression: Expression) {
+        switch expression {
+        case .reference(let path, let span):
+            guard path.count == 2, isFlag(path[0].value, path[1].value) else { return }
+            let text = path.map(\.value).joined(separator: ".")
+            bag.warning(.stringFlag,
+                        "`\(text)` is a string, and a condition takes every string but the empty one as true, `'false'` too",
+                        at: span, help: "compare it with a boolean: `\(text) == true`")
+        case .not(let inner, _):
+            checkStringFlags(inner)
+        case .binary(let op, let left, let right, _) where op == .and || op == .or:
+            checkStringFlags(left)
+            checkStringFlags(right)
+        default:
+            break
+        }
+    }
+
+    /// Whether `root.name` is a variable, or a parameter of the enclosing action, whose
+    /// value the file gives as a boolean (`true`, `False`…): its default, or for a
+    /// parameter every `allowed` value.
+    func isFlag(_ root: String, _ name: String) -> Bool {
+        let isBoolean = { (value: String) in ["true", "false", "True", "False", "TRUE", "FALSE"].contains(value) }
+        switch root {
+        case "vars":
+            return workflow.vars.last(where: { $0.name.value == name }).map { isBoolean($0.value.value) } ?? false
+        case "params":
+            guard let param = scope.action?.param(named: name) else { return false }
+            if let value = param.defaultValue?.value, isBoolean(value) { return true }
+            guard let allowed = param.allowed, !allowed.isEmpty else { return false }
+            return allowed.allSatisfy { isBoolean($0.value) }
+        default:
+            return false
+        }
     }
 
     /// `steps.a.status == 'sucess'`: a status compared with a string no status is, so the
