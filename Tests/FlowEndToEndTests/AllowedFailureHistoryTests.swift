@@ -332,4 +332,25 @@ import Glibc
         let grouped = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
         #expect(grouped.status == 0 && !grouped.stdout.contains("::error"), "\(grouped)")
     }
+
+    /// `--output grouped --quiet` keeps the blocks of failures for the run's end: the block
+    /// of a failure a called-off retry made the allowed one says so in its title, as its
+    /// annotation does. The title was the unmarked one its `→ failed` had.
+    @Test func aQuietBlockOfARetryCalledOffSaysTheFailureWasAllowed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                timeout: 300ms
+                continue_on_error: true
+                sequential:
+                  - { name: flaky, shell: "echo out; exit 3", retry: { limit: 2, delay: 1h } }
+
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--quiet", "--no-journal"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 0, "\(r)")
+        let titles = TTYOutputTests.timeless(r.stdoutLines).filter { $0.hasPrefix("::group::") }
+        #expect(titles.first == "::group::✗ flaky (exit 3 T; allowed to fail)", "\(r)")
+        #expect(r.stdout.contains("::warning title=flow step flaky failed (allowed)::"), "\(r)")
+    }
 }
