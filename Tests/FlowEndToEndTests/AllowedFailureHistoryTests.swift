@@ -282,4 +282,75 @@ import Glibc
         #expect(TTYOutputTests.timeless(tty.screen.all).contains { $0.hasSuffix("✗ \(failed) exit 3 (allowed to fail) T") },
                 "\(tty.report)")
     }
+
+    /// A group with `retry` stopped in an attempt a retry was to follow (here by the
+    /// `timeout` of a group around it with `continue_on_error`): the failure inside that
+    /// attempt is its step's end, an allowed one, and the run that passes counts it so. It
+    /// counted `1 failed` and JUnit said `failures="1"` (a nested group's retry called off
+    /// while it waited, and a concurrent attempt cut short, alike).
+    @Test(arguments: [
+        ("g", """
+            - name: g
+              retry: 1
+              fail_fast: false
+              concurrent:
+                - { name: bad, shell: exit 3 }
+                - { name: slow, shell: sleep 30 }
+            """),
+        ("g", """
+            - name: g
+              retry: 1
+              sequential:
+                - name: h
+                  retry: { limit: 1, delay: 1h }
+                  sequential:
+                    - { name: bad, shell: exit 3 }
+            """),
+    ])
+    func aRetriedGroupCutShortInsideAnAllowedGroupLeavesTheRunPassing(group: String, body: String) throws {
+        let box = try RunSandbox()
+        let inner = body.split(separator: "\n").map { "        " + $0 }.joined(separator: "\n")
+        try box.write("wf.yaml", """
+            steps:
+              - name: o
+                timeout: 300ms
+                continue_on_error: true
+                sequential:
+            \(inner)
+              - { name: later, shell: "true" }
+
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderrLines.contains("\(group): not retried: stopped before its retry (allowed to fail)"), "\(r)")
+        let summary = TTYOutputTests.timeless(r.stderrLines).last { $0.contains(" in T") } ?? ""
+        #expect(summary.hasPrefix("✓ succeeded: 1 succeeded, 1 failed (allowed), 1 timed_out (allowed)"), "\(r)")
+        let report = box.read("report.xml") ?? ""
+        #expect(report.contains(#"failures="0""#) && !report.contains("<failure"), "\(report)")
+        let show = try box.run(["show", "last"])
+        #expect(show.stdout.contains("✗ bad  [failed (allowed to fail) · exit 3"), "\(show)")
+        let grouped = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(grouped.status == 0 && !grouped.stdout.contains("::error"), "\(grouped)")
+    }
+
+    /// `--output grouped --quiet` keeps the blocks of failures for the run's end: the block
+    /// of a failure a called-off retry made the allowed one says so in its title, as its
+    /// annotation does. The title was the unmarked one its `→ failed` had.
+    @Test func aQuietBlockOfARetryCalledOffSaysTheFailureWasAllowed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                timeout: 300ms
+                continue_on_error: true
+                sequential:
+                  - { name: flaky, shell: "echo out; exit 3", retry: { limit: 2, delay: 1h } }
+
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped", "--quiet", "--no-journal"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 0, "\(r)")
+        let titles = TTYOutputTests.timeless(r.stdoutLines).filter { $0.hasPrefix("::group::") }
+        #expect(titles.first == "::group::✗ flaky (exit 3 T; allowed to fail)", "\(r)")
+        #expect(r.stdout.contains("::warning title=flow step flaky failed (allowed)::"), "\(r)")
+    }
 }

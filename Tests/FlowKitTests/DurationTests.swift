@@ -136,4 +136,16 @@ import Testing
         #expect(String(text.trimmingSpaces) == trimmed)
         #expect(text.isBlank == trimmed.isEmpty)
     }
+
+    /// A sleep on a dispatch timer (`DispatchPool`, without a /proc) takes any duration, as
+    /// `Task.sleep` does: a negative one is none, one past what nanoseconds in an `Int` hold
+    /// is for ever. The conversion overflowed (a crash) for those beyond ±292 years.
+    @Test(arguments: [
+        (Duration.zero, 0), (.nanoseconds(-1), 0), (.milliseconds(-500), 0), (.seconds(-10_000_000_000), 0),
+        (.seconds(Int64.min), 0), (.nanoseconds(1), 1), (.milliseconds(1500), 1_500_000_000),
+        (.seconds(9_223_372_036) + .milliseconds(900), Int.max), (.seconds(Int64.max), Int.max), (Duration.maximum, 3_600_000_000_000_000_000),
+    ])
+    func aDispatchTimerTakesAnyDuration(duration: Duration, nanoseconds: Int) {
+        #expect(DispatchPool.timerNanoseconds(duration) == nanoseconds)
+    }
 }

@@ -501,6 +501,7 @@ public final class Executor: Sendable {
         case .cancelled:
             instance.transition(to: .cancelled, exitCode: result.exitCode, signal: result.signal, reason: result.reason)
             runState.record(instance, StepResult(state: .cancelled, exitCode: result.exitCode))
+            if node.retry != nil, !instance.ref.isLeaf, instance.ref.failureAllowed { cutShort(instance) }
             return .finished(.cancelled)
         default:
             let retryable = !result.isFinal && (result.state == .timedOut || node.retry?.retries(exitCode: result.exitCode) == true)
@@ -560,6 +561,20 @@ public final class Executor: Sendable {
         let mark = allowing.isEmpty ? "" : " (\(StepTransition.allowedFailureMark))"
         bus.emit(.note(instance.ref, "not retried: \(why)\(mark)", allowing: allowing))
         return state
+    }
+
+    /// A group with `retry` stopped in an attempt a retry was to follow (its group's
+    /// `timeout`, a fail-fast, a signal), `continue_on_error` covering it: the failures
+    /// inside that attempt went out unmarked, as failures its retry was to follow, and are
+    /// their steps' ends after all, allowed ones. A note carries the mark, as for a retry
+    /// called off while it waited (`calledOff`); none when nothing inside failed. Without
+    /// it, a run that passed counted `1 failed` and its JUnit report `failures="1"` (a
+    /// retried group inside one with `timeout` and `continue_on_error`).
+    func cutShort(_ instance: StepInstance) {
+        let allowing = runState.allowFailures(under: instance.node, covered: failureAllowed)
+        guard !allowing.isEmpty else { return }
+        let why = cancellation.isCancelled ? "the run was cancelled" : "stopped before its retry"
+        bus.emit(.note(instance.ref, "not retried: \(why) (\(StepTransition.allowedFailureMark))", allowing: allowing))
     }
 
     /// The environment for a step: the enclosing one plus the node's `env`, rendered.

@@ -32,8 +32,9 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// then: a retry called off makes the failure it waited on an allowed one (a warning).
     var annotations: [(path: String, end: StepTransition)] = []
     /// `--quiet`: the blocks of the failures so far, in order, written when the run ends
-    /// (a retry drops those it runs again).
-    var quietBlocks: [(path: String, title: String, body: HeldOutput)] = []
+    /// (a retry drops those it runs again). Kept as the ends they say, titled when written:
+    /// a retry called off makes the failure it waited on an allowed one, as in `annotations`.
+    var quietBlocks: [(path: String, end: StepTransition, body: HeldOutput)] = []
     /// What an interactive step wrote to the terminal itself, unseen (its block is empty):
     /// flow's next line on each stream starts a line of its own.
     var unseen = UnseenWrites()
@@ -78,17 +79,6 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             // a rollback reverses (and, under `flow undo`, its record from the earlier run).
             guard t.step.isLeaf || t.to == .timedOut || t.isGroupsOwnFailure || t.isRollbackEnd,
                   t.to.isFinal, t.to != .skipped else { return }
-            // A step `flow resume` or `flow undo` took from the earlier run did not run now:
-            // say where it comes from, as `prefixed` does, not a time that reads as a run.
-            let reused = t.to == .succeeded && t.isFromEarlierRun
-            var detail = reused ? t.reason! : ReporterStyle.detail(t, markAllowed: false)
-            // In the parentheses of the title, not a second pair inside them.
-            if t.isAllowedFailure { detail += (detail.isEmpty ? "" : "; ") + ReporterStyle.allowedMark }
-            // A retried step's later attempts are blocks of their own: said in the title, as
-            // `prefixed` says it at their start (three blocks read `✗ flaky (exit 1 0.3s)`).
-            if t.attempt > 1, t.step.isLeaf, !reused { detail = "attempt \(t.attempt)" + (detail.isEmpty ? "" : "; " + detail) }
-            let label = details[t.step.path].map { "\(t.step.label): \($0)" } ?? t.step.label
-            let title = "\(t.to.symbol) \(label)\(detail.isEmpty ? "" : " (\(detail))")"
             var body = buffers.removeValue(forKey: t.step.path) ?? HeldOutput()
             heldTotal -= body.heldInMemory
             let failed = [.failed, .timedOut].contains(t.to)
@@ -102,16 +92,17 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
                         sayIfSpillFailed()
                     }
                     heldTotal += body.heldInMemory
-                    quietBlocks.append((t.step.path, title, body))
+                    quietBlocks.append((t.step.path, t, body))
                 } else {
                     spill.release(body.extents)
                 }
                 return
             }
-            writeBlock(title: title, failed: failed, body: body)
+            writeBlock(title: title(t), failed: failed, body: body)
         case .note(let step, let message, let allowing):
             for path in allowing {
                 for i in annotations.indices where annotations[i].path == path { annotations[i].end.step.failureAllowed = true }
+                for i in quietBlocks.indices where quietBlocks[i].path == path { quietBlocks[i].end.step.failureAllowed = true }
             }
             // `--quiet` keeps what flow says about the whole run (that it heard a signal and
             // how to hurry it, that it rolls back): notes about a step (retries) go.
@@ -121,7 +112,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             err.append((step.map { "\($0.label): " } ?? "") + message + "\n")
             err.flush()
         case .runFinished(let outcome):
-            for block in quietBlocks { writeBlock(title: block.title, failed: true, body: block.body) }
+            for block in quietBlocks { writeBlock(title: title(block.end), failed: true, body: block.body) }
             quietBlocks.removeAll()
             heldTotal = 0
             if !annotations.isEmpty { unseen.startLine(out, after: err, command: true) }
@@ -133,6 +124,22 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// The title of the block of the step's end `t` (an unnamed step's label says what it
+    /// runs: `details`).
+    func title(_ t: StepTransition) -> String {
+        // A step `flow resume` or `flow undo` took from the earlier run did not run now:
+        // say where it comes from, as `prefixed` does, not a time that reads as a run.
+        let reused = t.to == .succeeded && t.isFromEarlierRun
+        var detail = reused ? t.reason! : ReporterStyle.detail(t, markAllowed: false)
+        // In the parentheses of the title, not a second pair inside them.
+        if t.isAllowedFailure { detail += (detail.isEmpty ? "" : "; ") + ReporterStyle.allowedMark }
+        // A retried step's later attempts are blocks of their own: said in the title, as
+        // `prefixed` says it at their start (three blocks read `✗ flaky (exit 1 0.3s)`).
+        if t.attempt > 1, t.step.isLeaf, !reused { detail = "attempt \(t.attempt)" + (detail.isEmpty ? "" : "; " + detail) }
+        let label = details[t.step.path].map { "\(t.step.label): \($0)" } ?? t.step.label
+        return "\(t.to.symbol) \(label)\(detail.isEmpty ? "" : " (\(detail))")"
     }
 
     /// The `::error::` annotation of a step that ended failed; `::warning::` for a failure

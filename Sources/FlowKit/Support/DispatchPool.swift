@@ -36,6 +36,18 @@ extension DispatchPool {
         try await unwatchedSleep(for: duration)
     }
 
+    /// `duration` in whole nanoseconds for a dispatch timer, as `Task.sleep` takes any:
+    /// 0 for a negative one, `Int.max` (never) past what an `Int` holds. Each step is
+    /// checked: a negative one past -292 years, or one just short of 292 years with a
+    /// fraction, overflowed and stopped flow.
+    static func timerNanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return 0 }
+        let (whole, overflow) = Int(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, overflowAgain) = whole.addingReportingOverflow(Int(attoseconds / 1_000_000_000))
+        return overflow || overflowAgain ? Int.max : total
+    }
+
     /// The sleep of a process where the pool cannot be watched (see `sleep(for:)`).
     private static func unwatchedSleep(for duration: Duration) async throws {
         /// The sleeper's continuation until the timer or a cancellation takes it, whichever
@@ -54,10 +66,7 @@ extension DispatchPool {
                     return false
                 }
                 if cancelled { return continuation.resume(throwing: CancellationError()) }
-                let (seconds, attoseconds) = duration.components
-                let nanoseconds = max(0, seconds) > Int64.max / 1_000_000_000 ? Int.max
-                    : max(0, Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-                timer.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                timer.asyncAfter(deadline: .now() + .nanoseconds(timerNanoseconds(duration))) {
                     waiting.withLock { w in w.continuation.take() }?.resume()
                 }
             }
