@@ -431,7 +431,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
         let go = mutex.withLock { _ -> Bool in
             commitQueued = false
             reportBackgroundFailure()
-            guard !disabled, !lines.isEmpty || !pending.isEmpty else { return false }
+            guard !disabled, !lines.isEmpty || !pending.isEmpty || !allowances.isEmpty else { return false }
             guard attached.load(ordering: .acquiring) else {
                 commit()  // still opening (the opening commits then), or failed
                 return false
@@ -516,7 +516,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
 
     /// Writes the buffered lines and queued transitions (if any) in one transaction.
     func commit() {
-        guard !disabled, !lines.isEmpty || !pending.isEmpty else { return }
+        guard !disabled, !lines.isEmpty || !pending.isEmpty || !allowances.isEmpty else { return }
         guard attached.load(ordering: .acquiring) else {
             // Still opening: the opening commits what queued up when it ends. Failed: nothing
             // will be recorded, so nothing is kept.
@@ -569,7 +569,10 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                               .int(line.offset), .int(Int64(line.length)))
                 }
                 for record in records { try write(record, s) }
-                for path in allowing { ledger.allow(path: path) }
+                for path in allowing {
+                    ledger.allow(path: path)
+                    try s.allowLatestFailure(runID: metadata.id, path: path)
+                }
                 try writeLedgerChanges(s)
                 try body(db, s)
             }

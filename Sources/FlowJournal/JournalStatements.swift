@@ -13,6 +13,7 @@ final class JournalStatements {
     /// than a transition.
     private var allowedTransition: OpaquePointer?
     private var allowedStep: OpaquePointer?
+    private var allowedLatest: OpaquePointer?
 
     let begin: OpaquePointer
     let commit: OpaquePointer
@@ -65,6 +66,7 @@ final class JournalStatements {
         for statement in prepared { sqlite3_finalize(statement) }
         sqlite3_finalize(allowedTransition)
         sqlite3_finalize(allowedStep)
+        sqlite3_finalize(allowedLatest)
     }
 
     /// `sql` prepared for repeated use.
@@ -86,6 +88,20 @@ final class JournalStatements {
             """)
         allowedStep = statement
         return statement
+    }
+
+    /// Marks the latest transition of `path` in run `runID` allowed when it is a failure: a
+    /// retry called off made it the step's end (`StepLedger.allow`). A run not finished
+    /// (live, or killed) is read back from its transitions, not its `steps` rows.
+    func allowLatestFailure(runID: String, path: String) throws(SQLiteError) {
+        if allowedLatest == nil {
+            allowedLatest = try prepare("""
+                UPDATE transitions SET allowed_failure = 1
+                WHERE run_id = ?1 AND to_state IN ('failed', 'timed_out')
+                  AND seq = (SELECT MAX(seq) FROM transitions WHERE run_id = ?1 AND path = ?2)
+                """)
+        }
+        try run(allowedLatest!, .text(runID), .text(path))
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (the write lock taken at once, so a

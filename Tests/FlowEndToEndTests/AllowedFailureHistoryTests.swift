@@ -139,6 +139,38 @@ import Glibc
         #expect(try Self.stepsColumn(box) == "1 succeeded, 1 failed (allowed)")
     }
 
+    /// A retry called off, read back while the run goes on and once it is killed: both are
+    /// rebuilt from the run's transitions (not its `steps` rows, written at its end), and
+    /// the note's mark reaches the failure's transition with the next commit (at most a
+    /// quarter of a second later, hence the wait below for a state that must come). They
+    /// said `[failed · exit 3]` and `1 failed` while the live output said it was allowed.
+    @Test func aRetryCalledOffIsAllowedInTheHistoryOfALiveAndAKilledRun() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: g
+                timeout: 200ms
+                continue_on_error: true
+                sequential:
+                  - { name: flaky, shell: exit 3, retry: { limit: 2, delay: 1h } }
+              - { name: wait, shell: "echo ready; while [ ! -f go ]; do sleep 0.01; done" }
+            """)
+        let flow = try box.start(["run", "wf.yaml", "--output", "prefixed"])
+        #expect(flow.waitForLine("wait | ready"), "\(flow.stderr)")
+        let deadline = Date().addingTimeInterval(20)
+        var show = try box.run(["show", "last"])
+        while !show.stdout.contains("  ✗ flaky  [failed (allowed to fail)"), Date() < deadline {
+            show = try box.run(["show", "last"])
+        }
+        #expect(show.stdout.contains("  ✗ flaky  [failed (allowed to fail) · exit 3"), "\(show)")
+        #expect(try Self.stepsColumn(box) == "1 failed (allowed), 1 timed_out (allowed), 1 running")
+        flow.signal(SIGKILL)
+        _ = try flow.finish()
+        let killed = try box.run(["show", "last"])
+        #expect(killed.stdout.contains("  ✗ flaky  [failed (allowed to fail) · exit 3"), "\(killed)")
+        #expect(try Self.stepsColumn(box) == "1 failed (allowed), 1 timed_out (allowed), 1 interrupted")
+    }
+
     /// A resume runs a step whose failure was allowed again (it did not succeed): allowed
     /// again if it fails again, unmarked once it succeeds.
     @Test func aResumeRunsAnAllowedFailureAgainAndMarksItAnew() throws {
