@@ -306,9 +306,10 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     /* A Ctrl-Z the child took before its exec (stop_before_exec): wake the loop, which
        stops the job with this child in it once it is registered. */
-    if (request->tty_fd >= 0 && suspend_requested && suspend_eventfd >= 0) {
+    const int suspend_fd = __atomic_load_n(&suspend_eventfd, __ATOMIC_ACQUIRE);
+    if (request->tty_fd >= 0 && suspend_requested && suspend_fd >= 0) {
         uint64_t one = 1;
-        ssize_t ignored = write(suspend_eventfd, &one, sizeof one);
+        ssize_t ignored = write(suspend_fd, &one, sizeof one);
         (void)ignored;
     }
     if (child < 0) return saved;
@@ -453,12 +454,15 @@ int cflow_child_stopped(pid_t pid) {
     return info.si_pid == pid && info.si_code == CLD_STOPPED;
 }
 
+/* Written by the thread that installs the handlers, read by the handler on whichever
+   thread the signal lands: atomic, so that the handler is ordered after the write (a
+   plain int was a data race, reported by ThreadSanitizer at every Ctrl-C). */
 static int signal_pipe_fd = -1;
 
 static void signal_forwarder(int sig) {
     int saved = errno;
     unsigned char byte = (unsigned char)sig;
-    ssize_t ignored = write(signal_pipe_fd, &byte, 1);
+    ssize_t ignored = write(__atomic_load_n(&signal_pipe_fd, __ATOMIC_ACQUIRE), &byte, 1);
     (void)ignored;
     errno = saved;
 }
@@ -489,7 +493,7 @@ static int install_handler(int sig, void (*handler)(int)) {
    the events audit). Blocked, they are written in the kernel's order: ascending, the
    usual escalation (SIGINT, then SIGTERM; Ctrl-C, then Ctrl-\). */
 int cflow_forward_signal(int sig, int pipe_fd) {
-    signal_pipe_fd = pipe_fd;
+    __atomic_store_n(&signal_pipe_fd, pipe_fd, __ATOMIC_RELEASE);
     sigset_t forwarded;
     sigemptyset(&forwarded);
     sigaddset(&forwarded, SIGINT);
@@ -512,13 +516,14 @@ static void suspend_notifier(int sig) {
     int saved = errno;
     suspend_requested = 1;
     uint64_t one = 1;
-    ssize_t ignored = write(suspend_eventfd, &one, sizeof one);
+    ssize_t ignored = write(__atomic_load_n(&suspend_eventfd, __ATOMIC_ACQUIRE), &one, sizeof one);
     (void)ignored;
     errno = saved;
 }
 
 int cflow_install_suspend_notifier(int eventfd) {
-    suspend_eventfd = eventfd;
+    /* As `signal_pipe_fd`: the handler may run on another thread. */
+    __atomic_store_n(&suspend_eventfd, eventfd, __ATOMIC_RELEASE);
     return install_handler(SIGTSTP, suspend_notifier);
 }
 
