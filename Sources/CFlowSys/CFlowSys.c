@@ -88,7 +88,10 @@ void cflow_reset_in_children(int sig) {
     if (sig > 0 && sig < 32) __atomic_fetch_or(&reset_mask, 1u << sig, __ATOMIC_SEQ_CST);
 }
 
-/* A Ctrl-Z flow must act on (`cflow_install_suspend_notifier`), and the loop's eventfd. */
+/* A Ctrl-Z flow must act on (`cflow_install_suspend_notifier`), and the loop's eventfd.
+   Both are set and read with __atomic builtins: the handler runs on whichever thread the
+   signal lands, and the loop reads the request on its own (a volatile flag was a data race,
+   reported by ThreadSanitizer in the job-control tests). */
 static volatile sig_atomic_t suspend_requested = 0;
 static int suspend_eventfd = -1;
 
@@ -100,7 +103,7 @@ static int suspend_eventfd = -1;
    exec'd, which resets the handler). It only stores to flow's memory, which this child
    shares. A stray SIGTTIN/SIGTTOU there is dropped (the child has the foreground). */
 CFLOW_CLONE_CODE static void stop_before_exec(int sig) {
-    if (sig == SIGTSTP) suspend_requested = 1;
+    if (sig == SIGTSTP) __atomic_store_n(&suspend_requested, 1, __ATOMIC_RELAXED);
 }
 
 /* Runs in the child (cloned with CLONE_VM | CLONE_VFORK), in the parent's memory, with every signal blocked:
@@ -307,7 +310,7 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     /* A Ctrl-Z the child took before its exec (stop_before_exec): wake the loop, which
        stops the job with this child in it once it is registered. */
     const int suspend_fd = __atomic_load_n(&suspend_eventfd, __ATOMIC_ACQUIRE);
-    if (request->tty_fd >= 0 && suspend_requested && suspend_fd >= 0) {
+    if (request->tty_fd >= 0 && __atomic_load_n(&suspend_requested, __ATOMIC_RELAXED) && suspend_fd >= 0) {
         uint64_t one = 1;
         ssize_t ignored = write(suspend_fd, &one, sizeof one);
         (void)ignored;
@@ -376,7 +379,10 @@ int cflow_decode_wait_status(int status, int *value) {
 }
 
 /* Up to 8 eventfds (one per fallback hub; normally zero or one). The count is published
-   after the slot is written, so the handler never reads an unset slot. */
+   after the slot is written, so the handler never reads an unset slot: stored with release
+   and loaded with acquire, as the handler may run on another thread than the one that
+   installs (a volatile read was a data race, reported by ThreadSanitizer with flow as
+   pid 1; its acquire also orders the handler after `previous_action`). */
 #define CFLOW_MAX_NOTIFIERS 8
 static int notifier_fds[CFLOW_MAX_NOTIFIERS];
 static volatile sig_atomic_t notifier_count = 0;
@@ -385,7 +391,7 @@ static struct sigaction previous_action;
 static void sigchld_notifier(int sig, siginfo_t *info, void *context) {
     int saved = errno; /* a handler must not clobber the interrupted code's errno */
     uint64_t one = 1;
-    int count = notifier_count;
+    int count = __atomic_load_n(&notifier_count, __ATOMIC_ACQUIRE);
     for (int i = 0; i < count; i++) {
         ssize_t ignored = write(notifier_fds[i], &one, sizeof one);
         (void)ignored;
@@ -421,7 +427,7 @@ int cflow_install_sigchld_notifier(int eventfd) {
             if (sigaction(SIGCHLD, NULL, &previous_action) != 0 ||
                 sigaction(SIGCHLD, &action, NULL) != 0) result = -1;
         }
-        if (result == 0) notifier_count = notifier_count + 1;
+        if (result == 0) __atomic_store_n(&notifier_count, notifier_count + 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&lock);
     return result;
@@ -514,7 +520,7 @@ int cflow_exit_on_signal(int sig) {
 static void suspend_notifier(int sig) {
     (void)sig;
     int saved = errno;
-    suspend_requested = 1;
+    __atomic_store_n(&suspend_requested, 1, __ATOMIC_RELAXED);
     uint64_t one = 1;
     ssize_t ignored = write(__atomic_load_n(&suspend_eventfd, __ATOMIC_ACQUIRE), &one, sizeof one);
     (void)ignored;
@@ -528,9 +534,7 @@ int cflow_install_suspend_notifier(int eventfd) {
 }
 
 int cflow_take_suspend_request(void) {
-    if (!suspend_requested) return 0;
-    suspend_requested = 0;
-    return 1;
+    return __atomic_exchange_n(&suspend_requested, 0, __ATOMIC_RELAXED) != 0;
 }
 
 void cflow_stop_self(void) {
