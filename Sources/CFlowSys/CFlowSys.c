@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CFlowSys.h"
+#include "unintercepted.h"
 
 #include <errno.h>
 #include <linux/close_range.h>
@@ -20,6 +21,22 @@
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434 /* same number on every architecture */
+#endif
+
+#if CFLOW_TSAN
+struct cflow_libc cflow_libc;
+
+__attribute__((constructor)) static void cflow_find_libc(void) {
+    cflow_libc.clone = dlsym(RTLD_NEXT, "clone");
+    cflow_libc.sigaction = dlsym(RTLD_NEXT, "sigaction");
+    cflow_libc.sigprocmask = dlsym(RTLD_NEXT, "sigprocmask");
+    cflow_libc.sigpending = dlsym(RTLD_NEXT, "sigpending");
+    cflow_libc.dup2 = dlsym(RTLD_NEXT, "dup2");
+    cflow_libc.prctl = dlsym(RTLD_NEXT, "prctl");
+    cflow_libc._exit = dlsym(RTLD_NEXT, "_exit");
+    if (!cflow_libc.clone || !cflow_libc.sigaction || !cflow_libc.sigprocmask || !cflow_libc.sigpending ||
+        !cflow_libc.dup2 || !cflow_libc.prctl || !cflow_libc._exit) abort();
+}
 #endif
 
 int cflow_pidfd_open(pid_t pid) {
@@ -71,7 +88,10 @@ void cflow_reset_in_children(int sig) {
     if (sig > 0 && sig < 32) __atomic_fetch_or(&reset_mask, 1u << sig, __ATOMIC_SEQ_CST);
 }
 
-/* A Ctrl-Z flow must act on (`cflow_install_suspend_notifier`), and the loop's eventfd. */
+/* A Ctrl-Z flow must act on (`cflow_install_suspend_notifier`), and the loop's eventfd.
+   Both are set and read with __atomic builtins: the handler runs on whichever thread the
+   signal lands, and the loop reads the request on its own (a volatile flag was a data race,
+   reported by ThreadSanitizer in the job-control tests). */
 static volatile sig_atomic_t suspend_requested = 0;
 static int suspend_eventfd = -1;
 
@@ -82,14 +102,14 @@ static int suspend_eventfd = -1;
    instead, it asks flow to stop the job (`cflow_spawn` wakes the loop once the child has
    exec'd, which resets the handler). It only stores to flow's memory, which this child
    shares. A stray SIGTTIN/SIGTTOU there is dropped (the child has the foreground). */
-static void stop_before_exec(int sig) {
-    if (sig == SIGTSTP) suspend_requested = 1;
+CFLOW_CLONE_CODE static void stop_before_exec(int sig) {
+    if (sig == SIGTSTP) __atomic_store_n(&suspend_requested, 1, __ATOMIC_RELAXED);
 }
 
 /* Runs in the child (cloned with CLONE_VM | CLONE_VFORK), in the parent's memory, with every signal blocked:
    only raw system calls, no allocation, no return. Reports a failure's errno through
    `*error` (shared memory) and exits 127. */
-static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, volatile int *error) {
+CFLOW_CLONE_CODE static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, volatile int *error) {
     if (unshare_from > 0) {
         /* Sharing flow's table (CLONE_FILES): take a private copy of descriptors below
            `unshare_from` only (the slots holding this child's stdio among them) before
@@ -100,8 +120,8 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
     if (r->die_with_parent != 0) {
         /* A SIGKILLed flow cannot pass anything on: the kernel kills the step for it. If
            flow died before this line, the child was already handed to another parent. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) goto fail;
-        if (getppid() != r->die_with_parent) _exit(127);
+        if (UNINTERCEPTED(prctl)(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) goto fail;
+        if (getppid() != r->die_with_parent) UNINTERCEPTED(_exit)(127);
     }
     if (setpgid(0, 0) != 0) goto fail;
     /* Until the line above this child was in flow's process group: a terminal's Ctrl-C (or
@@ -120,14 +140,14 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
        spawn ended, so this child is among them. */
     uint32_t discarded = 0;
     sigset_t pending;
-    if (sigpending(&pending) == 0) {
+    if (UNINTERCEPTED(sigpending)(&pending) == 0) {
         static const int stray[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU};
         struct sigaction ign;
         memset(&ign, 0, sizeof ign);
         ign.sa_handler = SIG_IGN;
         for (unsigned i = 0; i < sizeof stray / sizeof stray[0]; i++) {
             if (sigismember(&pending, stray[i]) != 1) continue;
-            (void)sigaction(stray[i], &ign, NULL);
+            (void)UNINTERCEPTED(sigaction)(stray[i], &ign, NULL);
             discarded |= 1u << stray[i];
         }
     }
@@ -143,7 +163,7 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
         if (fd == target) {
             /* dup2(fd, fd) would keep close-on-exec: clear it instead. */
             if (fcntl(fd, F_SETFD, 0) != 0) goto fail;
-        } else if (dup2(fd, target) != target) {
+        } else if (UNINTERCEPTED(dup2)(fd, target) != target) {
             goto fail;
         }
     }
@@ -169,7 +189,7 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
     dfl.sa_handler = SIG_DFL;
     uint32_t mask = __atomic_load_n(&reset_mask, __ATOMIC_RELAXED) | discarded;
     for (int sig = 1; sig < 32; sig++) {
-        if (mask & (1u << sig)) (void)sigaction(sig, &dfl, NULL);
+        if (mask & (1u << sig)) (void)UNINTERCEPTED(sigaction)(sig, &dfl, NULL);
     }
     /* From its tcsetpgrp on, an interactive child is the terminal's foreground: a Ctrl-Z
        typed now is its, and would stop it here, before its exec (see stop_before_exec;
@@ -180,9 +200,9 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
         memset(&stop, 0, sizeof stop);
         stop.sa_handler = stop_before_exec;
         sigfillset(&stop.sa_mask);
-        (void)sigaction(SIGTSTP, &stop, NULL);
-        (void)sigaction(SIGTTIN, &stop, NULL);
-        (void)sigaction(SIGTTOU, &stop, NULL);
+        (void)UNINTERCEPTED(sigaction)(SIGTSTP, &stop, NULL);
+        (void)UNINTERCEPTED(sigaction)(SIGTTIN, &stop, NULL);
+        (void)UNINTERCEPTED(sigaction)(SIGTTOU, &stop, NULL);
     }
     /* The open-files limit flow raised for itself goes back to what the user set: a step's
        program that walks every descriptor up to the limit, or uses select(), must not meet
@@ -190,11 +210,11 @@ static void spawn_child(const struct cflow_spawn_request *r, int unshare_from, v
     if (__atomic_load_n(&child_open_files_set, __ATOMIC_ACQUIRE)) (void)setrlimit(RLIMIT_NOFILE, &child_open_files);
     sigset_t none;
     sigemptyset(&none);
-    (void)sigprocmask(SIG_SETMASK, &none, NULL);
+    (void)UNINTERCEPTED(sigprocmask)(SIG_SETMASK, &none, NULL);
     execve(r->path, r->argv, r->envp);
 fail:
     *error = errno ? errno : EINVAL;
-    _exit(127);
+    UNINTERCEPTED(_exit)(127);
 }
 
 struct spawn_args {
@@ -203,7 +223,7 @@ struct spawn_args {
     volatile int error;
 };
 
-static int spawn_entry(void *argument) {
+CFLOW_CLONE_CODE static int spawn_entry(void *argument) {
     struct spawn_args *args = argument;
     spawn_child(args->request, args->unshare_from, &args->error);
     return 127;
@@ -279,7 +299,7 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     int fd = -1;
     if (request->want_pidfd) flags |= CLONE_PIDFD;
     if (shared) flags |= CLONE_FILES;
-    pid_t child = clone(spawn_entry, stack + sizeof stack, flags, &args, &fd, NULL, NULL);
+    pid_t child = UNINTERCEPTED(clone)(spawn_entry, stack + sizeof stack, flags, &args, &fd, NULL, NULL);
     int saved = errno;
     if (shared) {
         /* The child has its own copies (or has gone): the slots let go of its stdio. */
@@ -289,9 +309,10 @@ int cflow_spawn(const struct cflow_spawn_request *request, pid_t *pid, int *pidf
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     /* A Ctrl-Z the child took before its exec (stop_before_exec): wake the loop, which
        stops the job with this child in it once it is registered. */
-    if (request->tty_fd >= 0 && suspend_requested && suspend_eventfd >= 0) {
+    const int suspend_fd = __atomic_load_n(&suspend_eventfd, __ATOMIC_ACQUIRE);
+    if (request->tty_fd >= 0 && __atomic_load_n(&suspend_requested, __ATOMIC_RELAXED) && suspend_fd >= 0) {
         uint64_t one = 1;
-        ssize_t ignored = write(suspend_eventfd, &one, sizeof one);
+        ssize_t ignored = write(suspend_fd, &one, sizeof one);
         (void)ignored;
     }
     if (child < 0) return saved;
@@ -358,7 +379,10 @@ int cflow_decode_wait_status(int status, int *value) {
 }
 
 /* Up to 8 eventfds (one per fallback hub; normally zero or one). The count is published
-   after the slot is written, so the handler never reads an unset slot. */
+   after the slot is written, so the handler never reads an unset slot: stored with release
+   and loaded with acquire, as the handler may run on another thread than the one that
+   installs (a volatile read was a data race, reported by ThreadSanitizer with flow as
+   pid 1; its acquire also orders the handler after `previous_action`). */
 #define CFLOW_MAX_NOTIFIERS 8
 static int notifier_fds[CFLOW_MAX_NOTIFIERS];
 static volatile sig_atomic_t notifier_count = 0;
@@ -367,7 +391,7 @@ static struct sigaction previous_action;
 static void sigchld_notifier(int sig, siginfo_t *info, void *context) {
     int saved = errno; /* a handler must not clobber the interrupted code's errno */
     uint64_t one = 1;
-    int count = notifier_count;
+    int count = __atomic_load_n(&notifier_count, __ATOMIC_ACQUIRE);
     for (int i = 0; i < count; i++) {
         ssize_t ignored = write(notifier_fds[i], &one, sizeof one);
         (void)ignored;
@@ -403,7 +427,7 @@ int cflow_install_sigchld_notifier(int eventfd) {
             if (sigaction(SIGCHLD, NULL, &previous_action) != 0 ||
                 sigaction(SIGCHLD, &action, NULL) != 0) result = -1;
         }
-        if (result == 0) notifier_count = notifier_count + 1;
+        if (result == 0) __atomic_store_n(&notifier_count, notifier_count + 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&lock);
     return result;
@@ -436,12 +460,15 @@ int cflow_child_stopped(pid_t pid) {
     return info.si_pid == pid && info.si_code == CLD_STOPPED;
 }
 
+/* Written by the thread that installs the handlers, read by the handler on whichever
+   thread the signal lands: atomic, so that the handler is ordered after the write (a
+   plain int was a data race, reported by ThreadSanitizer at every Ctrl-C). */
 static int signal_pipe_fd = -1;
 
 static void signal_forwarder(int sig) {
     int saved = errno;
     unsigned char byte = (unsigned char)sig;
-    ssize_t ignored = write(signal_pipe_fd, &byte, 1);
+    ssize_t ignored = write(__atomic_load_n(&signal_pipe_fd, __ATOMIC_ACQUIRE), &byte, 1);
     (void)ignored;
     errno = saved;
 }
@@ -472,7 +499,7 @@ static int install_handler(int sig, void (*handler)(int)) {
    the events audit). Blocked, they are written in the kernel's order: ascending, the
    usual escalation (SIGINT, then SIGTERM; Ctrl-C, then Ctrl-\). */
 int cflow_forward_signal(int sig, int pipe_fd) {
-    signal_pipe_fd = pipe_fd;
+    __atomic_store_n(&signal_pipe_fd, pipe_fd, __ATOMIC_RELEASE);
     sigset_t forwarded;
     sigemptyset(&forwarded);
     sigaddset(&forwarded, SIGINT);
@@ -493,22 +520,21 @@ int cflow_exit_on_signal(int sig) {
 static void suspend_notifier(int sig) {
     (void)sig;
     int saved = errno;
-    suspend_requested = 1;
+    __atomic_store_n(&suspend_requested, 1, __ATOMIC_RELAXED);
     uint64_t one = 1;
-    ssize_t ignored = write(suspend_eventfd, &one, sizeof one);
+    ssize_t ignored = write(__atomic_load_n(&suspend_eventfd, __ATOMIC_ACQUIRE), &one, sizeof one);
     (void)ignored;
     errno = saved;
 }
 
 int cflow_install_suspend_notifier(int eventfd) {
-    suspend_eventfd = eventfd;
+    /* As `signal_pipe_fd`: the handler may run on another thread. */
+    __atomic_store_n(&suspend_eventfd, eventfd, __ATOMIC_RELEASE);
     return install_handler(SIGTSTP, suspend_notifier);
 }
 
 int cflow_take_suspend_request(void) {
-    if (!suspend_requested) return 0;
-    suspend_requested = 0;
-    return 1;
+    return __atomic_exchange_n(&suspend_requested, 0, __ATOMIC_RELAXED) != 0;
 }
 
 void cflow_stop_self(void) {

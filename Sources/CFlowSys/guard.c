@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CFlowSys.h"
+#include "unintercepted.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@
 #if defined(__x86_64__) || defined(__aarch64__)
 #define GUARD_SUPPORTED 1
 
-__attribute__((no_stack_protector)) static inline long raw_syscall(long n, long a, long b, long c, long d, long e) {
+CFLOW_CLONE_CODE __attribute__((no_stack_protector)) static inline long raw_syscall(long n, long a, long b, long c, long d, long e) {
 #if defined(__x86_64__)
     long ret;
     register long r10 __asm__("r10") = d;
@@ -58,7 +59,7 @@ static pid_t guard_pid = -1;
 static int guard_write = -1;
 
 #if GUARD_SUPPORTED
-__attribute__((no_stack_protector)) static int guard_main(void *ends) {
+CFLOW_CLONE_CODE __attribute__((no_stack_protector)) static int guard_main(void *ends) {
     /* The pipe's ends come in the argument (a copy on the guard's stack): the statics are
        flow's to change meanwhile. */
     const int keep = (int)((uintptr_t)ends & 0xffffffffu);
@@ -126,7 +127,7 @@ pid_t cflow_guard_start(void) {
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &previous);
     void *argument = (void *)(((uintptr_t)(uint32_t)ends[1] << 32) | (uint32_t)ends[0]);
-    pid_t pid = clone(guard_main, (char *)stack + GUARD_STACK, CLONE_VM | SIGCHLD, argument);
+    pid_t pid = UNINTERCEPTED(clone)(guard_main, (char *)stack + GUARD_STACK, CLONE_VM | SIGCHLD, argument);
     int saved = errno;
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     close(ends[0]);

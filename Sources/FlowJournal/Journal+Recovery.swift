@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FlowKit
 
 extension Journal {
     /// Folds the lock files of runs whose process died into the database, then removes them.
@@ -20,9 +21,7 @@ extension Journal {
         guard let handle = opendir(directory) else { return }
         var names: [String] = [], claims: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: DirectoryEntry.name(entry), as: UTF8.self)
             if name.hasSuffix(".lock") { names.append(name) }
             if name.hasSuffix(".claim") { claims.append(name) }
         }

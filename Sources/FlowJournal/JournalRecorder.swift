@@ -246,7 +246,9 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
             self.lock = nil
             throw error
         }
-        attached.store(true, ordering: .releasing)
+        // Before `attached`: whoever sees it true (the run's end, on another thread) reads
+        // `ticker` to cancel it. Made after it, the end could read it still nil (a data race
+        // ThreadSanitizer reported), and the ticker then ran on past the run's end.
         ticker = Task.detached { [weak self] in
             while !Task.isCancelled {
                 try? await DispatchPool.sleep(for: .milliseconds(250))
@@ -254,6 +256,7 @@ public final class JournalRecorder: RunObserver, @unchecked Sendable {
                 self.mutex.withLock { _ in self.queueCommit() }
             }
         }
+        attached.store(true, ordering: .releasing)
     }
 
     public func handle(_ event: RunEvent) {

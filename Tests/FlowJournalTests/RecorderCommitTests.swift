@@ -98,6 +98,31 @@ import Testing
         try journal.read { db in try db.values("SELECT state FROM steps WHERE run_id = 'r1' ORDER BY position") }
     }
 
+    /// The run's end cancels the commit ticker however soon after the journal's opening it
+    /// comes: the end, on another thread, may find the recorder attached the moment the
+    /// opening says so. The ticker was made after that, so the end could read it still nil
+    /// and leave it running (and the read and the write were a data race, which is how
+    /// ThreadSanitizer found it). Here the end comes at that very moment, many times over:
+    /// without the fix most of the runs' tickers stay uncancelled.
+    @Test func theRunsEndRightAfterTheOpeningCancelsTheTicker() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let plan = try Planner.plan(try #require(LoadedWorkflow.load(SourceFile(path: "wf.yaml", text: "steps:\n  - shell: a\n")).workflow))
+        var uncancelled = 0
+        for run in 0..<20 {
+            let metadata = RunMetadata(id: "r\(run)", kind: .run, parentID: nil, workflowPath: "wf.yaml", content: [],
+                                       args: RunArguments(PlanOptions()), cwd: "/")
+            let recorder = JournalRecorder.opening(stateDir: dir, metadata: metadata, plan: plan, warn: { _ in },
+                                                   failed: { Issue.record("the journal did not open: \($0)") })
+            while !recorder.attached.load(ordering: .acquiring) { sched_yield() }
+            recorder.handle(.runFinished(RunOutcome(status: .succeeded, exitCode: 0, counts: [.pending: 1], elapsed: 0, time: .now())))
+            let ticker = recorder.mutex.withLock { _ in recorder.ticker }
+            if ticker?.isCancelled != true { uncancelled += 1 }
+            ticker?.cancel()
+        }
+        #expect(uncancelled == 0, "runs whose commit ticker the run's end did not cancel")
+    }
+
     /// A journal in `dir` recording run `r1` of `steps` shell steps (`a`, `b`, …), begun,
     /// and the path of its lock file.
     static func recording(steps: Int, in dir: String) throws -> (Journal, Plan, JournalRecorder, String) {

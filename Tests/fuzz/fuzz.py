@@ -564,7 +564,9 @@ def check_github(src, stdout, problems):
 
 def limit_resources(memory_mb):
     def apply():
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+        # 0: no limit (a sanitizer build reserves terabytes of address space for its shadow).
+        if memory_mb > 0:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.setsid()
     return apply
@@ -699,7 +701,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--time-limit", type=float, default=0, help="stop after this many seconds (0: no limit)")
     parser.add_argument("--timeout", type=float, default=10)
-    parser.add_argument("--memory-mb", type=int, default=2048)
+    parser.add_argument("--memory-mb", type=int, default=2048, help="address-space limit per run (0: none)")
     parser.add_argument("--crashes", default="/tmp/fuzz-hostile/crashes")
     parser.add_argument("--minimise-seconds", type=float, default=120)
     parser.add_argument("--replay", nargs="*", help="check these files instead of fuzzing")

@@ -201,9 +201,7 @@ final class ScratchDirectory: Sendable {
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+            let name = DirectoryEntry.string(entry)
             if name != ".", name != ".." { names.append(name) }
         }
         return names

@@ -34,7 +34,7 @@ public enum WorkflowDirectory {
         defer { closedir(dir) }
         var names: [[UInt8]] = []
         while names.count < limit, let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            let name = DirectoryEntry.name(entry)
             guard isWorkflowName(name), isRegularFile(name, type: entry.pointee.d_type, in: dir) else { continue }
             names.append(name)
         }

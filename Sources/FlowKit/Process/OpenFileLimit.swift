@@ -62,9 +62,7 @@ public enum OpenFileLimit {
         let own = dirfd(dir)
         var found: [Int32] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
+            let name = DirectoryEntry.string(entry)
             guard let fd = Int32(name), fd > 2, fd != own else { continue }
             let flags = fcntl(fd, F_GETFD)
             if flags >= 0, flags & FD_CLOEXEC == 0 { found.append(fd) }

@@ -47,7 +47,7 @@ public enum ProcessLimit {
         defer { closedir(dir) }
         var count = 0
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(decoding: DirectoryEntry.name(entry), as: UTF8.self)
             guard name.first?.isNumber == true, let status = readSmallFile("/proc/\(name)/status") else { continue }
             var realUID: uid_t?
             var threads = 1
