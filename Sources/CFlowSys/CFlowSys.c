@@ -509,6 +509,20 @@ int cflow_forward_signal(int sig, int pipe_fd) {
     return install_handler_blocking(sig, signal_forwarder, &forwarded);
 }
 
+int cflow_take_undelivered_signal(void) {
+    sigset_t forwarded, old;
+    sigemptyset(&forwarded);
+    sigaddset(&forwarded, SIGINT);
+    sigaddset(&forwarded, SIGTERM);
+    sigaddset(&forwarded, SIGHUP);
+    sigaddset(&forwarded, SIGQUIT);
+    if (pthread_sigmask(SIG_BLOCK, &forwarded, &old) != 0) return 0;
+    const struct timespec now = {0, 0};
+    int sig = sigtimedwait(&forwarded, NULL, &now);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return sig > 0 ? sig : 0;
+}
+
 static void exit_on_signal(int sig) {
     _exit(128 + sig);
 }

@@ -143,6 +143,13 @@ int cflow_child_stopped(pid_t pid);
 /// so no signal is lost to a registration still under way. Returns 0 or -1 with errno.
 int cflow_forward_signal(int sig, int pipe_fd);
 
+/// Takes a signal of those `cflow_forward_signal` handles that is pending for the process
+/// but not delivered yet (no thread has run its handler): it is blocked in the calling
+/// thread for a moment and taken with `sigtimedwait`, lowest number first. Returns it, or 0.
+/// Why: a signal goes to a thread that must be scheduled to run the handler; under load
+/// a run could end meanwhile as if it had never come (`SignalTrap`).
+int cflow_take_undelivered_signal(void);
+
 /// Handle `sig` by exiting at once with 128 + `sig` (_exit: no atexit handlers, no core
 /// file). Returns 0 or -1 with errno.
 int cflow_exit_on_signal(int sig);

@@ -147,6 +147,7 @@ public final class Executor: Sendable {
         // (their `⊘` lines came before "SIGINT: stopping…" when its handler ran second).
         announceCancellation { stepsTask.cancel() }
         let stepsState = await stepsTask.value
+        cancellation.takePendingSignals()
         // Only steps that ended before any signal: when the signal ended them, its note (run
         // by a handler that may come after the steps' end, as a child the signal killed can
         // end first) must say that they were stopped.
@@ -175,12 +176,14 @@ public final class Executor: Sendable {
         }
         // An interrupt during `finally` cancels the run as much as one during its steps: the
         // run ends `cancelled` (exit 130/143) and rolls back.
+        cancellation.takePendingSignals()
         if cancellation.isCancelled { status = .cancelled }
         runState.status = status
         if status != .succeeded, options.rollback, plan.rollback {
             await rollback(env: env, status: status, stepFailed: failedBeforeRollback)
         }
         // …and so does one during rollback, which goes on to the end all the same.
+        cancellation.takePendingSignals()
         if cancellation.isCancelled { status = .cancelled }
         runState.status = status
         return await finish(status, counts: runState.counts, start: start)
@@ -924,6 +927,7 @@ extension Executor {
         let failed = undoFailed || (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0
         // A signal does not stop a rollback (it goes on to the end), but the undo run
         // ends `cancelled` with 128 + the signal, as `flow run` does.
+        cancellation.takePendingSignals()
         let status: RunStatus = cancellation.isCancelled ? .cancelled : (failed ? .failed : .succeeded)
         return await finish(status, counts: counts, start: start)
     }

@@ -10,6 +10,8 @@ import Synchronization
 public final class RunCancellation: Sendable {
     private struct State {
         var signal: Int32?
+        /// Takes the signals that came but were not read yet (`SignalTrap`).
+        var pendingCheck: (@Sendable () -> Void)?
         var count = 0
         var handlers: [@Sendable (Int32) -> Void] = []
         /// Run in the first request's caller, before `handlers` (see `onCancelAtOnce`).
@@ -124,6 +126,17 @@ public final class RunCancellation: Sendable {
     /// Runs `handler` on every request after the first (what a second Ctrl-C does: the
     /// signal trap's "kill everything now"), whoever makes it: the trap, or the executor
     /// passing on a Ctrl-C that reached an interactive step instead of flow.
+    /// Runs `check` from `takePendingSignals`.
+    public func onPendingCheck(_ check: @escaping @Sendable () -> Void) {
+        state.withLock { $0.pendingCheck = check }
+    }
+
+    /// Takes the signals that came but were not read yet, so that `isCancelled` says
+    /// whether one came by now: called where the run decides how it ended.
+    public func takePendingSignals() {
+        state.withLock { $0.pendingCheck }?()
+    }
+
     public func onRepeat(_ handler: @escaping @Sendable (Int32) -> Void) {
         state.withLock { $0.repeatHandler = handler }
     }

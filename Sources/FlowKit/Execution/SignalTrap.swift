@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CFlowSys
 import Dispatch
+import Synchronization
 
 /// Turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into a run's cancellation (and turns on the
 /// hub's job control: Ctrl-Z stops the steps with flow).
@@ -17,6 +18,9 @@ public final class SignalTrap: @unchecked Sendable {
     private var source: DispatchSourceRead?
     private let readEnd: Int32
     private let cancellation: RunCancellation
+    /// Held while signals are taken from the pipe, by its reader or by the run's end
+    /// (`RunCancellation.takePendingSignals`): each in the order they came.
+    private let reading = Mutex(())
 
     /// Why not `DispatchSource.makeSignalSource`: libdispatch installs its handler later, on
     /// its own thread, and a signal that came before (while the default action had to be
@@ -67,21 +71,39 @@ public final class SignalTrap: @unchecked Sendable {
     /// in paired rounds (its threads starting beside the executor's and the journal's);
     /// started after, as before, the run is as quick as it was. Called once.
     public func listen() {
-        let readEnd = readEnd, cancellation = cancellation
         let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: DispatchPool.queue("flow.signals"))
-        source.setEventHandler {
-            var bytes = [UInt8](repeating: 0, count: 64)
-            let count = read(readEnd, &bytes, bytes.count)
-            for byte in bytes.prefix(max(count, 0)) {
-                if Int32(byte) == SIGQUIT {
-                    cancellation.requestNow(SIGQUIT)
-                } else {
-                    cancellation.request(Int32(byte))
-                }
-            }
-        }
+        source.setEventHandler { [self] in take() }
+        // The run's end takes what its reader has not yet: under load the reader's thread
+        // may not run for a while, and a run that ended meanwhile ended as if no signal had
+        // come (an undo step's `kill -INT $PPID`, a SIGTERM during an undo: exit 0, not 130
+        // or 143, now and then in full test runs).
+        cancellation.onPendingCheck { [self] in take(undelivered: true) }
         source.resume()
         self.source = source
+    }
+
+    /// Takes every signal the handlers have written to the pipe so far, and (`undelivered`,
+    /// at the run's end) those the kernel has for flow but no handler has run for yet.
+    private func take(undelivered: Bool = false) {
+        reading.withLock { _ in
+            var bytes = [UInt8](repeating: 0, count: 64)
+            while true {
+                let count = read(readEnd, &bytes, bytes.count)
+                guard count > 0 else { break }
+                for byte in bytes.prefix(count) { dispatch(Int32(byte)) }
+            }
+            guard undelivered else { return }
+            while case let sig = cflow_take_undelivered_signal(), sig > 0 { dispatch(sig) }
+        }
+    }
+
+    /// One signal to the run's cancellation.
+    private func dispatch(_ sig: Int32) {
+        if sig == SIGQUIT {
+            cancellation.requestNow(SIGQUIT)
+        } else {
+            cancellation.request(sig)
+        }
     }
 
     /// Whether `sig` is ignored now (inherited from whoever started flow).
