@@ -99,7 +99,9 @@ public final class Journal: @unchecked Sendable {
             // a WAL grown towards 4 MiB that recovery was ~2.9 M instructions, about 1 ms of
             // every run's start; now it reads at most a few hundred KiB. The checkpoints
             // run in the commits that cross the mark (mostly the background ones).
-            try connection.execute("""
+            // Waiting out SQLITE_BUSY: SQLite refuses the switch to WAL at once, without its
+            // busy handler, while another connection writes a file not yet in WAL mode.
+            try connection.executeWaitingWhileBusy("""
                 PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864; PRAGMA wal_autocheckpoint = 64;
                 PRAGMA synchronous = \(fresh ? "OFF" : "NORMAL"); PRAGMA journal_mode = WAL
                 """)

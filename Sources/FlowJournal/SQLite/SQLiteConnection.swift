@@ -1,4 +1,7 @@
 import CFlowSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One connection to a SQLite database, through SQLite's C API.
 ///
@@ -12,6 +15,8 @@ import CFlowSQLite
 /// of statements, a transaction, and rows by column name — this file.
 final class SQLiteConnection {
     let handle: OpaquePointer
+    /// Milliseconds a statement waits for another connection's lock (0: it does not wait).
+    private let busyTimeout: Int32
 
     /// Opens (creating if need be) the database at `path`; a busy database is waited for up
     /// to `busyTimeout` milliseconds before a statement fails with `SQLITE_BUSY`.
@@ -43,6 +48,7 @@ final class SQLiteConnection {
             throw error
         }
         self.handle = handle
+        self.busyTimeout = busyTimeout
         sqlite3_extended_result_codes(handle, 1)
         if busyTimeout > 0 { sqlite3_busy_timeout(handle, busyTimeout) }
         // Reading the schema now makes a file that is not a database fail here, with
@@ -75,6 +81,38 @@ final class SQLiteConnection {
     func execute(_ sql: String) throws(SQLiteError) {
         let code = sqlite3_exec(handle, sql, nil, nil, nil)
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle) }
+    }
+
+    /// Runs `sql` as `execute` does, trying it again while it fails with `SQLITE_BUSY`, for up
+    /// to the busy timeout in all: for statements that SQLite refuses at once instead of
+    /// calling the busy handler. Switching a database that is not in WAL mode yet to WAL is
+    /// one: it reads the file and then needs the write lock, and a connection that reads
+    /// while another holds that lock is refused at once (waiting could deadlock). A journal
+    /// being created is such a database until its creator's first write, and so is one left
+    /// empty by a `flow` killed right after SQLite made the file: a `flow runs` opening it
+    /// beside that first write, or the `flow run` beside such a reader, failed at once with
+    /// "database is locked" (the run went unrecorded), found by the SIGKILL audit.
+    func executeWaitingWhileBusy(_ sql: String) throws(SQLiteError) {
+        // Wall time, not the pauses' sum: a statement that did call the busy handler and
+        // failed after the whole timeout is not tried for another one.
+        let deadline = Self.monotonicMilliseconds() + Int64(busyTimeout)
+        var pause: Int32 = 1
+        while true {
+            do {
+                try execute(sql)
+                return
+            } catch where error.primaryCode == SQLITE_BUSY && Self.monotonicMilliseconds() < deadline {
+                // SQLite's own busy handler backs off likewise (1, 2, 5… up to 100 ms).
+                sqlite3_sleep(pause)
+                pause = min(pause * 2, 100)
+            }
+        }
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Runs one statement with `arguments` bound to its `?` parameters, in order.
