@@ -74,6 +74,7 @@ build_c() {  # build_c NAME EXTRA_LIBS...
 build_c yaml_tree -lyaml
 build_c spawn
 build_c supervise
+build_c overlap
 
 # 4. flow, release mode, in its own scratch folder, built as the README's install step says:
 #    the Swift runtime linked in statically, no $ORIGIN search path, and metadata
