@@ -125,7 +125,7 @@ struct RunSession {
         case .raw: bus.add(RawReporter(color: color, passThrough: options.noJournal))
         case .json: bus.add(JSONReporter())
         }
-        let junit = options.junit.map(JUnitReport.init(path:))
+        let junit = options.junit.map { JUnitReport(path: $0, plan: plan) }
         if let junit { bus.add(junit) }
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
         runOptions.grace = options.grace?.value ?? ExecutionOptions.defaultGrace
