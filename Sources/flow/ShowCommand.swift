@@ -120,6 +120,10 @@ struct ShowCommand: Command {
             }
             // As the live output marks it (`✗ soft exit 3 (allowed to fail)`), on the state it qualifies.
             var facts = [step.allowedFailure ? "\(step.state) (\(StepTransition.allowedFailureMark))" : step.state]
+            // An undo's only skips are the steps it left alone (nothing to undo, or they did
+            // not succeed in the run): said so, as its counts leave them out, rather than
+            // `skipped`, which read as steps the undo should have reversed and did not.
+            if record.kind == "undo", step.state == "skipped", !step.path.contains("u") { facts[0] = "left alone" }
             // As the live output says it; its exit code is the earlier run's, and it took no time now.
             let source = reused[step.path]
             if let source { facts.append("reused from run \(source)") }
