@@ -766,6 +766,35 @@ import Glibc
         #expect(Self.stepStates(try Self.show(box))["b"] == "skipped")
     }
 
+    /// `flow show` of an undo listed the undo steps of a step it left alone (here one the
+    /// run skipped, and one inside a group the run skipped) as `pending`, as if they were
+    /// still to run; they never run in it and are not listed. The reversed step's are.
+    @Test func anUndosShowListsNoUndoStepsOfTheStepsItLeftAlone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: { shell: echo undo-a } }
+              - name: c
+                if: "false"
+                shell: "true"
+                undo:
+                  - shell: echo undo-c
+                  - shell: echo undo-c2
+              - name: g
+                if: "false"
+                sequential:
+                  - { name: d, shell: "true", undo: { shell: echo undo-d } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0)
+        let shown = try box.run(["show", "last"])
+        #expect(shown.status == 0, "\(shown)")
+        #expect(!shown.stdout.contains("[pending]"), "\(shown)")
+        #expect(!shown.stdout.contains("undo-c") && !shown.stdout.contains("undo-d"), "\(shown)")
+        #expect(shown.stdoutLines.contains { $0.hasPrefix("  ✓ undo shell@1.u1: echo undo-a  [succeeded") }, "\(shown)")
+        #expect(shown.stdoutLines.contains("○ c  [left alone]") && shown.stdoutLines.contains("  ○ d  [left alone]"), "\(shown)")
+    }
+
     /// `flow undo` of a run with nothing left to undo exits 2 whoever undid it: the run's own
     /// rollback used to give exit 0 ("no succeeded steps with `undo`"), an earlier
     /// `flow undo` exit 2. A run that never had a step with `undo` still exits 0.
