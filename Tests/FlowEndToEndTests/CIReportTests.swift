@@ -310,6 +310,25 @@ import FoundationXML
         #expect(try pairs().sorted() == first, "the same cases in the next run")
     }
 
+    /// `flow undo --junit`: the cases are the steps the undo reversed or tried, as its
+    /// summary counts them; the steps it left alone were `<skipped>` cases (`skipped="2"`).
+    @Test func junitOfAnUndoHasNoCasesForTheStepsItLeftAlone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: ci
+            steps:
+              - { name: a, shell: "true", undo: { shell: "true" } }
+              - { name: b, shell: "true" }
+              - { name: c, if: "false", shell: "true", undo: { shell: "true" } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let undo = try box.run(["undo", "last", "--output", "prefixed", "--junit", "undo.xml"])
+        #expect(undo.status == 0, "\(undo)")
+        let text = box.read("undo.xml") ?? ""
+        #expect(text.contains("<testsuite name=\"ci\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\""), "\(text)")
+        #expect(text.contains("<testcase name=\"a\" classname=\"ci\""), "\(text)")
+    }
+
     /// Text a parser would change: a raw CR in text reads as LF, raw line breaks and tabs
     /// in an attribute as spaces. They are character references now.
     @Test func junitKeepsCarriageReturnsAndAttributeLineBreaks() throws {

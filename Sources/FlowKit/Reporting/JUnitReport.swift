@@ -43,8 +43,13 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     /// Set when the file cannot be written.
     public private(set) var failure: String?
 
-    public init(path: String, plan: Plan) {
+    /// Set for `flow undo`: the steps it left alone (its skips) are no cases, as its summary
+    /// does not count them (`Executor`'s undo); a report of 2 reversed steps said `skipped="3"`.
+    let undoing: Bool
+
+    public init(path: String, plan: Plan, undoing: Bool = false) {
         self.path = path
+        self.undoing = undoing
         workflow = plan.workflowName
         classnames = Self.classnames(of: plan)
     }
@@ -214,7 +219,9 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     func write(_ outcome: RunOutcome) {
         // A group's case stays only if the group ended failed by itself (a retry of it may
         // have made good the attempt that made it one).
-        let cases = cases.filter { $0.step.isLeaf || [.failed, .timedOut, .undoFailed].contains($0.state) }
+        let cases = cases.filter {
+            ($0.step.isLeaf || [.failed, .timedOut, .undoFailed].contains($0.state)) && !(undoing && $0.state == .skipped)
+        }
         let failures = cases.filter { [.failed, .timedOut, .undoFailed].contains($0.state) && !$0.allowed }.count
         let skipped = cases.filter { [.skipped, .cancelled].contains($0.state) || $0.allowed }.count
         let time = String(format3(outcome.elapsed))
