@@ -241,6 +241,11 @@ extension Journal {
                 records[i].counts = summaries[records[i].id]?.counts ?? [:]
                 records[i].allowedFailures = summaries[records[i].id]?.allowed ?? [:]
             }
+            // An undo counts what it reversed or tried, not the steps it left alone (its only
+            // skips, `not undone by this run`), as its summary does: also for an undo a flow
+            // from before 2026-11-27 recorded (its `run_counts` has them), one killed (counted
+            // from its transitions) and a journal without `run_counts`.
+            if records[i].kind == "undo" { records[i].counts["skipped"] = nil }
         }
     }
 

@@ -323,13 +323,16 @@ enum JournalSchema {
     /// that failed with nothing inside it having run (a `use` given a value not `allowed`:
     /// without it, `runs` and `show` named no failure for the failed run), and a group
     /// whose `undo` failed (a rollback left incomplete). A path's descendants are the paths
-    /// between `PATH.` and `PATH/` ('/' follows '.'), an index range. Undo steps aside.
-    /// `Journal.isCountedAlone` is the same rule for a run still recorded live.
+    /// between `PATH.` and `PATH/` ('/' follows '.'), an index range. Undo steps aside, and
+    /// the steps an undo run left alone (its only skips: `not undone by this run`), which
+    /// its summary does not count (`Executor`'s undo). `Journal.isCountedAlone` is the same
+    /// rule for a run still recorded live (`fillCounts` leaves an undo's skips out).
     static let countedStep = """
         (kind IN ('print', 'delay', 'shell') OR state IN ('timed_out', 'undo_failed')
             OR (state = 'failed' AND NOT EXISTS (SELECT 1 FROM steps c WHERE c.run_id = s.run_id
                 AND c.path > s.path || '.' AND c.path < s.path || '/' AND c.state NOT IN ('skipped', 'pending'))))
         AND path NOT LIKE '%u%'
+        AND NOT (state = 'skipped' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = s.run_id AND r.kind = 'undo'))
         """
 
     /// The runs that carried a run on (its resumes and undos), found by `parent_id`: `resume`

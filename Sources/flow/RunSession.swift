@@ -125,7 +125,8 @@ struct RunSession {
         case .raw: bus.add(RawReporter(color: color, passThrough: options.noJournal))
         case .json: bus.add(JSONReporter())
         }
-        let junit = options.junit.map(JUnitReport.init(path:))
+        let undoing = self.undo != nil
+        let junit = options.junit.map { JUnitReport(path: $0, plan: plan, undoing: undoing) }
         if let junit { bus.add(junit) }
         var runOptions = RunOptions(runID: metadata.id, environment: ProcessEnvironment.current())
         runOptions.grace = options.grace?.value ?? ExecutionOptions.defaultGrace

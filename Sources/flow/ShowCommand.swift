@@ -103,7 +103,14 @@ struct ShowCommand: Command {
         // How it ran and failed, which its resume or undo carries on: why a resume did not roll back.
         let options = record.args.options.commandLine
         if !options.isEmpty { Console.stdout("options: \(ControlEscaping.escaped(options))\n") }
+        // In an undo: the steps it left alone (`skipped` there). Their undo steps never run in
+        // it, and listed `pending` they read as left to run (`· undo shell@3.u1 [pending]`
+        // under `○ c [left alone]`): they are not listed, as the rollback never had them.
+        let leftAlone = record.kind == "undo" ? Set(steps.filter { $0.state == "skipped" && !$0.path.contains("u") }.map(\.path)) : []
         for step in steps {
+            if !leftAlone.isEmpty, step.state == "pending", let owner = Self.undoneStep(of: step.path), leftAlone.contains(owner) {
+                continue
+            }
             var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
             line += step.path.contains("u") ? "undo " : ""
             // A `finally` step runs after its group's steps whatever they did: after a failure
@@ -120,6 +127,10 @@ struct ShowCommand: Command {
             }
             // As the live output marks it (`✗ soft exit 3 (allowed to fail)`), on the state it qualifies.
             var facts = [step.allowedFailure ? "\(step.state) (\(StepTransition.allowedFailureMark))" : step.state]
+            // An undo's only skips are the steps it left alone (nothing to undo, or they did
+            // not succeed in the run): said so, as its counts leave them out, rather than
+            // `skipped`, which read as steps the undo should have reversed and did not.
+            if record.kind == "undo", step.state == "skipped", !step.path.contains("u") { facts[0] = "left alone" }
             // As the live output says it; its exit code is the earlier run's, and it took no time now.
             let source = reused[step.path]
             if let source { facts.append("reused from run \(source)") }
@@ -137,6 +148,14 @@ struct ShowCommand: Command {
             Console.stdout(line + "  [" + facts.joined(separator: " · ") + "]\n")
         }
         Console.stdout("steps: \(record.countsSummary)\n")
+    }
+
+    /// The step whose `undo` block holds the undo step at `path` (`3` for `3.u1`, `2.1` for
+    /// `2.1.u2.1`); nil for a step outside any `undo` block.
+    static func undoneStep(of path: String) -> String? {
+        let parts = path.split(separator: ".")
+        guard let u = parts.firstIndex(where: { $0.first == "u" }) else { return nil }
+        return parts[..<u].joined(separator: ".")
     }
 
     /// What an unnamed step does (its command, message, duration or action), without the

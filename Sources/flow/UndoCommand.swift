@@ -41,6 +41,32 @@ struct UndoCommand: Command {
         execution = try ExecutionOptions(arguments)
     }
 
+    /// Says why run `undo`, itself an undo, is not undone, and what to type instead. `last`
+    /// is the newest run for every command (as the contract has it): right after a `flow
+    /// undo`, that is the undo, so a second `flow undo last` lands here. The message names
+    /// the run `last` picked, the run it undid and what it did to it, and the command for
+    /// that run: `flow undo R` when the undo left something (it failed, was cancelled or
+    /// killed), else `flow undo R --force` to reverse its steps again. Said before, `an undo
+    /// is not undone` and "run the workflow again" did not say how to undo the run again.
+    func refuseUndoOfUndo(_ undo: RunRecord) {
+        let picked = runID == "last" ? "`last` is run \(undo.id), the newest run, which" : "run \(undo.id)"
+        guard let undone = undo.parentID else {
+            Console.stderr("error: \(picked) is itself an undo; an undo is not undone\n")
+            return
+        }
+        let did = ["undone", "undo_failed", "undo_interrupted"].compactMap { state in
+            undo.counts[state].flatMap { $0 > 0 ? "\($0) \(state)" : nil }
+        }
+        let what = did.isEmpty ? "" : ": " + did.joined(separator: ", ")
+        Console.stderr("error: \(picked) is itself an undo (of run \(undone)\(what)); an undo is not undone\n")
+        let command = ResumeHint(runID: undone, stateDir: execution.journal.stateDir, undoing: undone).command
+        if undo.state == "succeeded" {
+            Console.stderr("help: to reverse run \(undone)'s steps again: \(command) --force; to do them again, run the workflow again\n")
+        } else {
+            Console.stderr("help: to undo what run \(undone) has left: \(command)\n")
+        }
+    }
+
     func run() async throws {
         RunSession.goOnWhenPipesClose()
         try RunSession.requireOpenFiles()
@@ -54,9 +80,7 @@ struct UndoCommand: Command {
             throw ExitCode(2)
         }
         if record.kind == "undo" {
-            // Say which run it undid: that is the run the user has in mind.
-            Console.stderr("error: run \(id) is itself an undo (of run \(record.parentID ?? "?")); an undo is not undone\n")
-            Console.stderr("help: to do the undone steps again, run the workflow again\n")
+            refuseUndoOfUndo(record)
             throw ExitCode(2)
         }
         try JournalInput.refuseIfArgumentsDamaged(record, command: "undo")

@@ -258,8 +258,75 @@ import FoundationXML
         #expect(r.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 succeeded, 1 failed, 2 undo_failed in ") == true, "\(r)")
         let text = box.read("report.xml") ?? ""
         #expect(text.contains("tests=\"4\" failures=\"3\""), "\(text)")
-        #expect(text.contains("<testcase name=\"a\" classname=\"ci.1.1\""), "\(text)")
+        #expect(text.contains("<testcase name=\"a\" classname=\"ci.outer\""), "\(text)")
         #expect(text.components(separatedBy: "type=\"undo_failed\"").count == 3, "a's and inner's: \(text)")
+    }
+
+    /// A case's `classname` was its step's path (`ci.2.2.1`): JUnit viewers (GitLab's Suite
+    /// column, Jenkins' packages and classes, GitHub's test reporters) grouped cases by
+    /// numbers. It is the workflow's name and the names of the enclosing groups now (an
+    /// unnamed `use`, its action's), the case's `name` the step's label; every pair is
+    /// unique, and the same in the next run of the file.
+    @Test func junitClassnamesAreTheEnclosingGroupsNames() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: ci
+            actions:
+              lint:
+                steps:
+                  - { name: vet, shell: "true" }
+            steps:
+              - { name: fetch, shell: "true" }
+              - name: build
+                sequential:
+                  - { name: compile, shell: "true" }
+                  - name: checks
+                    concurrent:
+                      - { name: unit, shell: "true" }
+                      - shell: exit 0
+                finally:
+                  - { name: tidy, shell: "true" }
+              - sequential:
+                  - { name: pack, shell: "true" }
+              - use: lint
+              - use: lint
+            """)
+        func pairs() throws -> [String] {
+            let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+            #expect(r.status == 0, "\(r)")
+            let text = box.read("report.xml") ?? ""
+            return text.split(separator: "\n").compactMap { line -> String? in
+                guard let m = line.firstMatch(of: /<testcase name="([^"]*)" classname="([^"]*)"/) else { return nil }
+                return "\(m.output.2) \(m.output.1)"
+            }
+        }
+        // Sorted: the two concurrent steps' cases come in the order they started.
+        let first = try pairs().sorted()
+        #expect(first == [
+            "ci fetch", "ci.build compile", "ci.build.checks unit", "ci.build.checks shell@2.2.2", "ci.build tidy",
+            "ci pack", "ci.lint vet@4.1", "ci.lint vet@5.1",
+        ].sorted(), "\(first)")
+        #expect(Set(first).count == first.count, "\(first)")
+        #expect(try pairs().sorted() == first, "the same cases in the next run")
+    }
+
+    /// `flow undo --junit`: the cases are the steps the undo reversed or tried, as its
+    /// summary counts them; the steps it left alone were `<skipped>` cases (`skipped="2"`).
+    @Test func junitOfAnUndoHasNoCasesForTheStepsItLeftAlone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: ci
+            steps:
+              - { name: a, shell: "true", undo: { shell: "true" } }
+              - { name: b, shell: "true" }
+              - { name: c, if: "false", shell: "true", undo: { shell: "true" } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let undo = try box.run(["undo", "last", "--output", "prefixed", "--junit", "undo.xml"])
+        #expect(undo.status == 0, "\(undo)")
+        let text = box.read("undo.xml") ?? ""
+        #expect(text.contains("<testsuite name=\"ci\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\""), "\(text)")
+        #expect(text.contains("<testcase name=\"a\" classname=\"ci\""), "\(text)")
     }
 
     /// Text a parser would change: a raw CR in text reads as LF, raw line breaks and tabs

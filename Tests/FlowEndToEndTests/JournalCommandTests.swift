@@ -617,10 +617,58 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("  ↺ a  [undone") }, "\(show)")
         let again = try box.run(["undo", "last"])
         #expect(again.status == 2, "\(again)")
-        #expect(again.stderr.contains("is itself an undo (of run \(original)); an undo is not undone"), "\(again)")
+        #expect(again.stderr.contains("is itself an undo (of run \(original): 1 undone); an undo is not undone"), "\(again)")
 
         let age = try box.run(["runs", "--prune-older-than", "99999999d"])
         #expect(age.status == 2 && age.stderr.contains("at most 41666d"), "\(age)")
         #expect(try box.run(["runs", "--prune-older-than", "41666d"]).status == 0)
+    }
+
+    /// `last` is the newest run for every command: right after `flow undo`, the undo. A
+    /// second `flow undo last` said only that an undo is not undone (and to run the
+    /// workflow again). It says now that `last` is that undo, which run it undid and what it
+    /// did, and the command to type: `flow undo R --force` to reverse R's steps again after
+    /// an undo that succeeded, `flow undo R` after one that left something.
+    @Test func undoLastAfterAnUndoSaysWhatToTypeInstead() throws {
+        let box = try RunSandbox()
+        try box.write("u.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: test -f fail-undo && exit 3 || true
+              - name: b
+                shell: "true"
+                undo:
+                  shell: "true"
+            """)
+        #expect(try box.run(["run", "u.yaml", "--output", "prefixed"]).status == 0)
+        let runs = try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8)) as? [[String: Any]]
+        let original = try #require(runs?.first?["id"] as? String)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0)
+        let undoID = try #require((try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8))
+                as? [[String: Any]])?.first?["id"] as? String)
+        let again = try box.run(["undo", "last"])
+        #expect(again.status == 2, "\(again)")
+        #expect(again.stderrLines == [
+            "error: `last` is run \(undoID), the newest run, which is itself an undo (of run \(original): 2 undone); an undo is not undone",
+            "help: to reverse run \(original)'s steps again: \(FlowOutcome.flowInHint) undo \(original) --force; to do them again, run the workflow again",
+        ], "\(again)")
+        // The command it gives does what it says.
+        try box.write("fail-undo", "")
+        let forced = try box.run(["undo", original, "--force", "--output", "prefixed"])
+        #expect(forced.status == 1, "a's undo fails now: \(forced)")
+        let forcedID = try #require((try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8))
+                as? [[String: Any]])?.first?["id"] as? String)
+        let left = try box.run(["undo", "last"])
+        #expect(left.status == 2, "\(left)")
+        #expect(left.stderrLines == [
+            "error: `last` is run \(forcedID), the newest run, which is itself an undo (of run \(original): 1 undone, 1 undo_failed); an undo is not undone",
+            "help: to undo what run \(original) has left: \(FlowOutcome.flowInHint) undo \(original)",
+        ], "\(left)")
+        // By its id, the same without `last`.
+        let byID = try box.run(["undo", forcedID])
+        #expect(byID.stderrLines.first == "error: run \(forcedID) is itself an undo (of run \(original): 1 undone, 1 undo_failed); an undo is not undone",
+                "\(byID)")
     }
 }

@@ -716,12 +716,83 @@ import Glibc
         let shown = try Self.show(box)
         #expect(Self.stepStates(shown) == ["deploy": "undone", "tag": "succeeded", "push": "succeeded", "boom": "skipped"],
                 "\(shown)")
-        #expect(shown["counts"] as? [String: Int] == ["skipped": 1, "undone": 2], "\(shown)")
-        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 1 skipped, 2 undone in "), "\(undo)")
+        #expect(shown["counts"] as? [String: Int] == ["undone": 2], "\(shown)")
+        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 2 undone in "), "\(undo)")
         let original = try #require(try Self.runs(box).last?["id"] as? String)
         #expect(undo.stderrLines.filter { $0.hasPrefix("✓ ") && $0.hasSuffix(" succeeded in run \(original)") }
                     == ["tag", "push", "deploy"].map { "✓ \($0) succeeded in run \(original)" }, "\(undo)")
-        #expect(try box.run(["runs"]).stdout.contains("1 skipped, 2 undone"))
+        #expect(try box.run(["runs"]).stdout.contains("(undo \(original))  2 undone\n"))
+    }
+
+    /// An undo counts what it reversed or tried, not the steps it left alone: a step with
+    /// no `undo`, one skipped in the run, one whose failure was allowed. They were counted
+    /// `skipped` (`0 succeeded, 3 skipped, 2 undone`), as if the undo had skipped steps it
+    /// should have reversed, in the summary, `run_finished`, `flow runs` and `flow show`;
+    /// `show` lists them `left alone` now. The journal still has them `skipped`.
+    @Test func anUndoCountsOnlyWhatItReversed() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: { shell: echo undo-a } }
+              - { name: b, shell: "true" }
+              - { name: c, if: "false", shell: "true", undo: { shell: echo undo-c } }
+              - name: g
+                sequential:
+                  - { name: d, shell: "true", undo: { shell: echo undo-d } }
+                  - { name: e, shell: exit 1, continue_on_error: true, undo: { shell: echo undo-e } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let original = try #require(try Self.runs(box).first?["id"] as? String)
+        let undo = try box.run(["undo", "last", "--output", "json"])
+        #expect(undo.status == 0, "\(undo)")
+        let finished = try #require(undo.stdoutLines.last.flatMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        })
+        #expect(finished["event"] as? String == "run_finished", "\(undo)")
+        #expect(finished["counts"] as? [String: Int] == ["undone": 2], "\(finished)")
+        // The journal keeps them skipped (`not undone by this run`), as the events said.
+        #expect(undo.stdout.contains("\"not undone by this run\""), "\(undo)")
+        let text = try box.run(["undo", original, "--force", "--output", "prefixed"])
+        #expect(text.stderrLines.last?.hasPrefix("✓ succeeded: 0 succeeded, 2 undone in ") == true, "\(text)")
+        let runs = try Self.runs(box)
+        #expect(runs.prefix(2).map { $0["counts"] as? [String: Int] } == [["undone": 2], ["undone": 2]], "\(runs)")
+        let table = try box.run(["runs"])
+        #expect(table.stdoutLines.filter { $0.contains("(undo \(original))") }.allSatisfy { $0.hasSuffix("  2 undone") }, "\(table)")
+        let shown = try box.run(["show", "last"])
+        #expect(shown.stdoutLines.last == "steps: 2 undone", "\(shown)")
+        for name in ["b", "c", "e"] {
+            #expect(shown.stdoutLines.contains { $0.hasSuffix("○ \(name)  [left alone]") }, "\(name): \(shown)")
+        }
+        #expect(Self.stepStates(try Self.show(box))["b"] == "skipped")
+    }
+
+    /// `flow show` of an undo listed the undo steps of a step it left alone (here one the
+    /// run skipped, and one inside a group the run skipped) as `pending`, as if they were
+    /// still to run; they never run in it and are not listed. The reversed step's are.
+    @Test func anUndosShowListsNoUndoStepsOfTheStepsItLeftAlone() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: { shell: echo undo-a } }
+              - name: c
+                if: "false"
+                shell: "true"
+                undo:
+                  - shell: echo undo-c
+                  - shell: echo undo-c2
+              - name: g
+                if: "false"
+                sequential:
+                  - { name: d, shell: "true", undo: { shell: echo undo-d } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 0)
+        let shown = try box.run(["show", "last"])
+        #expect(shown.status == 0, "\(shown)")
+        #expect(!shown.stdout.contains("[pending]"), "\(shown)")
+        #expect(!shown.stdout.contains("undo-c") && !shown.stdout.contains("undo-d"), "\(shown)")
+        #expect(shown.stdoutLines.contains { $0.hasPrefix("  ✓ undo shell@1.u1: echo undo-a  [succeeded") }, "\(shown)")
+        #expect(shown.stdoutLines.contains("○ c  [left alone]") && shown.stdoutLines.contains("  ○ d  [left alone]"), "\(shown)")
     }
 
     /// `flow undo` of a run with nothing left to undo exits 2 whoever undid it: the run's own
@@ -1090,11 +1161,11 @@ import Glibc
         let original = try #require(try Self.runs(box).first?["id"] as? String)
         let undo = try box.run(["undo", original, "--output", "prefixed"])
         #expect(undo.status == 0, "\(undo)")
-        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 2 skipped, 2 undone in "), "\(undo)")
+        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 2 undone in "), "\(undo)")
         #expect(undo.stderrLines.filter { $0.hasSuffix(" succeeded in run \(original)") }
                     == ["ok", "after", "g"].map { "✓ \($0) succeeded in run \(original)" }, "\(undo)")
         let shown = try Self.show(box)
-        #expect(shown["counts"] as? [String: Int] == ["skipped": 2, "undone": 2], "\(shown)")
+        #expect(shown["counts"] as? [String: Int] == ["undone": 2], "\(shown)")
         #expect(Self.stepStates(shown)["ok"] == "succeeded" && Self.stepStates(shown)["bad"] == "skipped", "\(shown)")
     }
 

@@ -177,6 +177,32 @@ import Testing
         #expect(stored == ["abandoned", "before", "before-empty", "done", "resume", "undo"])
     }
 
+    /// An undo's counts leave out the steps it left alone (its skips), however they are
+    /// read: stored by an older flow with them (`skipped 3,undone 2`), stored at its end
+    /// (`storeRunCounts`), or counted from the steps of one whose flow died.
+    @Test func anUndosCountsLeaveOutTheStepsItLeftAlone() throws {
+        let dir = JournalStorageTests.stateDir()
+        defer { JournalStorageTests.removeStateDir(dir) }
+        let journal = try Journal.open(stateDir: dir, create: true)
+        let steps: [Step] = [("1", "shell", "undone", false), ("2", "shell", "skipped", false), ("3", "sequential", "skipped", false),
+                             ("3.1", "print", "skipped", false), ("1.u1", "shell", "succeeded", false)]
+        try journal.write { db in
+            try Self.insertRun(db, id: "run", started: 1, steps: steps, end: "succeeded")
+            try Self.insertRun(db, id: "older", kind: "undo", parent: "run", started: 2, steps: steps, end: "succeeded")
+            try db.execute("UPDATE run_counts SET counts = 'skipped 2,undone 1' WHERE run_id = 'older'")
+            try Self.insertRun(db, id: "undo", kind: "undo", parent: "run", started: 3, steps: steps, end: "succeeded")
+            try Self.insertRun(db, id: "dead", kind: "undo", parent: "run", started: 4, steps: steps, end: nil)
+        }
+        let stored: [String] = try journal.read { db in try db.values("SELECT counts FROM run_counts WHERE run_id = 'undo'") }
+        #expect(stored == ["undone 1"])
+        for id in ["older", "undo", "dead"] {
+            #expect(try journal.run(id).counts == ["undone": 1], "\(id)")
+        }
+        #expect(try journal.run("run").counts == ["undone": 1, "skipped": 2], "a run's skips are counted")
+        let counted = try journal.countsFromSteps(of: ["undo", "run"], onlyThese: true)
+        #expect(counted["undo"]?.counts == ["undone": 1] && counted["run"]?.counts == ["undone": 1, "skipped": 2])
+    }
+
     /// A flow from before the table prunes the tables it knows: the counts of the runs it
     /// deleted stay, are never listed, and go at the next prune.
     @Test func countsOfRunsAnOlderFlowPrunedGoAtTheNextPrune() throws {

@@ -921,7 +921,13 @@ extension Executor {
         announceCancellation(rollbackOnly: true)
         let undoFailed = await rollback(env: environment, status: options.undoneRunStatus)
 
-        let counts = runState.counts
+        // What the undo reversed or tried, not the steps it left alone (`skipped: not undone
+        // by this run`, the only skips of an undo: nothing to undo, or they did not succeed
+        // in the run): `0 succeeded, 3 skipped, 2 undone` read as three steps the undo had
+        // skipped that it should have reversed. The journal's `run_counts` (`runs`, `show`)
+        // and `run_finished` take these counts too; the steps stay `skipped` in the journal.
+        var counts = runState.counts
+        counts[.skipped] = nil
         // A group's failed undo is not among the counts (they are the leaves'): `flow undo`
         // of a run whose group failed to undo said `✓ succeeded` and exited 0.
         let failed = undoFailed || (counts[.undoFailed] ?? 0) > 0 || (counts[.failed] ?? 0) > 0

@@ -10,6 +10,9 @@ public struct Plan: Sendable {
     public var action: String?
     /// Whether rollback runs on failure (the workflow's `rollback`).
     public var rollback: Bool
+    /// The shell of the workflow's shell steps where no group sets another: `defaults.shell`,
+    /// else the top-level `shell`, else `sh`. `flow plan` shows it once, in its header.
+    public var shell: ShellProgram = .sh
 
     /// What the plan is called in its printed tree and graphs: the workflow's name, and
     /// the action when the plan runs one (`release · action deploy`).

@@ -35,7 +35,11 @@ public struct PlanPrinter {
         }
         Self.put(" (", into: &out)
         Self.put(ControlEscaping.escaped(plan.file.path), into: &out)
-        Self.put(")\n", into: &out)
+        Self.put(")", into: &out)
+        // The workflow's shell, once: shown on every shell step, `shell: bash` at the top
+        // (or in `defaults`) was `[shell bash]` on each line of the tree.
+        if plan.shell != .sh { Self.put("  [shell \(ControlEscaping.escaped(plan.shell.spec))]", into: &out) }
+        out.append(0x0A)
         var context = base
         if case .use(_, let with) = plan.root.kind { context = base.entering(with) }
         let lists: [(String?, [PlanNode])] = [(nil, plan.root.children), ("finally", plan.root.finally)]
@@ -143,7 +147,8 @@ public struct PlanPrinter {
             if !failFast { options.append("fail_fast false") }
         }
         if case .shell(let task) = node.kind {
-            if task.program != .sh { options.append("shell \(task.program.spec)") }
+            // Only where a group's `shell` makes it differ from the workflow's (the header's).
+            if task.program != plan.shell { options.append("shell \(task.program.spec)") }
             if let dir = task.dir { options.append("dir \(ExpressionEvaluator.render(dir, in: base))") }
             if task.interactive { options.append("interactive") }
             if task.stdin != nil { options.append("stdin") }

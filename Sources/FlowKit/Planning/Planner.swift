@@ -202,7 +202,7 @@ public struct Planner {
         }
         try Self.checkTags(options, in: root)
         return Plan(workflowName: workflow.displayName, file: workflow.file, root: root, vars: vars,
-                    action: options.action, rollback: workflow.rollback?.value ?? true)
+                    action: options.action, rollback: workflow.rollback?.value ?? true, shell: context.shell)
     }
 
     mutating func nodes(_ steps: [Step], prefix: String, context: Context) throws(PlanError) -> [PlanNode] {

@@ -34,6 +34,8 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
 
     let path: String
     var workflow = ""
+    /// Each step's `classname`, by path (see `classnames(of:)`).
+    let classnames: [String: String]
     var cases: [Case] = []
     var index: [String: Int] = [:]
     /// Where a step's later attempts start in its output (a retry, its group's).
@@ -41,8 +43,43 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     /// Set when the file cannot be written.
     public private(set) var failure: String?
 
-    public init(path: String) {
+    /// Set for `flow undo`: the steps it left alone (its skips) are no cases, as its summary
+    /// does not count them (`Executor`'s undo); a report of 2 reversed steps said `skipped="3"`.
+    let undoing: Bool
+
+    public init(path: String, plan: Plan, undoing: Bool = false) {
         self.path = path
+        self.undoing = undoing
+        workflow = plan.workflowName
+        classnames = Self.classnames(of: plan)
+    }
+
+    /// A case's `classname`: the workflow's name, then the action a plan of one action
+    /// runs, then the name of each enclosing group that has one (an unnamed `use`, its
+    /// action's), joined by `.` (`release.deploy.checks`). JUnit viewers show it as the
+    /// suite or class a case belongs to (GitLab's Suite column, Jenkins' package and class,
+    /// the test reporters of GitHub Actions) and group cases by it; the step's path
+    /// (`release.4.2`) grouped them by numbers. Names are identifiers (no `.`), so the
+    /// dots only part groups, as pytest's module and class or gotestsum's packages do. The
+    /// case's `name`, the step's label, is unique in the plan (`name@path` for a name that
+    /// several steps have, `shell@2.1` for an unnamed step), so (classname, name) is unique
+    /// too and the same from one run of the file to the next.
+    static func classnames(of plan: Plan) -> [String: String] {
+        var out: [String: String] = [:]
+        func visit(_ node: PlanNode, _ prefix: String) {
+            for child in node.children + node.finally {
+                out[child.path] = prefix
+                var inner = prefix
+                if let name = child.name, child.isGroup {
+                    inner += "." + name
+                } else if case .use(let action, _) = child.kind {
+                    inner += "." + action
+                }
+                visit(child, inner)
+            }
+        }
+        visit(plan.root, plan.action.map { "\(plan.workflowName).\($0)" } ?? plan.workflowName)
+        return out
     }
 
     public func handle(_ event: RunEvent) {
@@ -182,7 +219,9 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     func write(_ outcome: RunOutcome) {
         // A group's case stays only if the group ended failed by itself (a retry of it may
         // have made good the attempt that made it one).
-        let cases = cases.filter { $0.step.isLeaf || [.failed, .timedOut, .undoFailed].contains($0.state) }
+        let cases = cases.filter {
+            ($0.step.isLeaf || [.failed, .timedOut, .undoFailed].contains($0.state)) && !(undoing && $0.state == .skipped)
+        }
         let failures = cases.filter { [.failed, .timedOut, .undoFailed].contains($0.state) && !$0.allowed }.count
         let skipped = cases.filter { [.skipped, .cancelled].contains($0.state) || $0.allowed }.count
         let time = String(format3(outcome.elapsed))
@@ -190,7 +229,7 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
         xml += "<testsuites name=\"flow\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
         xml += "  <testsuite name=\"\(Self.escape(workflow))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(time)\">\n"
         for c in cases {
-            xml += "    <testcase name=\"\(Self.escape(c.step.label))\" classname=\"\(Self.escape(workflow)).\(Self.escape(c.step.path))\" time=\"\(format3(c.elapsed))\""
+            xml += "    <testcase name=\"\(Self.escape(c.step.label))\" classname=\"\(Self.escape(classnames[c.step.path] ?? workflow))\" time=\"\(format3(c.elapsed))\""
             let text = Self.keptOutput(c)
             switch c.state {
             case .failed where c.allowed, .timedOut where c.allowed:
