@@ -46,7 +46,7 @@ COMMANDS = {
 
 TRAPS = ["Fatal error", "Stack dump", "Illegal instruction", "Segmentation fault",
          "Current stack trace", "Program crashed", "Assertion failed", "Precondition failed",
-         "AddressSanitizer"]
+         "AddressSanitizer", "UndefinedBehaviorSanitizer"]
 
 # ---------------------------------------------------------------------------------------
 # Seeds
