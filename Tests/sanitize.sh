@@ -1,12 +1,14 @@
 #!/bin/bash
 # Runs flow's concurrency and process suites under ThreadSanitizer, or its suites and the
-# fuzz corpus under AddressSanitizer, and lists what the sanitizer reported.
+# fuzz corpus under AddressSanitizer or UndefinedBehaviorSanitizer, and lists what the
+# sanitizer reported.
 # See Tests/README.md ("Sanitizers") for what it runs, how long it takes and how to read it.
 #
 #   Tests/sanitize.sh thread  [SUITE...]   # default: FlowEndToEndTests ProcessTests FlowJournalTests FlowKitTests
 #   Tests/sanitize.sh address [SUITE...]   # default: the same, then the fuzz corpus and 300 fuzzed inputs
+#   Tests/sanitize.sh undefined [SUITE...] # default: as address
 #
-# Builds into .build-tsan / .build-asan (the normal .build is left alone). Reports go to
+# Builds into .build-tsan / .build-asan / .build-ubsan (the normal .build is left alone). Reports go to
 # $SANITIZER_REPORTS (default /tmp/flow-sanitizer/<kind>), one file per process that
 # reported; the exit status is 1 when there is any.
 set -u
@@ -14,7 +16,8 @@ kind=${1:-}
 case "$kind" in
     thread) short=tsan ;;
     address) short=asan ;;
-    *) echo "usage: $0 thread|address [SUITE...]" >&2; exit 2 ;;
+    undefined) short=ubsan ;;
+    *) echo "usage: $0 thread|address|undefined [SUITE...]" >&2; exit 2 ;;
 esac
 shift
 suites=("$@")
@@ -27,15 +30,28 @@ rm -rf "$reports"
 mkdir -p "$reports/bin"
 
 cd "$root" || exit 2
-swift build --build-tests --sanitize="$kind" --scratch-path "$scratch" || exit 2
+# swiftc has no `-sanitize=undefined` on Linux ("unsupported option … for target"): Swift
+# traps on overflow, out-of-bounds indexing and bad unwrapping by itself. So UBSan
+# instruments the C targets only (CFlowSys, CFlowSQLite, the tests' C), through clang's
+# flags, and clang, which links the executables, adds its runtime.
+if [ "$kind" = undefined ]; then
+    sanitize=(-Xcc -fsanitize=undefined -Xcc -fno-omit-frame-pointer -Xswiftc -Xclang-linker -Xswiftc -fsanitize=undefined)
+else
+    sanitize=(--sanitize="$kind")
+fi
+swift build --build-tests "${sanitize[@]}" --scratch-path "$scratch" || exit 2
 
 # Reports go to files, not to stderr, which the tests compare; the exit status stays the
-# process's own (TSan's `exitcode=0`), or is one no command of flow's uses (ASan's 86, which
-# the fuzzer flags). Leak checking is off: flow exits with its journal and hub alive on
-# purpose, and every such exit would be reported.
+# process's own (TSan's `exitcode=0`; UBSan's, which goes on after a report with
+# `halt_on_error=0` so that every report of a run is collected), or is one no command of
+# flow's uses (ASan's 86, which the fuzzer flags). Leak checking is off: flow exits with its
+# journal and hub alive on purpose, and every such exit would be reported.
 if [ "$kind" = thread ]; then
     options="halt_on_error=0 second_deadlock_stack=1 history_size=4 exitcode=0"
     variable=TSAN_OPTIONS
+elif [ "$kind" = undefined ]; then
+    options="print_stacktrace=1 halt_on_error=0"
+    variable=UBSAN_OPTIONS
 else
     options="detect_leaks=0 exitcode=86"
     variable=ASAN_OPTIONS
@@ -55,16 +71,18 @@ status=0
 for suite in "${suites[@]}"; do
     echo "== $suite under $kind sanitizer"
     env FLOW_BIN="$reports/bin/flow" "$variable=$options log_path=$reports/test" \
-        swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" --filter "$suite" \
+        swift test --skip-build "${sanitize[@]}" --scratch-path "$scratch" --filter "$suite" \
         > "$reports/$suite.log" 2>&1 || { echo "   failing tests: see $reports/$suite.log"; status=1; }
+    echo "   $SECONDS s since the start"
 done
 
-if [ "$kind" = address ]; then
-    echo "== fuzz corpus and 300 fuzzed inputs under address sanitizer"
+if [ "$kind" != thread ]; then
+    echo "== fuzz corpus and 300 fuzzed inputs under $kind sanitizer"
     python3 Tests/fuzz/fuzz.py --binary "$reports/bin/flow" --memory-mb 0 --timeout 60 --crashes "$reports/crashes" \
         --replay Tests/FlowEndToEndTests/Fixtures/fuzz-corpus/*.yaml > "$reports/fuzz-corpus.log" 2>&1 || status=1
     python3 Tests/fuzz/fuzz.py --binary "$reports/bin/flow" --memory-mb 0 --timeout 60 --crashes "$reports/crashes" \
         --seed 1 --iterations 300 > "$reports/fuzz.log" 2>&1 || status=1
+    echo "   $SECONDS s since the start"
 fi
 
 found=$(find "$reports" -maxdepth 1 -type f \( -name 'flow.*' -o -name 'test.*' \) | sort)

@@ -1,14 +1,16 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A recorded run taken by the `resume` or `undo` of it that is going on: a lock file the
 /// kernel drops when that process ends (even by SIGKILL).
 ///
 /// Two at once would both run the steps: two `flow undo` of one run rolled it back twice
 /// (both had checked that no undo had succeeded yet, before either had). The holder keeps
-/// the claim until it exits; the next `flow` that opens the journal removes claim files
-/// nobody holds (`Journal.recover`).
+/// the claim until it exits, and removes its file as it exits (`holdUntilExit`); the file
+/// of one that could not (killed, or its state dir read-only by then) is removed by a later
+/// `flow` that opens the journal once nobody holds it (`Journal.recover`).
 public final class RunClaim: @unchecked Sendable {
     /// What taking a claim came to.
     public enum Outcome: Sendable {
@@ -94,9 +96,43 @@ public final class RunClaim: @unchecked Sendable {
 
     /// Removes the claim file and lets go of it: the run it claimed is deleted (`--prune`).
     func release(stateDir: String, runID: String) {
-        unlink(Self.path(stateDir: stateDir, runID: runID))
+        Self.release(fd: fd, path: Self.path(stateDir: stateDir, runID: runID))
+    }
+
+    /// Unlinked before it is unlocked: a `take` waiting for the lock then finds the file
+    /// gone (`.removed`) and makes a new one, never a lock on a file no longer at the path.
+    private static func release(fd: Int32, path: String) {
+        unlink(path)
         flock(fd, LOCK_UN)
         close(fd)
+    }
+
+    /// Keeps the claim for as long as the process lives, and removes its file as the
+    /// process exits (`exit`, or `releaseHeldClaims` before an `_exit`). By then the
+    /// command's end is in the journal, so letting go a moment before the kernel would is
+    /// the same to another `flow`. Left to a later `flow`, every `resume` and `undo` left
+    /// `locks/ID.claim` behind for at least `tidyingAge` seconds, and for good if no
+    /// `flow` opened the journal after it.
+    public func holdUntilExit(stateDir: String, runID: String) {
+        let path = Self.path(stateDir: stateDir, runID: runID)
+        let first = Self.heldUntilExit.withLock { held in
+            held.append((fd, path))
+            return held.count == 1
+        }
+        if first { atexit { RunClaim.releaseHeldClaims() } }
+    }
+
+    /// The claims held until the process exits (`holdUntilExit`): descriptor and path.
+    private static let heldUntilExit = Mutex<[(fd: Int32, path: String)]>([])
+
+    /// Removes the files of the claims held until exit and lets go of them; for paths that
+    /// end the process with `_exit`, which runs no `atexit` handler.
+    public static func releaseHeldClaims() {
+        let held = heldUntilExit.withLock { held in
+            defer { held = [] }
+            return held
+        }
+        for claim in held { release(fd: claim.fd, path: claim.path) }
     }
 
     /// Removes the claim file at `path` if no process holds it and it was made more than
@@ -114,7 +150,9 @@ public final class RunClaim: @unchecked Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, time(nil) - info.st_mtim.tv_sec > tidyingAge else { return }
-        if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
+        // Only the file still at the path: its holder may have removed it as it exited
+        // (`holdUntilExit`) after this opened it, and the path may now be a `take`'s new one.
+        if flock(fd, LOCK_EX | LOCK_NB) == 0, isFile(fd, at: path) { unlink(path) }
     }
 
     /// Seconds a claim file is left before a tidier may remove it (see `removeIfFree`).

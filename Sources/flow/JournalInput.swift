@@ -40,9 +40,14 @@ enum JournalInput {
     /// carried on, or that a `--prune` has deleted since (the resume then ran every step
     /// again, as the resume of a run with none recorded).
     static func claim(_ journal: Journal, _ run: RunRecord) throws -> RunRecord {
-        if case .held = RunClaim.take(stateDir: journal.stateDir, runID: run.id) {
+        switch RunClaim.take(stateDir: journal.stateDir, runID: run.id) {
+        case .held:
             Console.stderr("error: run \(run.id) is being resumed, undone or pruned by another flow now; try again once that ends\n")
             throw ExitCode(2)
+        case .taken(let claim):
+            claim.holdUntilExit(stateDir: journal.stateDir, runID: run.id)
+        case .unavailable:
+            break
         }
         return try attempt { () throws(JournalError) in try journal.run(try journal.resolve(run.id)) }
     }

@@ -166,6 +166,7 @@ struct RunSession {
                 // `_exit` skips the executor's own removal: the run's scratch directory
                 // stayed (in /dev/shm) until some later run's sweep.
                 made.value?.discard()
+                RunClaim.releaseHeldClaims()
                 _exit(128 + signal)
             }
             // The run still ends as runs do: the killed steps `cancelled`, the summary (or
@@ -180,6 +181,8 @@ struct RunSession {
             // A run killed by the second signal is resumable as one the first ended.
             if let line = hint?.line(succeeded: status == 0) { Console.stderr(line) }
             made.value?.discard()
+            // `_exit` runs no `atexit` handler: the claim of a `resume` or `undo` goes here.
+            RunClaim.releaseHeldClaims()
             _exit(status)
         }
         let executor: Executor

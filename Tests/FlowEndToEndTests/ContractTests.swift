@@ -476,6 +476,27 @@ import Glibc
         #expect(lines.last == "✗ failed: 0 succeeded, 1 failed in T", "\(lines.suffix(4))")
     }
 
+    /// The empty value of a `? key` with no `:` at the end of the file is reported where
+    /// the value is missing, just past the key, with its line shown: it was placed on the
+    /// line after the last (libyaml's end of stream), which the file does not have, and
+    /// shown with no excerpt (found by the fuzzer).
+    @Test func anEmptyValueAtTheEndOfTheFileIsReportedOnItsLastLine() throws {
+        let box = try RunSandbox()
+        for (name, text) in [("bare.yaml", "steps:\n  - ? print"), ("newline.yaml", "steps:\n  - ? print\n\n  \n")] {
+            try box.write(name, text)
+            let r = try box.run(["validate", name])
+            #expect(r.status == 1, "\(r)")
+            #expect(r.stderr == """
+                \(name):2:12: error: `print` must be a string, found null [wrong-type]
+                  |
+                2 |   - ? print
+                  |            ^
+                1 error in 1 file
+
+                """, "\(r)")
+        }
+    }
+
     /// `flow validate` reports tab indentation at the tab.
     @Test func tabIndentationIsAnErrorAtTheTab() throws {
         let box = try RunSandbox()

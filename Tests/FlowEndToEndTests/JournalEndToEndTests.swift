@@ -839,8 +839,7 @@ import Glibc
 
     /// A second `undo` (or `resume`) of a run while one is going on is refused: both used
     /// to pass the "already undone?" check before either had finished, and the run was
-    /// rolled back twice. Once the first has ended, the claim it held is cleared away (once
-    /// it is over 10 s old).
+    /// rolled back twice. The first removes the claim it held as it ends.
     @Test func aRunIsUndoneOrResumedByOneFlowAtATime() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
@@ -868,14 +867,69 @@ import Glibc
         #expect(box.lines("log") == ["undone"], "rolled back once")
         let again = try box.run(["undo", runID, "--output", "prefixed"])
         #expect(again.status == 2 && again.stderr.contains("already undone"), "\(again)")
-        // Left while fresh (a `take` may be about to lock it), removed once old.
         let locks = box.state.appendingPathComponent("locks").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locks).isEmpty, "no claim left behind")
+    }
+
+    /// A `resume` or `undo` removes its claim file (`locks/ID.claim`) as it exits, however
+    /// it ends: they were left for a later `flow` to remove once over 10 s old, and stayed
+    /// for good when no `flow` came (found by the crash audit, after an undo stopped by
+    /// Ctrl-C). One killed by SIGKILL cannot: its claim, free, is removed by a later `flow`
+    /// once old (while fresh it may be a `take`'s about to lock it).
+    @Test func aResumeOrUndoRemovesItsClaimAsItEnds() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  name: back
+                  shell: if [ -f stop ]; then kill -INT $PPID; fi; if [ -f hold ]; then echo holding; while [ ! -f go ]; do sleep 0.02; done; fi
+              - name: b
+                shell: if [ -f resumed ]; then echo b; else exit 1; fi
+            """)
+        let locks = box.state.appendingPathComponent("locks").path
+        func left() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: locks).sorted() }
+        func failedRun() throws -> String {
+            #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
+            return try #require(try Self.runs(box).first?["id"] as? String)
+        }
+        // A resume that succeeds.
+        let resumed = try failedRun()
+        try box.write("resumed", "")
+        let resume = try box.run(["resume", resumed, "--output", "prefixed"])
+        #expect(resume.status == 0, "\(resume)")
+        #expect(try left().isEmpty, "after a resume")
+        try FileManager.default.removeItem(atPath: box.path("resumed"))
+        // An undo that succeeds, and one refused (nothing left to undo).
+        let undone = try failedRun()
+        let undo = try box.run(["undo", undone, "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        #expect(try left().isEmpty, "after an undo")
+        let refused = try box.run(["undo", undone, "--output", "prefixed"])
+        #expect(refused.status == 2, "\(refused)")
+        #expect(try left().isEmpty, "after a refused undo")
+        // An undo stopped by SIGINT (from its own undo step, so it comes while it runs).
+        let stopped = try failedRun()
+        try box.write("stop", "")
+        let cancelled = try box.run(["undo", stopped, "--output", "prefixed"])
+        #expect(cancelled.status == 130, "\(cancelled)")
+        #expect(try left().isEmpty, "after a cancelled undo")
+        try FileManager.default.removeItem(atPath: box.path("stop"))
+        // An undo killed by SIGKILL leaves its claim, free; a later flow removes it once old.
+        let killed = try failedRun()
+        try box.write("hold", "")
+        let live = try box.start(["undo", killed, "--output", "prefixed"])
+        #expect(live.waitForLine("back | holding"), "the undo is under way")
+        live.signal(SIGKILL)
+        _ = live.waitExit(timeout: 20)
         #expect(try box.run(["runs"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: locks) == ["\(runID).claim"])
+        #expect(try left() == ["\(killed).claim"], "fresh: left")
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)],
-                                              ofItemAtPath: locks + "/\(runID).claim")
+                                              ofItemAtPath: locks + "/\(killed).claim")
         #expect(try box.run(["runs"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: locks).isEmpty)
+        #expect(try left().isEmpty, "old and free: removed")
+        try box.write("go", "")
     }
 
     /// `runs --prune` leaves a run that a `resume` (or `undo`) is carrying on: it deleted it
@@ -2355,6 +2409,52 @@ import Glibc
         // The journal records again: the space is free.
         #expect(r.stdout.contains("succeeded") && r.stdout.contains("small") && !r.stdout.contains("fill "), "\(r)")
     }
+    /// A state dir made read-only while a run goes on (once its output file is open): the
+    /// run is recorded to its end (SQLite and the output file are written through the files
+    /// flow has open), but its lock file cannot be removed and stays, empty and free. Nothing reads it as live, and the first `flow` that can
+    /// write the state dir again removes it (its run is in the journal, ended). The state
+    /// dir is made read-only by a read-only bind mount over it, in a mount namespace of the
+    /// script's own (permissions do not stop root; where user namespaces are not allowed,
+    /// the test has nothing to run on and passes).
+    @Test func aLockFileLeftByAStateDirMadeReadOnlyIsRemovedOnceItIsWritable() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            name: ro
+            steps:
+              - shell: echo one
+              - shell: touch started; while [ ! -f go ]; do sleep 0.02; done
+              - shell: echo two
+            """)
+        let script = #"""
+            unshare --user --map-root-user --mount true 2>/dev/null || { echo no-namespace; exit 0; }
+            exec unshare --user --map-root-user --mount /bin/sh -c '
+              "$0" run wf.yaml --output prefixed >run.out 2>&1 &
+              flow=$!
+              while [ ! -f started ] || [ ! -s "$FLOW_STATE_DIR"/output/*.log ]; do sleep 0.02; done
+              mount --bind -o ro "$FLOW_STATE_DIR" "$FLOW_STATE_DIR" 2>/dev/null || { touch go; wait $flow; echo no-namespace; exit 0; }
+              touch "$FLOW_STATE_DIR/writable" 2>/dev/null && echo still-writable
+              touch go
+              wait $flow; echo "run exit $?"
+              echo "read-only: $(ls "$FLOW_STATE_DIR/locks")"
+              [ -s "$FLOW_STATE_DIR"/locks/*.lock ] || echo "empty lock file"
+              "$0" runs
+              umount "$FLOW_STATE_DIR" || exit
+              "$0" runs >/dev/null || exit
+              echo "writable: $(ls "$FLOW_STATE_DIR/locks")"
+            ' "$0"
+            """#
+        let r = try FlowBinary.run([], in: box.root, shellScript: script)
+        if r.stdout.contains("no-namespace") { return }
+        #expect(!r.stdout.contains("still-writable"), "\(r)")
+        #expect(r.stdout.contains("run exit 0\n"), "\(r)")
+        let lock = r.stdout.split(separator: "\n").first { $0.hasPrefix("read-only: ") }?.dropFirst("read-only: ".count)
+        #expect(lock?.hasSuffix(".lock") == true, "the lock file cannot be removed: \(r)")
+        #expect(r.stdout.contains("empty lock file\n"), "\(r)")
+        let runID = String(lock?.dropLast(".lock".count) ?? "?")
+        #expect(r.stdout.split(separator: "\n").contains { $0.hasPrefix(runID + "  succeeded ") }, "the run reads as ended: \(r)")
+        #expect(r.stdout.hasSuffix("writable: \n"), "removed once it can be: \(r)")
+    }
+
     /// A state dir whose journal's full path is longer than SQLite opens (504 bytes: a
     /// `.flow/` deep in a project) is named as such: it said `unable to open database file;
     /// check its permissions`, which sent users to the wrong place. The run goes on

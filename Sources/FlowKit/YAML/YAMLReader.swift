@@ -128,6 +128,8 @@ extension YAMLReader {
 
         let file: SourceFile
         let limits: Limits
+        /// The bytes libyaml reads: the file's, less a byte order mark.
+        let inputLength: Int
         var document = YAMLDocument()
         var stack: [Frame] = []
         /// Children of the open collections, innermost last (one buffer for all of them).
@@ -142,6 +144,8 @@ extension YAMLReader {
         init(file: SourceFile, limits: Limits) {
             self.file = file
             self.limits = limits
+            // libyaml's marks do not count a byte order mark (`run` skips it).
+            inputLength = file.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? file.bytes.count - 3 : file.bytes.count
             document.nodes.reserveCapacity(file.bytes.count / 8)
         }
 
@@ -150,9 +154,25 @@ extension YAMLReader {
             SourceLocation(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
         }
 
+        /// An event's span. The empty value of a `? key` with no `:` at the very end of
+        /// the input starts where libyaml ends its stream: past the last line (libyaml
+        /// counts a line break at the end of the input, written or not), so what was said of
+        /// it (`print` must be a string, found null) pointed at a line the file does not
+        /// have, with no excerpt (found by the fuzzer). It is placed where the value is
+        /// missing, just past the last thing written, as a syntax error at the end of the
+        /// input is. Only that empty value starts at the input's end.
         @inline(__always)
         func span(_ event: yaml_event_t) -> SourceSpan {
-            SourceSpan(start: location(event.start_mark), end: location(event.end_mark))
+            if Int(event.start_mark.index) >= inputLength, inputLength > 0 { return SourceSpan.point(endOfText()) }
+            return SourceSpan(start: location(event.start_mark), end: location(event.end_mark))
+        }
+
+        /// The place just past the last character that is not a blank or a line break (1:1
+        /// in a file of none).
+        func endOfText() -> SourceLocation {
+            var end = file.bytes.count
+            while end > 0, [0x20, 0x09, 0x0A, 0x0D].contains(file.bytes[end - 1]) { end -= 1 }
+            return end > 0 ? file.location(ofByte: end) : SourceLocation(line: 1, column: 1)
         }
 
         static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
@@ -479,9 +499,7 @@ extension YAMLReader {
                     // Nothing left open to point at (`- shell: [` as the last line): the
                     // place just past the last thing written is where more was expected,
                     // not column 1 of the last line.
-                    var end = file.bytes.count
-                    while end > 0, [0x20, 0x09, 0x0A, 0x0D].contains(file.bytes[end - 1]) { end -= 1 }
-                    location = end > 0 ? file.location(ofByte: end) : SourceLocation(line: 1, column: 1)
+                    location = endOfText()
                     endsEarly = true
                 }
             }
