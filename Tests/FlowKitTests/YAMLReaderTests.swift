@@ -445,6 +445,30 @@ import Testing
         #expect(document.node("a")?.intValue == nil, "!!str 5 is a string")
     }
 
+    /// `if: !vars.deploy` (a negation GitHub Actions users write unquoted) is a tag on an
+    /// empty value: one error, over the whole value, whose help quotes it, and the value
+    /// read as that text, so its key's type check adds no `found null`.
+    @Test func anUnquotedNegationIsATagWhoseHelpQuotesIt() throws {
+        let text = "version: 1\nvars:\n  deploy: \"\"\nsteps:\n  - shell: echo hi\n    if: !vars.deploy\n  - print: !cancelled()\n"
+        let loaded = LoadedWorkflow.load(SourceFile(path: "t.yaml", text: text))
+        let errors = loaded.diagnostics.filter { $0.severity == .error }
+        #expect(errors.map(Spot.init) == [Spot(.unsupportedTag, 6, 9), Spot(.unsupportedTag, 7, 12)], "\(errors)")
+        #expect(errors.first?.help == "quote it to mean the text: `\"!vars.deploy\"`")
+        #expect(errors.first?.span.end == FlowKit.SourceLocation(line: 6, column: 21))
+        #expect(errors.last?.help == "quote it to mean the text: `\"!cancelled()\"`")
+        // Another tool's tag on a value is still to be removed.
+        let (_, other) = readYAML("a: !env NAME\n")
+        #expect(other.first?.help == "flow reads plain YAML; remove the tag")
+    }
+
+    /// `if: !vars.a && vars.b`: after the tag the value starts with `&`, an anchor libyaml
+    /// cannot read; the help names the `!` and says to quote the whole value.
+    @Test func anAnchorAfterATagSaysToQuoteTheWholeValue() {
+        let (_, diagnostics) = readYAML("steps:\n  - shell: x\n    if: !vars.a && vars.b\n")
+        #expect(diagnostics.map(Spot.init) == [Spot(.yamlSyntax, 3, 18)])
+        #expect(diagnostics.first?.help?.contains("quote the whole value") == true, "\(diagnostics)")
+    }
+
     @Test func mappingValueInPlainScalarIsASyntaxErrorAtTheColon() {
         let (_, diagnostics) = readYAML("steps:\n  - print: a: b\n")
         #expect(diagnostics.map(Spot.init) == [Spot(.yamlSyntax, 2, 13)])

@@ -236,8 +236,23 @@ extension YAMLReader {
                 case YAML_FOLDED_SCALAR_STYLE: style = .folded
                 default: style = .plain
                 }
-                let tag = checkedTag(Self.string(data.tag), event: event, bag: &bag)
-                let id = append(YAMLNode(kind: .scalar, style: style, span: span(event), value: value, tag: tag))
+                let rawTag = Self.string(data.tag)
+                var tag: String?
+                var text = value, textStyle = style
+                if style == .plain, let rawTag, let meant = Self.textMeant(tag: rawTag, value: value) {
+                    // `if: !vars.deploy` or `if: !cancelled()`: a negation written unquoted,
+                    // which YAML reads as a tag on an empty value. Said so, with the quoting
+                    // that means it, and read as that text: the `found null` every such
+                    // value also got (its key's type check) said nothing of the cause.
+                    document.unsupportedTags.append(rawTag)
+                    bag.error(.unsupportedTag, "unsupported YAML tag `\(rawTag)`: a plain value starting with `!` is a YAML tag",
+                              at: span(event), help: "quote it to mean the text: `\"\(meant)\"`")
+                    text = meant
+                    textStyle = .doubleQuoted
+                } else {
+                    tag = checkedTag(rawTag, event: event, bag: &bag)
+                }
+                let id = append(YAMLNode(kind: .scalar, style: textStyle, span: span(event), value: text, tag: tag))
                 if let anchor = Self.string(data.anchor) { anchors[anchor] = (id, 1, data.length) }
                 return attach(id, weight: 1, text: data.length, event: event, bag: &bag)
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
@@ -343,6 +358,18 @@ extension YAMLReader {
             stack[stack.count - 1].weight += weight
             stack[stack.count - 1].text += text
             return true
+        }
+
+        /// The text a plain scalar with a local tag was most likely meant to be, if it looks
+        /// like an expression that starts with `!` rather than a tag put on a value: the
+        /// tag alone (`!vars.deploy`, `!cancelled()`), or one that holds a `.` or `(`
+        /// (`!vars.a && vars.b`). A tag such as `!env NAME` (another tool's) is left to
+        /// `checkedTag`, whose help says to remove it.
+        static func textMeant(tag: String, value: String) -> String? {
+            guard tag.hasPrefix("!"), !tag.hasPrefix("!!"), tag.count > 1 else { return nil }
+            let name = tag.dropFirst()
+            guard value.isEmpty || name.contains(".") || name.contains("(") else { return nil }
+            return value.isEmpty ? tag : tag + " " + value
         }
 
         /// Accepts the core schema's tags; anything else is reported (and kept in
@@ -529,6 +556,13 @@ extension YAMLReader {
                     + "that line's value; start the keys of one mapping in the same column"
             } else if problem.contains("mapping values are not allowed") {
                 help = "quote the value if it contains `: `"
+            } else if let context, context.hasSuffix("scanning an anchor") || context.hasSuffix("scanning an alias") {
+                // `if: !vars.a && vars.b`: the `!` makes `!vars.a` a tag, and the value after it
+                // then starts with `&`, an anchor (`&&` names none). libyaml says only that it
+                // found no anchor name.
+                let tagged = Self.contains(lineBytes, Array(": !".utf8)) || Self.contains(lineBytes, Array("- !".utf8))
+                help = tagged ? "`!` at the start of a value makes a YAML tag, and `&` or `*` after it an anchor or alias: "
+                    + "quote the whole value" : "`&` and `*` at the start of a value make a YAML anchor or alias: quote the value"
             } else if problem.hasPrefix("did not find expected"), let above, indent != above, location.column == indent + 1 {
                 // A line that lines up with no enclosing mapping or list (libyaml says only
                 // what token it missed).
@@ -560,6 +594,17 @@ extension YAMLReader {
             }
             bag.error(.yamlSyntax, message, at: SourceSpan(line: location.line, column: location.column, length: length), help: help,
                       notes: notes)
+        }
+
+        /// Whether `bytes` holds `needle` anywhere.
+        static func contains(_ bytes: ArraySlice<UInt8>, _ needle: [UInt8]) -> Bool {
+            guard !needle.isEmpty, bytes.count >= needle.count else { return false }
+            var i = bytes.startIndex
+            while i + needle.count <= bytes.endIndex {
+                if bytes[i..<(i + needle.count)].elementsEqual(needle) { return true }
+                i += 1
+            }
+            return false
         }
 
         /// The index in `line` of the first byte of the character at `column` (1-based, in
