@@ -1478,9 +1478,48 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.contains("wf.yaml:9:11: error: `{{ deploy }}` is just's and Jinja's (Ansible) syntax, not a flow expression [expression-syntax]"), "\(r.stderr)")
     }
 
+    /// A `#!/usr/bin/env bash` script pasted into a step of a workflow that runs `sh`: the
+    /// line is a comment to `sh -c`, and the script's bash-isms failed there (`[[: not
+    /// found`); a warning at the `#!` line names the shell the step runs with and the
+    /// `shell:` to set. Not where the step's shell is the one named (the workflow's or a
+    /// group's `shell`), nor a `#!/bin/sh` under `bash`.
+    @Test func aShebangOfAnotherShellThanTheStepsIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: |
+                  #!/usr/bin/env bash
+                  [[ -n x ]] && echo ok
+              - sequential:
+                  - shell: |
+                      #!/bin/bash
+                      echo ok
+                shell: bash
+              - sequential:
+                  - "#!/bin/zsh\necho ok"
+                shell: zsh
+              - "#!/bin/sh\necho ok"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr == """
+            wf.yaml:3:7: warning: the command's `#!` line names `bash`, but the step runs with `sh`, to which that line is a comment [foreign-shebang]
+              |
+            3 |       #!/usr/bin/env bash
+              |       ^^^^^^^^^^^^^^^^^^^ set `shell: bash` on the step (or in `defaults`, for every step)
+            1 warning in 1 file
+
+            """, "\(r.stderr)")
+        try box.write("bash.yaml", "shell: bash\nsteps:\n  - \"#!/usr/bin/env bash\\necho ok\"\n  - \"#!/bin/sh\\necho ok\"\n  - sequential:\n      - \"#!/bin/bash\\necho ok\"\n    shell: sh\n")
+        let bash = try box.run(["validate", "bash.yaml"])
+        #expect(bash.stderr.hasPrefix("bash.yaml:6:10: warning: the command's `#!` line names `bash`, but the step runs with `sh`"), "\(bash)")
+        #expect(bash.stderr.hasSuffix("1 warning in 1 file\n"), "\(bash)")
+    }
+
     /// just's shebang recipes ported as they are (`#!/usr/bin/env python3` first in a
     /// command) ran as `sh` and failed on the script's first line (`import: not found`):
-    /// a warning at the `#!` line says so. A shell's own `#!` is not flagged.
+    /// a warning at the `#!` line says so. A shell's own `#!` is flagged only when it is
+    /// not the step's shell (the test above).
     @Test func aShebangOfAnotherLanguageIsAWarning() throws {
         let box = try RunSandbox()
         try box.write("wf.yaml", """
@@ -1489,7 +1528,7 @@ extension ValidationEndToEndTests {
                   #!/usr/bin/env python3
                   import sys
               - shell: |
-                  #!/usr/bin/env bash
+                  #!/usr/bin/env sh
                   echo ok
               - "#!/bin/sh\necho ok"
             """)

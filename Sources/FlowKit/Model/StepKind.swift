@@ -100,25 +100,35 @@ public struct ShellStep: Sendable {
         let dir: Template?
         let stdin: Template?
         let interactive: Located<Bool>?
+        let shebang: Located<String>?
 
-        init(dir: Template?, stdin: Template?, interactive: Located<Bool>?) {
+        init(dir: Template?, stdin: Template?, interactive: Located<Bool>?, shebang: Located<String>?) {
             self.dir = dir
             self.stdin = stdin
             self.interactive = interactive
+            self.shebang = shebang
         }
     }
 
     public var dir: Template? {
         get { options?.dir }
-        set { options = Options(dir: newValue, stdin: stdin, interactive: interactive) }
+        set { options = Options(dir: newValue, stdin: stdin, interactive: interactive, shebang: shebang) }
     }
     public var stdin: Template? {
         get { options?.stdin }
-        set { options = Options(dir: dir, stdin: newValue, interactive: interactive) }
+        set { options = Options(dir: dir, stdin: newValue, interactive: interactive, shebang: shebang) }
     }
     public var interactive: Located<Bool>? {
         get { options?.interactive }
-        set { options = Options(dir: dir, stdin: stdin, interactive: newValue) }
+        set { options = Options(dir: dir, stdin: stdin, interactive: newValue, shebang: shebang) }
+    }
+    /// The shell a `#!` first line of the command names (`bash` for `#!/usr/bin/env bash`),
+    /// spanning that line, when it is one flow runs commands with: to that shell the line is
+    /// a comment, and the validator warns when the step's shell is another one
+    /// (`Validator.checkShebang`).
+    public var shebang: Located<String>? {
+        get { options?.shebang }
+        set { options = Options(dir: dir, stdin: stdin, interactive: interactive, shebang: newValue) }
     }
 
     public init(command: Template) {

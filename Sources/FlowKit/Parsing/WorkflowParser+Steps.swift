@@ -56,8 +56,11 @@ extension WorkflowParser {
     /// `#!/usr/bin/env python3`, a script pasted whole): flow runs every command with the
     /// step's shell, to which that line is a comment, so the script's lines run as shell
     /// commands. A shell's own `#!` (`#!/bin/bash`) is left alone: its lines are shell.
-    mutating func warnIfForeignShebang(_ id: Int32, _ text: Located<String>) {
-        guard text.value.hasPrefix("#!") else { return }
+    /// Returns the shell a `#!` first line names, when it is one flow supports (`bash`),
+    /// with the line's span: `ShellStep.shebang`, which the validator compares with the
+    /// step's shell.
+    mutating func warnIfForeignShebang(_ id: Int32, _ text: Located<String>) -> Located<String>? {
+        guard text.value.hasPrefix("#!") else { return nil }
         // `isNewline`: a `\r\n` is one Character, neither `\r` nor `\n`.
         let line = text.value.prefix { !$0.isNewline }
         // `#!/usr/bin/env -S python3 -u`: the program is the first word after env's options.
@@ -65,14 +68,15 @@ extension WorkflowParser {
         if let first = words.first, first.split(separator: "/").last == "env" {
             words = Array(words.dropFirst().drop { $0.hasPrefix("-") })
         }
-        guard let program = words.first.flatMap({ $0.split(separator: "/").last.map(String.init) }),
-              !ShellProgram.supportedNames.contains(program) else { return }
+        guard let program = words.first.flatMap({ $0.split(separator: "/").last.map(String.init) }) else { return nil }
         let locator = ScalarLocator(node: document[id], file: file)
         let start = locator.location(ofValueOffset: 0)
         let end = locator.location(ofValueOffset: line.unicodeScalars.count)
         let span = end.line == start.line && end.column > start.column ? SourceSpan(start: start, end: end) : text.span
+        if ShellProgram.supportedNames.contains(program) { return Located(program, span) }
         bag.warning(.foreignShebang, "`\(line)` is a comment here: flow runs the command with the step's shell, not `\(program)`",
                     at: span, help: "feed the script to it: `\(program) - <<'EOF'` before it and `EOF` after it (or save it as a file and run that)")
+        return nil
     }
 
     /// A step's `tags`, each one that `--tags` and `--skip-tags` can name: they split their
@@ -134,8 +138,9 @@ extension WorkflowParser {
             }
             guard isFreeOfNUL(id, text, "the command") else { return nil }
             if node.isPlainScalar { warnIfKindKeyLostItsSpace(text) }
-            warnIfForeignShebang(id, text)
-            return Step(kind: .shell(ShellStep(command: template(id, text, shellCommand: true))), kindSpan: text.span, span: node.span)
+            var shell = ShellStep(command: template(id, text, shellCommand: true))
+            if let shebang = warnIfForeignShebang(id, text) { shell.shebang = shebang }
+            return Step(kind: .shell(shell), kindSpan: text.span, span: node.span)
         }
         guard node.kind == .mapping else {
             wrongType(id, expected: "a mapping or a command string", what: "a step")
@@ -222,8 +227,9 @@ extension WorkflowParser {
                 return nil
             }
             guard isFreeOfNUL(value, text, "the command") else { return nil }
-            warnIfForeignShebang(value, text)
-            return .shell(ShellStep(command: template(value, text, shellCommand: true)))
+            var shell = ShellStep(command: template(value, text, shellCommand: true))
+            if let shebang = warnIfForeignShebang(value, text) { shell.shebang = shebang }
+            return .shell(shell)
         case "print":
             guard let text = self.text(value, "`print`") else { return nil }
             return .print(PrintStep(message: template(value, text)))

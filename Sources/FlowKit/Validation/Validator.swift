@@ -36,6 +36,10 @@ public struct Validator {
     }
 
     var scope = Scope()
+    /// The shell the steps being checked run with, as the planner resolves it (`defaults`,
+    /// the workflow's or a group's `shell`); nil inside an action, whose
+    /// steps take the shell of the step that uses them.
+    var shell: ShellProgram?
     var usedVars: Set<String> = []
     /// The first `{{…}}` written for each var, as `Scope.foreignParamUses`.
     var foreignVarUses: [String: ForeignPlaceholder] = [:]
@@ -115,8 +119,10 @@ public struct Validator {
         reportDuplicates(amongUnread: workflow.unreadStepNames)
         for env in workflow.env { checkTemplate(env.value, at: nil, context: .text) }
         if let dir = workflow.defaults.dir { checkTemplate(dir, at: nil, context: .text) }
+        shell = workflow.defaults.shell?.value ?? workflow.shell?.value ?? .sh
         walk(workflow.steps, base: StepPath(components: []), list: .sequential)
         walk(workflow.finally, base: rootFinallyBase, list: .sequential)
+        shell = nil
 
         for action in workflow.actions {
             scope = Scope(unreadSteps: Set(action.unreadStepNames.map(\.value)), action: action)
@@ -217,6 +223,16 @@ public struct Validator {
         }
     }
 
+    /// A command whose `#!` line names `bash`, `zsh` or `ksh` while the step runs with `sh`
+    /// (or `dash`): the line is a comment to `sh -c`, and the script's bash-isms fail there
+    /// (`[[: not found`, `set: Illegal option -o pipefail`), which is what its author did
+    /// not expect. A `#!/bin/sh` under `bash` is left alone: bash runs sh's scripts.
+    mutating func checkShebang(_ shebang: Located<String>) {
+        guard let shell, ["sh", "dash"].contains(shell.name), ["bash", "zsh", "ksh"].contains(shebang.value) else { return }
+        bag.warning(.foreignShebang, "the command's `#!` line names `\(shebang.value)`, but the step runs with `\(shell.spec)`, to which that line is a comment",
+                    at: shebang.span, help: "set `shell: \(shebang.value)` on the step (or in `defaults`, for every step)")
+    }
+
     mutating func check(_ step: Step, path: StepPath) {
         // What a `<<: *x` merged into the step is reported at the merge, as while parsing.
         let merges = step.merges
@@ -224,6 +240,9 @@ public struct Validator {
         if !merges.isEmpty { bag.merges += merges }
         defer { if !merges.isEmpty { bag.merges.removeSubrange(mark...) } }
         let site = ReferenceSite(step: step, path: path)
+        let outer = shell
+        if let own = step.shell, shell != nil { shell = own.value }
+        defer { shell = outer }
         if let condition = step.condition {
             checkExpression(condition.value, at: site, context: .condition)
         }
@@ -235,6 +254,7 @@ public struct Validator {
             break
         case .shell(let s):
             checkTemplate(s.command, at: site, context: .shell)
+            if let shebang = s.shebang { checkShebang(shebang) }
             if let dir = s.dir { checkTemplate(dir, at: site, context: .text) }
             if let stdin = s.stdin { checkTemplate(stdin, at: site, context: .text) }
             if let interactive = s.interactive, interactive.value, let stdin = s.stdin {
