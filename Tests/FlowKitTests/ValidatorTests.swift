@@ -894,6 +894,7 @@ import Testing
         .nestedUndo: "steps:\n  - shell: a\n    undo:\n      shell: b\n      undo:\n        shell: c\n",
         .foreignTemplate: "vars: {v: 1}\nsteps:\n  - shell: echo {{ v }} ${{ vars.v }}\n",
         .foreignShebang: "steps:\n  - shell: |\n      #!/usr/bin/env python3\n      print(1)\n",
+        .unexpandedVariable: "env:\n  PATH: $HOME/bin:$PATH\nsteps: [x]\n",
     ]
 
     @Test func everyCodeHasASample() {
@@ -923,7 +924,7 @@ import Testing
         }
         #expect(loaded.diagnostics.map(\.code).contains(code), "\(rendered(loaded.diagnostics))")
         let expectedSeverity: Severity = [.unusedVar, .unusedParam, .unknownStatus, .stringFlag, .unexpandedExpression, .colonWithoutSpace, .nestedUndo,
-                                        .foreignTemplate, .foreignShebang].contains(code) ? .warning : .error
+                                        .foreignTemplate, .foreignShebang, .unexpandedVariable].contains(code) ? .warning : .error
         #expect(loaded.diagnostics.filter { $0.code == code }.allSatisfy { $0.severity == expectedSeverity })
     }
 

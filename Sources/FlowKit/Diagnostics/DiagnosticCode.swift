@@ -54,6 +54,7 @@ public enum DiagnosticCode: String, CaseIterable, Sendable {
     case nestedUndo = "nested-undo"
     case foreignTemplate = "foreign-template"
     case foreignShebang = "foreign-shebang"
+    case unexpandedVariable = "unexpanded-variable"
 
     // Warnings about a run's step selection (`run`, `plan`), not about the file alone.
     case unselectedReference = "unselected-reference"

@@ -212,7 +212,76 @@ extension WorkflowParser {
                       help: "name a directory, or remove `dir` to run in the current one")
             return nil
         }
+        warnIfShellExpansion(id, text, of: "`dir`")
         return template(id, text)
+    }
+
+    /// Whether an `env` variable of this name holds a path or a list of them (`PATH`,
+    /// `PYTHONPATH`, `JAVA_HOME`, `BUILD_DIR`): where `$HOME/bin` is meant as a path, and
+    /// never as the text. Other variables may hold a command another program runs through
+    /// a shell (`GIT_SSH_COMMAND: ssh -i $HOME/.ssh/key`), whose `$` is meant as written.
+    static func holdsPaths(_ name: String) -> Bool {
+        name == "PATH" || name == "HOME" || name.hasSuffix("PATH") || name.hasSuffix("_HOME")
+            || name.hasSuffix("_DIR") || name.hasSuffix("_ROOT")
+    }
+
+    /// Warns at the first shell variable (`$HOME`, `${HOME}`) or leading `~` in a value flow
+    /// passes as written (`dir`, an `env` value of a variable that `holdsPaths`), outside
+    /// `${{ … }}`: no shell expands it there (docs/workflow-format.md), so `dir: $HOME/src`
+    /// named a directory called `$HOME`, and `PATH: "$HOME/bin:$PATH"` left the step
+    /// finding no program. `what` names the value in the message.
+    mutating func warnIfShellExpansion(_ id: Int32, _ text: Located<String>, of what: String) {
+        guard text.value.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "~") }),
+              let found = Self.shellExpansion(in: text.value) else { return }
+        let locator = ScalarLocator(node: document[id], file: file)
+        let start = locator.location(ofValueOffset: found.offset)
+        let end = locator.location(ofValueOffset: found.offset + found.written.unicodeScalars.count)
+        let span = end.line == start.line && end.column > start.column ? SourceSpan(start: start, end: end) : text.span
+        let flows = found.variable.map { "${{ env.\($0) }}" } ?? "${{ env.HOME }}"
+        bag.warning(.unexpandedVariable, "`\(found.written)` in \(what) is passed as written: no shell expands it there",
+                    at: span, help: "write `\(flows)`: outside a shell command flow expands only `${{ … }}`")
+    }
+
+    /// The first `$NAME`, `${NAME}` or `~` (at the start, or after a `:` of a path list,
+    /// followed by `/`, `:` or the end) in `text` outside `${{ … }}`: what was written, its
+    /// offset in Unicode scalars, and the variable it names (nil for `~`).
+    static func shellExpansion(in text: String) -> (written: String, offset: Int, variable: String?)? {
+        let scalars = Array(text.unicodeScalars)
+        func isNameStart(_ c: Unicode.Scalar) -> Bool { c == "_" || (c.isASCII && c.properties.isAlphabetic) }
+        func isName(_ c: Unicode.Scalar) -> Bool { isNameStart(c) || (c.isASCII && c.properties.numericType != nil) }
+        var i = 0
+        while i < scalars.count {
+            let c = scalars[i]
+            if c == "$", i + 2 < scalars.count, scalars[i + 1] == "{", scalars[i + 2] == "{" {
+                // flow's own `${{ … }}`: skipped to its end.
+                var j = i + 3
+                while j + 1 < scalars.count, !(scalars[j] == "}" && scalars[j + 1] == "}") { j += 1 }
+                i = j + 2
+                continue
+            }
+            if c == "$", i + 1 < scalars.count {
+                if isNameStart(scalars[i + 1]) {
+                    var j = i + 1
+                    while j < scalars.count, isName(scalars[j]) { j += 1 }
+                    let name = String(String.UnicodeScalarView(scalars[(i + 1)..<j]))
+                    return ("$" + name, i, name)
+                }
+                if scalars[i + 1] == "{", i + 2 < scalars.count, isNameStart(scalars[i + 2]) {
+                    var j = i + 2
+                    while j < scalars.count, isName(scalars[j]) { j += 1 }
+                    if j < scalars.count, scalars[j] == "}" {
+                        let name = String(String.UnicodeScalarView(scalars[(i + 2)..<j]))
+                        return ("${" + name + "}", i, name)
+                    }
+                }
+            }
+            if c == "~", i == 0 || scalars[i - 1] == ":",
+               i + 1 == scalars.count || scalars[i + 1] == "/" || scalars[i + 1] == ":" {
+                return ("~", i, nil)
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// A template from a scalar; expression syntax errors are reported here. `shellCommand`:
