@@ -717,7 +717,7 @@ import Glibc
         #expect(Self.stepStates(shown) == ["deploy": "undone", "tag": "succeeded", "push": "succeeded", "boom": "skipped"],
                 "\(shown)")
         #expect(shown["counts"] as? [String: Int] == ["undone": 2], "\(shown)")
-        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 2 undone in "), "\(undo)")
+        #expect(undo.stderr.contains("✓ succeeded: 2 undone in "), "\(undo)")
         let original = try #require(try Self.runs(box).last?["id"] as? String)
         #expect(undo.stderrLines.filter { $0.hasPrefix("✓ ") && $0.hasSuffix(" succeeded in run \(original)") }
                     == ["tag", "push", "deploy"].map { "✓ \($0) succeeded in run \(original)" }, "\(undo)")
@@ -753,7 +753,7 @@ import Glibc
         // The journal keeps them skipped (`not undone by this run`), as the events said.
         #expect(undo.stdout.contains("\"not undone by this run\""), "\(undo)")
         let text = try box.run(["undo", original, "--force", "--output", "prefixed"])
-        #expect(text.stderrLines.last?.hasPrefix("✓ succeeded: 0 succeeded, 2 undone in ") == true, "\(text)")
+        #expect(text.stderrLines.last?.hasPrefix("✓ succeeded: 2 undone in ") == true, "\(text)")
         let runs = try Self.runs(box)
         #expect(runs.prefix(2).map { $0["counts"] as? [String: Int] } == [["undone": 2], ["undone": 2]], "\(runs)")
         let table = try box.run(["runs"])
@@ -1209,13 +1209,13 @@ import Glibc
               - { name: boom, shell: exit 1 }
             """)
         let rolledBack = try box.run(["run", "wf.yaml", "--output", "prefixed"])
-        #expect(rolledBack.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 2 failed (1 allowed), 2 undone in ") == true,
+        #expect(rolledBack.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 2 failed (1 allowed), 2 undone in ") == true,
                 "\(rolledBack)")
         #expect(try box.run(["run", "wf.yaml", "--output", "prefixed", "--no-rollback"]).status == 1)
         let original = try #require(try Self.runs(box).first?["id"] as? String)
         let undo = try box.run(["undo", original, "--output", "prefixed"])
         #expect(undo.status == 0, "\(undo)")
-        #expect(undo.stderr.contains("✓ succeeded: 0 succeeded, 2 undone in "), "\(undo)")
+        #expect(undo.stderr.contains("✓ succeeded: 2 undone in "), "\(undo)")
         #expect(undo.stderrLines.filter { $0.hasSuffix(" succeeded in run \(original)") }
                     == ["ok", "after", "g"].map { "✓ \($0) succeeded in run \(original)" }, "\(undo)")
         let shown = try Self.show(box)
@@ -1243,7 +1243,7 @@ import Glibc
         let run = try box.run(["run", "wf.yaml", "--output", "prefixed"])
         #expect(run.status == 1, "\(run)")
         #expect(box.lines("log") == ["undo-g", "undo-b"], "\(run)")
-        #expect(run.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 2 failed (1 allowed), 2 undone in ") == true, "\(run)")
+        #expect(run.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 2 failed (1 allowed), 2 undone in ") == true, "\(run)")
         let shown = try Self.show(box)
         #expect(shown["counts"] as? [String: Int] == ["failed": 2, "undone": 2], "\(shown)")
         #expect(Self.stepStates(shown) == ["g": "undone", "a": "succeeded", "b": "undone", "soft": "failed", "boom": "failed"],
@@ -1305,7 +1305,7 @@ import Glibc
         #expect(undo.stderrLines.last == FlowOutcome.undoHintPrefix + FlowOutcome.flowInHint + " undo \(undone)", "\(undo)")
         let shown = try Self.show(box)
         #expect(shown["kind"] as? String == "undo" && shown["state"] as? String == "failed", "\(shown)")
-        // The summary says what failed (it counted leaves: `✗ failed: 0 succeeded, 1 skipped,
+        // The summary says what failed (it counted leaves: `✗ failed: 1 skipped,
         // 1 undone`), and the history agrees: the step inside the group its undo left is
         // still as the run left it.
         #expect(undo.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 succeeded, 1 undone, 1 undo_failed in ") == true, "\(undo)")
@@ -1370,7 +1370,7 @@ import Glibc
         let retried = try box.run(["run", "retried.yaml", "--output", "prefixed"])
         #expect(retried.status == 1, "\(retried)")
         #expect(retried.stderr.contains("✗ g undo failed"), "\(retried)")
-        #expect(retried.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 0 succeeded, 1 failed, 1 skipped in ") == true, "\(retried)")
+        #expect(retried.stderrLinesBeforeHint.last?.hasPrefix("✗ failed: 1 failed, 1 skipped in ") == true, "\(retried)")
         #expect(try Self.show(box)["counts"] as? [String: Int] == ["failed": 1, "skipped": 1])
     }
 
@@ -1465,7 +1465,7 @@ import Glibc
         #expect(undo.status == 130, "\(undo)")
         #expect(box.lines("log") == ["undo-b", "undo-a"], "\(undo)")
         #expect(undo.resumeHint == nil, "\(undo)")
-        #expect(undo.stderrLines.last?.hasPrefix("⊘ cancelled: 0 succeeded, 2 undone in ") == true, "\(undo)")
+        #expect(undo.stderrLines.last?.hasPrefix("⊘ cancelled: 2 undone in ") == true, "\(undo)")
         #expect(try box.run(["undo", runID, "--output", "prefixed"]).status == 2)
     }
 

@@ -54,17 +54,22 @@ struct ReporterStyle: Sendable {
 
     /// The summary line: counts per final state and the wall time. A count some of which
     /// are allowed failures says how many (`2 failed (1 allowed)`; `1 failed (allowed)`
-    /// when all are): the state is the same, whether it failed the run is not.
+    /// when all are): the state is the same, whether it failed the run is not. Only the
+    /// states some step ended in are counted (`1 failed, 2 skipped`, as pytest's `1 failed`);
+    /// `0 succeeded` stands alone for a run in which no step ended at all. It led every
+    /// undo's summary (`0 succeeded, 2 undone`: an undo runs no step of the workflow to
+    /// succeed) and every run whose first step failed.
     func summary(_ outcome: RunOutcome) -> String {
         // `pending`: steps a second signal (or SIGQUIT) left unreached, as the journal has them.
         let order: [StepState] = [.succeeded, .failed, .timedOut, .cancelled, .skipped, .pending, .undone, .undoFailed]
+        let anyCounted = order.contains { (outcome.counts[$0] ?? 0) > 0 }
         // Joined by hand, as `ResumeHint` builds its command: the generic `joined(separator:)`
         // looked up a conformance of `[String]` on its first call (about 100,000 instructions,
         // between a run's last step and flow's exit).
         var parts = ""
         for state in order {
             let count = outcome.counts[state] ?? 0
-            guard count > 0 || state == .succeeded else { continue }
+            guard count > 0 || (state == .succeeded && !anyCounted) else { continue }
             let note = RunOutcome.allowedNote(count: count, allowed: outcome.allowedFailures[state] ?? 0)
             if !parts.isEmpty { parts += ", " }
             parts += "\(count) \(state.rawValue)\(note)"
