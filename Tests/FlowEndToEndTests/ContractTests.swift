@@ -495,6 +495,11 @@ import Glibc
 
                 """, "\(r)")
         }
+        // After a U+2028 (a line break to YAML, three bytes and one character) the end of
+        // the input was not recognised, and the error pointed at line 3 of 2 (the fuzzer).
+        try box.write("separator.yaml", "steps:\u{2028}- ? print")
+        let r = try box.run(["validate", "separator.yaml"])
+        #expect(r.stderr.contains("separator.yaml:2:10: error: `print` must be a string, found null [wrong-type]"), "\(r)")
     }
 
     /// `flow validate` reports tab indentation at the tab.

@@ -129,7 +129,6 @@ extension YAMLReader {
         let file: SourceFile
         let limits: Limits
         /// The bytes libyaml reads: the file's, less a byte order mark.
-        let inputLength: Int
         var document = YAMLDocument()
         var stack: [Frame] = []
         /// Children of the open collections, innermost last (one buffer for all of them).
@@ -144,8 +143,6 @@ extension YAMLReader {
         init(file: SourceFile, limits: Limits) {
             self.file = file
             self.limits = limits
-            // libyaml's marks do not count a byte order mark (`run` skips it).
-            inputLength = file.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? file.bytes.count - 3 : file.bytes.count
             document.nodes.reserveCapacity(file.bytes.count / 8)
         }
 
@@ -160,10 +157,15 @@ extension YAMLReader {
         /// it (`print` must be a string, found null) pointed at a line the file does not
         /// have, with no excerpt (found by the fuzzer). It is placed where the value is
         /// missing, just past the last thing written, as a syntax error at the end of the
-        /// input is. Only that empty value starts at the input's end.
+        /// input is. Only that empty value starts at the input's end. Told by its line (for
+        /// empty events only: the file's lines are counted once, when first needed), not by
+        /// libyaml's `index`, which counts characters, not bytes: after a `U+2028` (three
+        /// bytes, one character) the end of the input was not recognised (the fuzzer again).
         @inline(__always)
         func span(_ event: yaml_event_t) -> SourceSpan {
-            if Int(event.start_mark.index) >= inputLength, inputLength > 0 { return SourceSpan.point(endOfText()) }
+            if event.start_mark.index == event.end_mark.index, Int(event.start_mark.line) >= max(file.lineCount, 1) {
+                return SourceSpan.point(endOfText())
+            }
             return SourceSpan(start: location(event.start_mark), end: location(event.end_mark))
         }
 
