@@ -108,9 +108,12 @@ struct ShowCommand: Command {
         // (skipped, failed: a rollback, and any `flow undo` of the run, reverses only
         // successes). Their undo steps, recorded `pending`, read as work left to do
         // (`· undo shell@3.u1 [pending]` under `○ c [skipped]`): they are not listed, as the
-        // rollback never had them. `--json` lists them as the journal has them.
-        let neverUndone = Set(steps.filter { !$0.path.contains("u") && $0.completedSeq == nil && Self.endedUnsucceeded.contains($0.state) }
-            .map(\.path))
+        // rollback never had them. `--json` lists them as the journal has them. Not in a
+        // resume: a step it was cancelled before (`skipped` there) is held as the run it
+        // resumed left it, and a `flow undo` of the resume reverses it if it succeeded there.
+        let neverUndone = record.kind == "resume" ? [] : Set(steps.filter {
+            !$0.path.contains("u") && $0.completedSeq == nil && Self.endedUnsucceeded.contains($0.state)
+        }.map(\.path))
         for step in steps {
             if !neverUndone.isEmpty, step.state == "pending", let owner = Self.undoneStep(of: step.path), neverUndone.contains(owner) {
                 continue
