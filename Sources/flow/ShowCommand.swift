@@ -103,12 +103,19 @@ struct ShowCommand: Command {
         // How it ran and failed, which its resume or undo carries on: why a resume did not roll back.
         let options = record.args.options.commandLine
         if !options.isEmpty { Console.stdout("options: \(ControlEscaping.escaped(options))\n") }
-        // In an undo: the steps it left alone (`skipped` there). Their undo steps never run in
-        // it, and listed `pending` they read as left to run (`· undo shell@3.u1 [pending]`
-        // under `○ c [left alone]`): they are not listed, as the rollback never had them.
-        let leftAlone = record.kind == "undo" ? Set(steps.filter { $0.state == "skipped" && !$0.path.contains("u") }.map(\.path)) : []
+        // The steps whose undo steps never run for this run: in an undo, those it left alone
+        // (`skipped` there); in any run, those that ended without ever succeeding in it
+        // (skipped, failed: a rollback, and any `flow undo` of the run, reverses only
+        // successes). Their undo steps, recorded `pending`, read as work left to do
+        // (`· undo shell@3.u1 [pending]` under `○ c [skipped]`): they are not listed, as the
+        // rollback never had them. `--json` lists them as the journal has them. Not in a
+        // resume: a step it was cancelled before (`skipped` there) is held as the run it
+        // resumed left it, and a `flow undo` of the resume reverses it if it succeeded there.
+        let neverUndone = record.kind == "resume" ? [] : Set(steps.filter {
+            !$0.path.contains("u") && $0.completedSeq == nil && Self.endedUnsucceeded.contains($0.state)
+        }.map(\.path))
         for step in steps {
-            if !leftAlone.isEmpty, step.state == "pending", let owner = Self.undoneStep(of: step.path), leftAlone.contains(owner) {
+            if !neverUndone.isEmpty, step.state == "pending", let owner = Self.undoneStep(of: step.path), neverUndone.contains(owner) {
                 continue
             }
             var line = String(repeating: "  ", count: step.depth) + JournalInput.stateSymbol(step.state) + " "
@@ -149,6 +156,9 @@ struct ShowCommand: Command {
         }
         Console.stdout("steps: \(record.countsSummary)\n")
     }
+
+    /// The states of a step that ended without succeeding: a rollback reverses none of them.
+    static let endedUnsucceeded: Set<String> = ["skipped", "failed", "timed_out", "cancelled"]
 
     /// The step whose `undo` block holds the undo step at `path` (`3` for `3.u1`, `2.1` for
     /// `2.1.u2.1`); nil for a step outside any `undo` block.

@@ -365,6 +365,77 @@ import Glibc
         #expect(grouped.status == 0 && !grouped.stdout.contains("::error"), "\(grouped)")
     }
 
+    /// A group that failed inside a group whose retry was called off (`g`, its wait ended by
+    /// the `timeout` of `o` around it) or cut short (`g` in a concurrent attempt): its
+    /// failure is its end too, an allowed one, as that of the step inside it that failed.
+    /// Every display with a row for it marks it: `flow show` (and `--json`), the note's
+    /// `allowed_steps` and the live tree; the counts, which count leaves, stay as they were.
+    /// Until 2026-11-28 `h` kept an unmarked `✗ h  [failed · 0.0s]` row in a run that passed.
+    @Test(arguments: [
+        ("g: not retried: stopped while waiting to retry (allowed to fail)", ["1.1", "1.1.1", "1.1.1.1"],
+         "1 succeeded, 1 failed (allowed), 1 timed_out (allowed)", """
+            - name: g
+              retry: { limit: 1, delay: 1h }
+              sequential:
+                - name: h
+                  sequential:
+                    - { name: bad, shell: exit 3 }
+            """),
+        ("g: not retried: stopped before its retry (allowed to fail)", ["1.1.1", "1.1.1.1"],
+         "1 succeeded, 1 failed (allowed), 1 timed_out (allowed), 1 cancelled", """
+            - name: g
+              retry: 1
+              fail_fast: false
+              concurrent:
+                - name: h
+                  sequential:
+                    - { name: bad, shell: exit 3 }
+                - { name: slow, shell: sleep 30 }
+            """),
+    ])
+    func aNestedGroupThatFailedInAnAttemptCalledOffIsAnAllowedFailure(note: String, allowing: [String], counts: String,
+                                                                       body: String) throws {
+        let box = try RunSandbox()
+        let inner = body.split(separator: "\n").map { "        " + $0 }.joined(separator: "\n")
+        try box.write("wf.yaml", """
+            steps:
+              - name: o
+                timeout: 300ms
+                continue_on_error: true
+                sequential:
+            \(inner)
+              - { name: later, shell: "true" }
+
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "prefixed", "--junit", "report.xml"])
+        #expect(r.status == 0 && r.stderrLines.contains(note), "\(r)")
+        let summary = TTYOutputTests.timeless(r.stderrLines).last { $0.contains(" in T") } ?? ""
+        #expect(summary == "✓ succeeded: \(counts) in T", "\(r)")
+        // A group is no case of its own: the report is as it was.
+        let report = box.read("report.xml") ?? ""
+        #expect(report.contains(#"failures="0""#) && !report.contains("<failure") && !report.contains(#"name="h""#), "\(report)")
+        let show = try box.run(["show", "last"])
+        #expect(show.stdout.contains("    ✗ h  [failed (allowed to fail) · "), "\(show)")
+        #expect(show.stdout.contains("      ✗ bad  [failed (allowed to fail) · exit 3"), "\(show)")
+        #expect(show.stdout.hasSuffix("steps: \(counts)\n"), "\(show)")
+        let json = try JournalEndToEndTests.show(box)
+        #expect(Self.step(json, "h")?["allowed_failure"] as? Bool == true, "\(json)")
+        #expect(json["allowed_failures"] as? [String: Int] == ["failed": 1, "timed_out": 1], "\(json)")
+
+        let events = try box.run(["run", "wf.yaml", "--output", "json"]).stdoutLines
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let marked = events.first { ($0["message"] as? String)?.hasPrefix("not retried: stopped") == true }
+        #expect(marked?["allowed_steps"] as? [String] == allowing, "\(events)")
+        #expect(events.last?["allowed_failures"] as? [String: Int] == ["failed": 1, "timed_out": 1], "\(events)")
+
+        guard pseudoTerminalsAvailable else { return }
+        let tty = try TerminalRun(box, ["run", "wf.yaml", "--no-journal", "--output", "tty"], rows: 20, columns: 80)
+        #expect(tty.finish() == 0, "\(tty.report)")
+        let screen = TTYOutputTests.timeless(tty.screen.all)
+        #expect(screen.contains("    ✗ h allowed to fail T") && screen.contains("      ✗ bad exit 3 (allowed to fail) T"),
+                "\(tty.report)")
+    }
+
     /// `--output grouped --quiet` keeps the blocks of failures for the run's end: the block
     /// of a failure a called-off retry made the allowed one says so in its title, as its
     /// annotation does. The title was the unmarked one its `→ failed` had.

@@ -795,6 +795,34 @@ import Glibc
         #expect(shown.stdoutLines.contains("○ c  [left alone]") && shown.stdoutLines.contains("  ○ d  [left alone]"), "\(shown)")
     }
 
+    /// `flow show` of an ordinary run listed the undo steps of the steps that never
+    /// succeeded in it (skipped, in a skipped group, failed) as `pending`, as work left to
+    /// do: neither its rollback nor any `flow undo` of it runs them. They are not listed,
+    /// as in the show of an undo; those of a step that succeeded and was not rolled back
+    /// are (`flow undo` runs them), and `show --json` still lists every one as recorded.
+    @Test func aRunsShowListsNoUndoStepsOfTheStepsThatNeverSucceeded() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: { shell: echo undo-a } }
+              - { name: c, if: "false", shell: "true", undo: { shell: echo undo-c } }
+              - name: g
+                if: "false"
+                sequential:
+                  - { name: d, shell: "true", undo: { shell: echo undo-d } }
+              - { name: e, shell: exit 1, continue_on_error: true, undo: { shell: echo undo-e } }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let shown = try box.run(["show", "last"])
+        #expect(shown.status == 0, "\(shown)")
+        #expect(!shown.stdout.contains("undo-c") && !shown.stdout.contains("undo-d") && !shown.stdout.contains("undo-e"), "\(shown)")
+        #expect(shown.stdoutLines.contains("  · undo shell@1.u1: echo undo-a  [pending]"), "\(shown)")
+        #expect(shown.stdoutLines.contains("○ c  [skipped]") && shown.stdoutLines.contains("  ○ d  [skipped]"), "\(shown)")
+        let states = try #require(try Self.show(box)["steps"] as? [[String: Any]])
+        let undoSteps = states.filter { ($0["path"] as? String)?.contains("u") == true }
+        #expect(undoSteps.count == 4 && undoSteps.allSatisfy { $0["state"] as? String == "pending" }, "\(states)")
+    }
+
     /// `flow undo` of a run with nothing left to undo exits 2 whoever undid it: the run's own
     /// rollback used to give exit 0 ("no succeeded steps with `undo`"), an earlier
     /// `flow undo` exit 2. A run that never had a step with `undo` still exits 0.

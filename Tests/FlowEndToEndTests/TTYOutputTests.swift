@@ -117,6 +117,41 @@ struct TTYOutputTests {
         #expect(Self.timeless(undone.screen.all).contains("↺ a T"), "\(undone.report)")
     }
 
+    /// `flow undo`'s live tree agrees with its summary and with `flow show` of it: the
+    /// steps it left alone (nothing to undo, skipped in the run, inside a group it undoes
+    /// only in part) read `left alone`, and its count is over the steps it reverses, each
+    /// finished once reversed. The tree showed them as skips and counted `5/5 steps
+    /// finished` for an undo whose summary said `2 undone`.
+    @Test func anUndosTreeCountsWhatItReversesAndSaysWhatItLeftAlone() throws {
+        guard pseudoTerminalsAvailable else { return }
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - { name: a, shell: "true", undo: "true" }
+              - { name: b, shell: "true" }
+              - { name: c, if: "false", shell: "true", undo: "true" }
+              - name: g
+                sequential:
+                  - { name: d, shell: "true", undo: "true" }
+                  - { name: e, shell: "true" }
+            """)
+        #expect(try box.run(["run", "wf.yaml"]).status == 0)
+        let undone = try TerminalRun(box, ["undo", "last", "--output", "tty"], rows: 20, columns: 80)
+        #expect(undone.finish() == 0, "\(undone.report)")
+        let screen = Self.timeless(undone.screen.all)
+        for row in ["↺ a T", "○ b left alone", "○ c left alone", "  ↺ d T", "  ○ e left alone", "2/2 steps finished"] {
+            #expect(screen.contains(row), "\(row)\n\(undone.report)")
+        }
+        #expect(screen.last?.hasPrefix("✓ succeeded: 0 succeeded, 2 undone in ") == true, "\(undone.report)")
+        // Once the steps left alone are known (before anything is undone), the total is 2,
+        // and a step counts as finished when its undo ran, not at the success replayed first.
+        let counts = Self.counts(undone.frames)
+        #expect(counts.allSatisfy { $0.finished <= $0.total } && counts.last.map { $0 == (2, 2) } == true,
+                "\(counts)\n\(undone.report)")
+        let undoStarted = try #require(undone.frames.firstIndex { $0.contains { $0.contains("↺") } }, "\(undone.report)")
+        #expect(Self.counts(Array(undone.frames[..<undoStarted])).allSatisfy { $0.finished == 0 }, "\(counts)\n\(undone.report)")
+    }
+
     /// A failed step's row says why, before its time, as prefixed output's end line does
     /// (`✗ b exit 3 0.0s`): an exit code, a signal, a time-out's limit. Before, the row
     /// showed only `✗ b 0.0s`. The label is never cut for it: where the whole label does

@@ -909,7 +909,7 @@ extension Executor {
                 if undone.contains(id) || carried.contains(id) || carriedThrough.contains(id) || contains(node, anyOf: undone) {
                     skipOthers(node.children + node.finally)
                 } else {
-                    _ = skip(node, frame: ScopeFrame(id: node.scope, params: [:]), isUndo: false, reason: "not undone by this run")
+                    _ = skip(node, frame: ScopeFrame(id: node.scope, params: [:]), isUndo: false, reason: StepTransition.notUndoneReason)
                 }
             }
         }

@@ -42,6 +42,11 @@ public struct StepTransition: Sendable {
     /// The reason of a step `--only`, `--tags` or `--skip-tags` left out.
     public static let notSelectedReason = "not selected"
 
+    /// The reason of a step `flow undo` leaves alone (nothing to undo, it did not succeed in
+    /// the run, an earlier undo reversed it): the only skips of an undo, which its counts
+    /// leave out.
+    public static let notUndoneReason = "not undone by this run"
+
     /// The reason of a step `flow undo` reverses, recorded first as run `id` left it (not
     /// "reused": nothing of it is used again).
     public static func reversedReason(from id: String) -> String { "succeeded in run \(id)" }

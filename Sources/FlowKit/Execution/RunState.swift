@@ -46,6 +46,10 @@ final class RunState: Sendable {
         /// counted (`recount`), not that of an earlier attempt a retried group around it
         /// superseded.
         var latestGroupInstances: [ObjectIdentifier: ObjectIdentifier] = [:]
+        /// How each group's latest instance ended, and whether that end is an allowed
+        /// failure, by plan node: a group the summary does not count (a leaf inside it
+        /// failed) still has a row in every display, which `allowFailures` marks.
+        var groupEnds: [ObjectIdentifier: (state: StepState, allowed: Bool)] = [:]
         /// The leaves (plan nodes) a group's undo counted `undone`, each by the group's plan
         /// node, until their own undo runs (`recount`).
         var reversedByGroup: [ObjectIdentifier: ObjectIdentifier] = [:]
@@ -98,6 +102,7 @@ final class RunState: Sendable {
                 // summary counts each step by its latest state.
                 let node = ObjectIdentifier(instance.node)
                 s.latestGroupInstances[node] = ObjectIdentifier(instance)
+                s.groupEnds[node] = (result.state, instance.ref.failureAllowed)
                 if result.state == .timedOut {
                     s.leafStates[node] = (.timedOut, ObjectIdentifier(instance), instance.ref.failureAllowed)
                     s.ownFailures[node] = nil
@@ -116,17 +121,28 @@ final class RunState: Sendable {
     /// Counts as allowed the failures that ended the latest attempt of the group `node`
     /// inside it (its `finally` too, its `undo` not), of the steps `covered` holds (those
     /// `continue_on_error` covers): they went out unmarked, as failures its retry was to
-    /// follow, and the retry was called off (`Executor.calledOff`). Returns their paths.
+    /// follow, and the retry was called off (`Executor.calledOff`). Returns their paths:
+    /// the groups inside that failed with them too, which the summary does not count but
+    /// every display has a row for (without them, `flow show` and the live tree kept an
+    /// unmarked `✗ h` above its allowed `✗ bad (allowed to fail)` in a run that passed).
     func allowFailures(under node: PlanNode, covered: Set<ObjectIdentifier>) -> [String] {
         state.withLock { s in
             var paths: [String] = []
+            func isFailure(_ state: StepState) -> Bool { state == .failed || state == .timedOut }
             func visit(_ node: PlanNode) {
                 for child in node.children + node.finally {
                     let id = ObjectIdentifier(child)
-                    if covered.contains(id), let counted = s.leafStates[id], !counted.allowed,
-                       counted.state == .failed || counted.state == .timedOut {
-                        s.leafStates[id]!.allowed = true
-                        paths.append(child.path)
+                    if covered.contains(id) {
+                        var allowed = false
+                        if let counted = s.leafStates[id], !counted.allowed, isFailure(counted.state) {
+                            s.leafStates[id]!.allowed = true
+                            allowed = true
+                        }
+                        if let ended = s.groupEnds[id], !ended.allowed, isFailure(ended.state) {
+                            s.groupEnds[id]!.allowed = true
+                            allowed = true
+                        }
+                        if allowed { paths.append(child.path) }
                     }
                     visit(child)
                 }

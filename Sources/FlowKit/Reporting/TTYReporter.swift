@@ -30,6 +30,9 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var state = StepState.pending
         /// Whether `finished` counts the step (a leaf) now.
         var counted = false
+        /// A step `flow undo` left alone (`StepTransition.notUndoneReason`): shown so, and
+        /// neither finished nor in the total, as the undo's summary leaves it out.
+        var leftAlone = false
         var started: Double?
         var elapsed: Double?
         /// Where a step `flow resume` or `flow undo` took from the earlier run comes from
@@ -135,6 +138,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                     out.append(style.paint("\(ControlEscaping.escaped(t.step.label)): \(ControlEscaping.escaped(reason))", "2") + "\n")
                 }
                 setState(i, t.to)
+                if t.to == .skipped, t.reason == StepTransition.notUndoneReason { leaveAlone(from: i) }
                 rows[i].origin = t.to == .succeeded && t.isFromEarlierRun ? t.reason : nil
                 rows[i].reason = (t.to == .failed && rows[i].isLeaf) || t.to == .timedOut ? Self.reason(of: t) : nil
                 // A group whose failure `continue_on_error` allowed says so on its row: its
@@ -146,7 +150,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 if let elapsed = t.elapsed { rows[i].elapsed = elapsed }
                 if rows[i].isLeaf {
                     count(i, t)
-                } else if t.to.isFinal {
+                } else if t.to.isFinal, !Self.isReplayedSuccess(t) {
+                    // Also when the group is undone: its undo reverses the steps inside it
+                    // that succeeded, which get no `undone` of their own (in `flow undo`,
+                    // they are finished with it, not at their replayed success).
                     settle(below: i)
                 }
                 if t.to == .skipped { markSkipped(below: i) }
@@ -166,7 +173,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
                 done = true
                 ticker?.cancel()
                 // Whatever was still expected (a retry the run's end called off) is not now.
-                finished = rows.reduce(0) { $0 + ($1.isLeaf && $1.state.isFinal ? 1 : 0) }
+                finished = rows.reduce(0) { $0 + ($1.isLeaf && !$1.leftAlone && $1.state.isFinal ? 1 : 0) }
                 redraw(final: true)
                 // A signal from now on stops the replay (one before it, which ended the
                 // run, does not: its failed steps' output is what the user wants to see).
@@ -199,18 +206,44 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         }
     }
 
+    /// Row `i`, and the steps inside it, are ones `flow undo` left alone: out of the total,
+    /// as the undo's summary counts only what it reversed or tried. They read `5/5 steps
+    /// finished` for an undo that reversed 2, the three left alone among them.
+    func leaveAlone(from i: Int) {
+        var j = i
+        repeat {
+            if !rows[j].leftAlone {
+                if rows[j].isLeaf {
+                    setCounted(j, false)
+                    total -= 1
+                }
+                rows[j].leftAlone = true
+            }
+            j += 1
+        } while j < rows.count && rows[j].depth > rows[i].depth
+    }
+
     /// Counts leaf `i` as finished once it has ended for good, each step once: not at a
     /// failed attempt its `retry` will run again (the executor says so only in a note),
     /// not again when it is undone (`undone`, `undo_failed`), and no longer when it runs
     /// again (its group's retry runs it anew). Undo steps have no row: they are not among
-    /// the total.
+    /// the total. In `flow undo`, a step it reverses is finished once reversed, not at the
+    /// success recorded first as the run left it (`succeeded in run ID`): the count is the
+    /// undo's progress.
     func count(_ i: Int, _ t: StepTransition) {
         switch t.to {
+        case .succeeded where Self.isReplayedSuccess(t): break
         case .running, .retrying: setCounted(i, false)
         case .failed, .timedOut: setCounted(i, !Self.willRetry(rows[i].retry, after: t))
         case .pending, .undoing: break
         default: setCounted(i, true)
         }
+    }
+
+    /// Whether `t` is the success `flow undo` records first for a step it reverses, as the
+    /// run left it (`succeeded in run ID`), rather than anything the undo did.
+    static func isReplayedSuccess(_ t: StepTransition) -> Bool {
+        t.to == .succeeded && t.reason?.hasPrefix(StepTransition.reversedReason(from: "")) == true
     }
 
     /// Whether the executor retries the step after the failed attempt `t`, as it decides:
@@ -258,7 +291,7 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
     }
 
     func setCounted(_ i: Int, _ counted: Bool) {
-        guard rows[i].counted != counted else { return }
+        guard rows[i].counted != counted, !(counted && rows[i].leftAlone) else { return }
         rows[i].counted = counted
         finished += counted ? 1 : -1
     }
@@ -375,7 +408,10 @@ public final class TTYReporter: RunObserver, @unchecked Sendable {
         var text = String(repeating: " ", count: indent) + style.state(row.state) + " "
         var left = columns - indent - 2
         var time = ""
-        if row.state != .skipped {
+        if row.leftAlone {
+            // As `flow show` of the undo lists it (`○ c  [left alone]`), not as a skip.
+            time = " left alone"
+        } else if row.state != .skipped {
             if let origin = row.origin {
                 time = " " + origin
             } else if let elapsed = row.elapsed, row.state.isFinal {
