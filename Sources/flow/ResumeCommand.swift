@@ -58,7 +58,9 @@ struct ResumeCommand: Command {
             throw ExitCode(2)
         }
         if record.kind == "undo" {
-            Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)` again instead\n")
+            // As for a second `flow undo last`: the plain undo only where this one left something.
+            let force = UndoCommand.leftSomething(record) ? "" : " --force"
+            Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)\(force)` again instead\n")
             throw ExitCode(2)
         }
         try JournalInput.refuseIfArgumentsDamaged(record, command: "resume")
