@@ -48,7 +48,10 @@ struct UndoCommand: Command {
     /// that run: `flow undo R` when the undo left something (`leftSomething`), else `flow
     /// undo R --force` to reverse its steps again. Said before, `an undo
     /// is not undone` and "run the workflow again" did not say how to undo the run again.
-    func refuseUndoOfUndo(_ undo: RunRecord) {
+    /// `undoneKept`: whether the run it undid is still in the journal; once `runs --prune`
+    /// has deleted it, no command undoes it again, and none is given (the one given was
+    /// refused, `no run R`).
+    func refuseUndoOfUndo(_ undo: RunRecord, undoneKept: Bool) {
         let picked = runID == "last" ? "`last` is run \(undo.id), the newest run, which" : "run \(undo.id)"
         guard let undone = undo.parentID else {
             Console.stderr("error: \(picked) is itself an undo; an undo is not undone\n")
@@ -60,7 +63,10 @@ struct UndoCommand: Command {
         let what = did.isEmpty ? "" : ": " + did.joined(separator: ", ")
         Console.stderr("error: \(picked) is itself an undo (of run \(undone)\(what)); an undo is not undone\n")
         let command = ResumeHint(runID: undone, stateDir: execution.journal.stateDir, undoing: undone).command
-        if !Self.leftSomething(undo) {
+        if !undoneKept {
+            Console.stderr("help: run \(undone) is no longer in the journal (`flow runs --prune` deleted it), so it cannot be undone again; "
+                           + "to do its steps again, run the workflow again\n")
+        } else if !Self.leftSomething(undo) {
             Console.stderr("help: to reverse run \(undone)'s steps again: \(command) --force; to do them again, run the workflow again\n")
         } else {
             Console.stderr("help: to undo what run \(undone) has left: \(command)\n")
@@ -89,7 +95,7 @@ struct UndoCommand: Command {
             throw ExitCode(2)
         }
         if record.kind == "undo" {
-            refuseUndoOfUndo(record)
+            refuseUndoOfUndo(record, undoneKept: record.parentID.map { JournalInput.holds(journal, $0) } ?? false)
             throw ExitCode(2)
         }
         try JournalInput.refuseIfArgumentsDamaged(record, command: "undo")

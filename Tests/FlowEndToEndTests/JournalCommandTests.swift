@@ -709,4 +709,33 @@ import Testing
         let plain = try box.run(["undo", original])
         #expect(plain.status == 2 && plain.stderr.contains("was already undone by run \(undoID)"), "\(plain)")
     }
+
+    /// Once `runs --prune` has deleted the run an undo undid, a second `flow undo last`
+    /// (and `flow resume` of that undo) gave a command for that run, which was refused
+    /// (`no run R`): they say it is gone, and give none.
+    @Test func undoLastAfterTheUndoneRunWasPrunedGivesNoCommandForIt() throws {
+        let box = try RunSandbox()
+        try box.write("u.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: exit 3
+            """)
+        #expect(try box.run(["run", "u.yaml", "--output", "prefixed"]).status == 0)
+        let original = try #require((try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8))
+                as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 1)
+        #expect(try box.run(["runs", "--prune", "1"]).status == 0)
+        let gone = "run \(original) is no longer in the journal (`flow runs --prune` deleted it)"
+        let again = try box.run(["undo", "last"])
+        #expect(again.status == 2, "\(again)")
+        #expect(again.stderrLines.last == "help: \(gone), so it cannot be undone again; to do its steps again, run the workflow again",
+                "\(again)")
+        let resume = try box.run(["resume", "last"])
+        #expect(resume.status == 2, "\(resume)")
+        #expect(resume.stderr.contains("is an undo of run \(original), which is no longer in the journal (`flow runs --prune` deleted it); "
+                                       + "to do its steps again, run the workflow again"), "\(resume)")
+        #expect(!resume.stderr.contains("flow undo"), "\(resume)")
+    }
 }
