@@ -128,7 +128,10 @@ extension YAMLReader {
 
         let file: SourceFile
         let limits: Limits
-        /// The bytes libyaml reads: the file's, less a byte order mark.
+        /// The characters libyaml reads: the file's, less a byte order mark. Characters,
+        /// not bytes: a mark's `index` counts one per character (`é` is one, not two), so
+        /// compared with the byte count, the empty value at the end of a file with any
+        /// non-ASCII character before it was never found at the end (see `span`).
         let inputLength: Int
         var document = YAMLDocument()
         var stack: [Frame] = []
@@ -144,8 +147,11 @@ extension YAMLReader {
         init(file: SourceFile, limits: Limits) {
             self.file = file
             self.limits = limits
-            // libyaml's marks do not count a byte order mark (`run` skips it).
-            inputLength = file.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? file.bytes.count - 3 : file.bytes.count
+            // libyaml's marks do not count a byte order mark (`run` skips it). A character
+            // is a byte that does not continue one (not 10xxxxxx): the input is UTF-8.
+            var characters = 0
+            for byte in file.bytes where byte & 0xC0 != 0x80 { characters += 1 }
+            inputLength = file.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? characters - 1 : characters
             document.nodes.reserveCapacity(file.bytes.count / 8)
         }
 
