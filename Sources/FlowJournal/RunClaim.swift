@@ -102,7 +102,9 @@ public final class RunClaim: @unchecked Sendable {
     /// Unlinked before it is unlocked: a `take` waiting for the lock then finds the file
     /// gone (`.removed`) and makes a new one, never a lock on a file no longer at the path.
     private static func release(fd: Int32, path: String) {
-        unlink(path)
+        // Only the file this holds: the path names nothing else while the claim is held,
+        // unless the state dir was moved or replaced meanwhile.
+        if isFile(fd, at: path) { unlink(path) }
         flock(fd, LOCK_UN)
         close(fd)
     }
@@ -114,7 +116,14 @@ public final class RunClaim: @unchecked Sendable {
     /// `locks/ID.claim` behind for at least `tidyingAge` seconds, and for good if no
     /// `flow` opened the journal after it.
     public func holdUntilExit(stateDir: String, runID: String) {
-        let path = Self.path(stateDir: stateDir, runID: runID)
+        // Absolute: `flow undo` (and `resume`) enter the run's recorded directory before
+        // they exit, and a relative `--state-dir` (or `FLOW_STATE_DIR`) then named another
+        // place: the claim file stayed behind.
+        var path = Self.path(stateDir: stateDir, runID: runID)
+        if !path.hasPrefix("/"), let cwd = getcwd(nil, 0) {
+            path = String(cString: cwd) + "/" + path
+            free(cwd)
+        }
         let first = Self.heldUntilExit.withLock { held in
             held.append((fd, path))
             return held.count == 1

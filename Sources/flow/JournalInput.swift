@@ -33,6 +33,12 @@ enum JournalInput {
         return (journal, record)
     }
 
+    /// Whether the run with id `id` is in the journal (`runs --prune` may have deleted the
+    /// run an undo undid); false too when the journal cannot say.
+    static func holds(_ journal: Journal, _ id: String) -> Bool {
+        (try? journal.resolve(id)) == id
+    }
+
     /// Takes `run` for this `resume` or `undo` until flow exits (see `RunClaim`), and reads
     /// it again; exit 2 if another `flow` is resuming, undoing or pruning it now. Call before
     /// deciding anything from the run's history, so the decision sees what the other one

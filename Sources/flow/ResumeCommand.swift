@@ -58,7 +58,14 @@ struct ResumeCommand: Command {
             throw ExitCode(2)
         }
         if record.kind == "undo" {
-            Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)` again instead\n")
+            // As for a second `flow undo last`: the plain undo only where this one left something.
+            if let undone = record.parentID, !JournalInput.holds(journal, undone) {
+                Console.stderr("error: run \(id) is an undo of run \(undone), which is no longer in the journal "
+                               + "(`flow runs --prune` deleted it); to do its steps again, run the workflow again\n")
+                throw ExitCode(2)
+            }
+            let force = UndoCommand.leftSomething(record) ? "" : " --force"
+            Console.stderr("error: run \(id) is an undo; run `flow undo \(record.parentID ?? id)\(force)` again instead\n")
             throw ExitCode(2)
         }
         try JournalInput.refuseIfArgumentsDamaged(record, command: "resume")

@@ -45,10 +45,13 @@ struct UndoCommand: Command {
     /// is the newest run for every command (as the contract has it): right after a `flow
     /// undo`, that is the undo, so a second `flow undo last` lands here. The message names
     /// the run `last` picked, the run it undid and what it did to it, and the command for
-    /// that run: `flow undo R` when the undo left something (it failed, was cancelled or
-    /// killed), else `flow undo R --force` to reverse its steps again. Said before, `an undo
+    /// that run: `flow undo R` when the undo left something (`leftSomething`), else `flow
+    /// undo R --force` to reverse its steps again. Said before, `an undo
     /// is not undone` and "run the workflow again" did not say how to undo the run again.
-    func refuseUndoOfUndo(_ undo: RunRecord) {
+    /// `undoneKept`: whether the run it undid is still in the journal; once `runs --prune`
+    /// has deleted it, no command undoes it again, and none is given (the one given was
+    /// refused, `no run R`).
+    func refuseUndoOfUndo(_ undo: RunRecord, undoneKept: Bool) {
         let picked = runID == "last" ? "`last` is run \(undo.id), the newest run, which" : "run \(undo.id)"
         guard let undone = undo.parentID else {
             Console.stderr("error: \(picked) is itself an undo; an undo is not undone\n")
@@ -60,11 +63,23 @@ struct UndoCommand: Command {
         let what = did.isEmpty ? "" : ": " + did.joined(separator: ", ")
         Console.stderr("error: \(picked) is itself an undo (of run \(undone)\(what)); an undo is not undone\n")
         let command = ResumeHint(runID: undone, stateDir: execution.journal.stateDir, undoing: undone).command
-        if undo.state == "succeeded" {
+        if !undoneKept {
+            Console.stderr("help: run \(undone) is no longer in the journal (`flow runs --prune` deleted it), so it cannot be undone again; "
+                           + "to do its steps again, run the workflow again\n")
+        } else if !Self.leftSomething(undo) {
             Console.stderr("help: to reverse run \(undone)'s steps again: \(command) --force; to do them again, run the workflow again\n")
         } else {
             Console.stderr("help: to undo what run \(undone) has left: \(command)\n")
         }
+    }
+
+    /// Whether `undo` left steps of the run it undid to undo: one it failed to reverse, was
+    /// killed reversing or never got to (a count other than `undone`), or nothing counted
+    /// (stopped before its rollback began). Its state does not tell: a first SIGINT lets the
+    /// rollback go on to its end, and an undo `cancelled` with every step `undone` was
+    /// answered `flow undo R`, which `already undone` refused.
+    static func leftSomething(_ undo: RunRecord) -> Bool {
+        undo.state != "succeeded" && (undo.counts.isEmpty || undo.counts.contains { $0.key != "undone" && $0.value > 0 })
     }
 
     func run() async throws {
@@ -80,7 +95,7 @@ struct UndoCommand: Command {
             throw ExitCode(2)
         }
         if record.kind == "undo" {
-            refuseUndoOfUndo(record)
+            refuseUndoOfUndo(record, undoneKept: record.parentID.map { JournalInput.holds(journal, $0) } ?? false)
             throw ExitCode(2)
         }
         try JournalInput.refuseIfArgumentsDamaged(record, command: "undo")

@@ -671,4 +671,71 @@ import Testing
         #expect(byID.stderrLines.first == "error: run \(forcedID) is itself an undo (of run \(original): 1 undone, 1 undo_failed); an undo is not undone",
                 "\(byID)")
     }
+
+    /// An undo a first SIGINT cancelled goes on with its rollback to its end: `cancelled`,
+    /// with every step `undone`, it left nothing. A second `flow undo last` told to type the
+    /// plain `flow undo R`, which was refused (`already undone`, exit 2); it gives the
+    /// `--force`, as after an undo that succeeded, and so does `flow resume` of that undo.
+    @Test func undoLastAfterACancelledUndoThatReversedEverythingGivesTheForce() throws {
+        let box = try RunSandbox()
+        try box.write("u.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: echo ready >&2; while [ ! -e go ]; do sleep 0.01; done
+            """)
+        #expect(try box.run(["run", "u.yaml", "--output", "prefixed"]).status == 0)
+        let original = try #require((try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8))
+                as? [[String: Any]])?.first?["id"] as? String)
+        let undo = try box.start(["undo", original, "--output", "prefixed"])
+        #expect(undo.waitForLine("shell@1.u1 | ready"), "\(undo.stderr)")
+        undo.signal(SIGINT)
+        #expect(undo.waitFor { _, err in err.contains("the rollback goes on to its end") }, "\(undo.stderr)")
+        try box.write("go", "")
+        let cancelled = try undo.finish(timeout: 30)
+        #expect(cancelled.status == 130, "\(cancelled)")
+        let undoID = try #require((try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8))
+                as? [[String: Any]])?.first?["id"] as? String)
+        let again = try box.run(["undo", "last"])
+        #expect(again.status == 2, "\(again)")
+        #expect(again.stderrLines == [
+            "error: `last` is run \(undoID), the newest run, which is itself an undo (of run \(original): 1 undone); an undo is not undone",
+            "help: to reverse run \(original)'s steps again: \(FlowOutcome.flowInHint) undo \(original) --force; to do them again, run the workflow again",
+        ], "\(again)")
+        let resume = try box.run(["resume", undoID])
+        #expect(resume.stderrLines.first == "error: run \(undoID) is an undo; run `flow undo \(original) --force` again instead", "\(resume)")
+        // The plain undo is what is refused.
+        let plain = try box.run(["undo", original])
+        #expect(plain.status == 2 && plain.stderr.contains("was already undone by run \(undoID)"), "\(plain)")
+    }
+
+    /// Once `runs --prune` has deleted the run an undo undid, a second `flow undo last`
+    /// (and `flow resume` of that undo) gave a command for that run, which was refused
+    /// (`no run R`): they say it is gone, and give none.
+    @Test func undoLastAfterTheUndoneRunWasPrunedGivesNoCommandForIt() throws {
+        let box = try RunSandbox()
+        try box.write("u.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: exit 3
+            """)
+        #expect(try box.run(["run", "u.yaml", "--output", "prefixed"]).status == 0)
+        let original = try #require((try JSONSerialization.jsonObject(with: Data(try box.run(["runs", "--json"]).stdout.utf8))
+                as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try box.run(["undo", "last", "--output", "prefixed"]).status == 1)
+        #expect(try box.run(["runs", "--prune", "1"]).status == 0)
+        let gone = "run \(original) is no longer in the journal (`flow runs --prune` deleted it)"
+        let again = try box.run(["undo", "last"])
+        #expect(again.status == 2, "\(again)")
+        #expect(again.stderrLines.last == "help: \(gone), so it cannot be undone again; to do its steps again, run the workflow again",
+                "\(again)")
+        let resume = try box.run(["resume", "last"])
+        #expect(resume.status == 2, "\(resume)")
+        #expect(resume.stderr.contains("is an undo of run \(original), which is no longer in the journal (`flow runs --prune` deleted it); "
+                                       + "to do its steps again, run the workflow again"), "\(resume)")
+        #expect(!resume.stderr.contains("flow undo"), "\(resume)")
+    }
 }

@@ -960,6 +960,24 @@ import Glibc
         try box.write("go", "")
     }
 
+    /// A `flow undo` enters the run's recorded directory, and with a relative `--state-dir`
+    /// its claim file was then looked for under that directory as it exited, and left.
+    @Test func anUndoWithARelativeStateDirRemovesItsClaimAsItEnds() throws {
+        let box = try RunSandbox()
+        try box.write("a/sub/wf.yaml", """
+            steps:
+              - name: a
+                shell: "true"
+                undo:
+                  shell: "true"
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--state-dir", "../../rel", "--output", "prefixed"], in: "a/sub").status == 0)
+        let undo = try box.run(["undo", "last", "--state-dir", "rel", "--output", "prefixed"])
+        #expect(undo.status == 0, "\(undo)")
+        let locks = box.root.appendingPathComponent("rel/locks").path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locks).filter { $0.hasSuffix(".claim") }.isEmpty, "no claim left behind")
+    }
+
     /// `runs --prune` leaves a run that a `resume` (or `undo`) is carrying on: it deleted it
     /// under the live resume (found by the concurrency audit), whose record then named a run
     /// the journal no longer had, and a prune between the resume's reading of the run and

@@ -60,7 +60,9 @@ public final class JUnitReport: RunObserver, @unchecked Sendable {
     /// suite or class a case belongs to (GitLab's Suite column, Jenkins' package and class,
     /// the test reporters of GitHub Actions) and group cases by it; the step's path
     /// (`release.4.2`) grouped them by numbers. Names are identifiers (no `.`), so the
-    /// dots only part groups, as pytest's module and class or gotestsum's packages do. The
+    /// dots only part groups, as pytest's module and class or gotestsum's packages do; but
+    /// for a workflow named after its file (`my.release.yaml`: `my.release`), whose dots a
+    /// viewer splits as if they were groups' (uniqueness does not depend on them). The
     /// case's `name`, the step's label, is unique in the plan (`name@path` for a name that
     /// several steps have, `shell@2.1` for an unnamed step), so (classname, name) is unique
     /// too and the same from one run of the file to the next.
