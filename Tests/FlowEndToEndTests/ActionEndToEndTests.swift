@@ -644,4 +644,46 @@ import Testing
         let wholeObject = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
         #expect(wholeObject["with"] is NSNull, "\(whole)")
     }
+
+    /// A monorepo's `check` action used once per package, its steps in
+    /// `dir: packages/${{ params.pkg }}`: `flow plan` resolved the params in each step's
+    /// command but showed its `dir` as written, `[dir packages/${{ params.pkg }}]` on
+    /// every use, so the plan did not say which package a step ran in (`--format json`
+    /// resolved it). The `dir` is shown with the values its command is shown with.
+    @Test func aPlanShowsAnActionsDirWithItsParams() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              check:
+                params:
+                  pkg: { required: true }
+                steps:
+                  - name: lint
+                    dir: packages/${{ params.pkg }}
+                    env: { SUB: src }
+                    shell: ./lint.sh
+                  - name: test
+                    dir: packages/${{ params.pkg }}/${{ env.SUB }}
+                    env: { SUB: tests }
+                    shell: ./test.sh "${{ params.pkg }}"
+            steps:
+              - use: check
+                name: alpha
+                with: { pkg: alpha }
+              - use: check
+                name: beta
+                with: { pkg: beta }
+            """)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        for line in [
+            "│  ├─ shell lint: ./lint.sh  [dir packages/alpha]",
+            "│  └─ shell test: ./test.sh \"alpha\"  [dir packages/alpha/tests]",
+            "   ├─ shell lint: ./lint.sh  [dir packages/beta]",
+            "   └─ shell test: ./test.sh \"beta\"  [dir packages/beta/tests]",
+        ] {
+            #expect(plan.stdout.contains(line + "\n"), "\(line)\n\(plan)")
+        }
+        #expect(!plan.stdout.contains("${{"), "\(plan)")
+    }
 }
