@@ -51,7 +51,7 @@ struct LogsCommand: Command {
             let named = steps.filter { $0.name == step }
             if named.count > 1 {
                 Console.stderr("error: `\(ControlEscaping.escaped(step))` names \(named.count) steps of run \(id) (an action used more than once); "
-                               + "give one by its path: " + named.map(\.path).joined(separator: ", ") + "\n")
+                               + "give one by its path: " + named.map { Self.pathNamingItsGroup($0, in: steps) }.joined(separator: ", ") + "\n")
                 throw ExitCode(2)
             }
             guard let match = JournalInput.step(step, in: steps) else {
@@ -165,5 +165,21 @@ struct LogsCommand: Command {
     private var stateDirWords: String {
         guard let dir = journal.stateDir, !dir.isEmpty else { return "" }
         return " --state-dir " + RunArguments.shellQuoted(ControlEscaping.escaped(dir))
+    }
+
+    /// `step`'s path for the list of steps that share its name, with the nearest named
+    /// step around it: `1.2.2 (in beta)`. The paths alone did not say which was which (an
+    /// action `check` used as `alpha`, `beta` and `gamma` gave `1.1.2, 1.2.2, 1.3.2`), so
+    /// picking the failed package's `test` took a `flow show` first.
+    static func pathNamingItsGroup(_ step: StepRecord, in steps: [StepRecord]) -> String {
+        var parts = step.path.split(separator: ".")
+        while parts.count > 1 {
+            parts.removeLast()
+            let parent = parts.joined(separator: ".")
+            if let name = steps.first(where: { $0.path == parent })?.name {
+                return "\(step.path) (in \(ControlEscaping.escaped(name)))"
+            }
+        }
+        return step.path
     }
 }

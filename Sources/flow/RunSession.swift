@@ -121,7 +121,7 @@ struct RunSession {
                                      details: StepDetails.of(plan), fullOutput: fullOutput))
         case .grouped:
             bus.add(GroupedReporter(color: color, github: Console.inGitHubActions,
-                                    quiet: options.quiet, details: StepDetails.of(plan)))
+                                    quiet: options.quiet, details: StepDetails.of(plan), places: StepDetails.places(of: plan)))
         case .raw: bus.add(RawReporter(color: color, passThrough: options.noJournal))
         case .json: bus.add(JSONReporter())
         }

@@ -644,4 +644,83 @@ import Testing
         let wholeObject = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [String: Any])
         #expect(wholeObject["with"] is NSNull, "\(whole)")
     }
+
+    /// A monorepo's `check` action used once per package, its steps in
+    /// `dir: packages/${{ params.pkg }}`: `flow plan` resolved the params in each step's
+    /// command but showed its `dir` as written, `[dir packages/${{ params.pkg }}]` on
+    /// every use, so the plan did not say which package a step ran in (`--format json`
+    /// resolved it). The `dir` is shown with the values its command is shown with.
+    @Test func aPlanShowsAnActionsDirWithItsParams() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              check:
+                params:
+                  pkg: { required: true }
+                steps:
+                  - name: lint
+                    dir: packages/${{ params.pkg }}
+                    env: { SUB: src }
+                    shell: ./lint.sh
+                  - name: test
+                    dir: packages/${{ params.pkg }}/${{ env.SUB }}
+                    env: { SUB: tests }
+                    shell: ./test.sh "${{ params.pkg }}"
+            steps:
+              - use: check
+                name: alpha
+                with: { pkg: alpha }
+              - use: check
+                name: beta
+                with: { pkg: beta }
+            """)
+        let plan = try box.run(["plan", "wf.yaml"])
+        #expect(plan.status == 0, "\(plan)")
+        for line in [
+            "│  ├─ shell lint: ./lint.sh  [dir packages/alpha]",
+            "│  └─ shell test: ./test.sh \"alpha\"  [dir packages/alpha/tests]",
+            "   ├─ shell lint: ./lint.sh  [dir packages/beta]",
+            "   └─ shell test: ./test.sh \"beta\"  [dir packages/beta/tests]",
+        ] {
+            #expect(plan.stdout.contains(line + "\n"), "\(line)\n\(plan)")
+        }
+        #expect(!plan.stdout.contains("${{"), "\(plan)")
+    }
+
+    /// `--only` of a step inside an action (each package's `test` in a monorepo's `check`
+    /// action) is refused; the help said `run the action alone: FILE check --only test`,
+    /// leaving the file to retype and the required `pkg` to find out from the next error.
+    /// It now names the file as given (quoted for a shell where needed) and the required
+    /// parameters, and so does the help for a workflow step named with ACTION.
+    @Test func onlyOfAnActionStepGivesTheCommandToType() throws {
+        let box = try RunSandbox()
+        let text = """
+            actions:
+              check:
+                params:
+                  pkg: { required: true }
+                  level: { default: "1" }
+                steps:
+                  - name: test
+                    shell: echo "${{ params.pkg }} ${{ params.level }}"
+            steps:
+              - name: version
+                shell: "true"
+              - use: check
+                with: { pkg: alpha }
+            """
+        try box.write("wf.yaml", text)
+        try box.write("my ci.yaml", text)
+        let plain = try box.run(["run", "wf.yaml", "--only", "test"])
+        #expect(plain.status == 2, "\(plain)")
+        #expect(plain.stderr.contains("help: to select it, run the action alone: wf.yaml check --with pkg=VALUE --only test\n"), "\(plain)")
+        let spaced = try box.run(["plan", "my ci.yaml", "--only", "test"])
+        #expect(spaced.stderr.contains("help: to select it, run the action alone: 'my ci.yaml' check --with pkg=VALUE --only test\n"), "\(spaced)")
+        let workflowStep = try box.run(["plan", "./wf.yaml", "check", "--with", "pkg=a", "--only", "version"])
+        #expect(workflowStep.status == 2, "\(workflowStep)")
+        #expect(workflowStep.stderr.contains("help: to select it, leave out the action: ./wf.yaml --only version\n"), "\(workflowStep)")
+        // The command the help gives does what it says.
+        let given = try box.run(["run", "wf.yaml", "check", "--with", "pkg=beta", "--only", "test", "--output", "prefixed"])
+        #expect(given.status == 0 && given.stdout.contains("beta 1"), "\(given)")
+    }
 }

@@ -56,6 +56,42 @@ import FoundationXML
         ], "\(r)")
     }
 
+    /// A monorepo's `check` action used as `alpha` and `beta`: the annotation of beta's
+    /// failed test said `flow step test@1.1.2 failed`, numbers a reader of the job's
+    /// summary could not map to the package. A step labelled by its path (a name several
+    /// steps share, or none) now names the nearest named step around it; a step with a
+    /// name of its own is annotated by it alone, as before.
+    @Test func anAnnotationNamesTheGroupOfAStepLabelledByItsPath() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              check:
+                params:
+                  code: { required: true }
+                steps:
+                  - name: test
+                    shell: exit ${{ params.code }}
+            steps:
+              - name: checks
+                sequential:
+                  - { use: check, name: alpha, with: { code: "0" } }
+                  - { use: check, name: beta, with: { code: "3" } }
+                finally:
+                  - shell: exit 4
+              - name: after
+                shell: exit 5
+                if: always()
+            """)
+        let r = try box.run(["run", "wf.yaml", "--output", "grouped"], env: ["GITHUB_ACTIONS": "true"])
+        #expect(r.status == 1, "\(r)")
+        let annotations = r.stdoutLines.filter { $0.hasPrefix("::error") }.map { $0.replacing(/[0-9]+\.[0-9]s/, with: "T") }
+        #expect(annotations == [
+            "::error title=flow step test@1.2.1 (in beta) failed::test@1.2.1 (in beta): exit 3 T",
+            "::error title=flow step shell@1.f1 (in checks) failed::shell@1.f1 (in checks): exit 4 T",
+            "::error title=flow step after failed::after: exit 5 T",
+        ], "\(r)")
+    }
+
     /// Decision (docs/cli.md, `grouped`): under GitHub Actions the steps' output passes
     /// as written, workflow commands included, as a `run:` step's does, so a tool's
     /// annotations and a step's `::add-mask::` work (`::stop-commands::` around it would

@@ -402,6 +402,35 @@ import Testing
         #expect(one.status == 0 && one.stdout == "in-act\n", "\(one)")
     }
 
+    /// A monorepo's `check` action used as `alpha`, `beta` and `gamma`: `flow logs last
+    /// test` listed the paths `1.1.2, 1.2.2, 1.3.2`, which did not say which package's
+    /// `test` each was. Each path now names the nearest named step around it.
+    @Test func logsNamesTheGroupOfEachStepSharingAName() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            actions:
+              check:
+                params:
+                  pkg: { required: true }
+                steps:
+                  - name: test
+                    shell: echo "testing ${{ params.pkg }}"
+            steps:
+              - name: checks
+                concurrent:
+                  - { use: check, name: alpha, with: { pkg: alpha } }
+                  - { use: check, name: beta, with: { pkg: beta } }
+              - use: check
+                with: { pkg: gamma }
+            """)
+        #expect(try box.run(["run", "wf.yaml", "--output", "prefixed"]).status == 0)
+        let all = try box.run(["logs", "last", "test"])
+        #expect(all.status == 2, "\(all)")
+        #expect(all.stderr.hasSuffix("give one by its path: 1.1.1 (in alpha), 1.2.1 (in beta), 2.1\n"), "\(all)")
+        let beta = try box.run(["logs", "last", "1.2.1"])
+        #expect(beta.status == 0 && beta.stdout == "testing beta\n", "\(beta)")
+    }
+
     /// Every step state is in the counts of `runs` and `show`, as in their `--json`: a step
     /// flow was killed while undoing was left out (`1 failed` for two steps). In the run
     /// its death interrupted, that step reads `undo_interrupted`, not `undoing`.

@@ -1708,4 +1708,57 @@ extension ValidationEndToEndTests {
             """), "\(r.stderr)")
         #expect(r.stderr.contains("^^^^^^ did you mean `params.region`?"), "\(r.stderr)")
     }
+
+    /// `with: { env: ${{ vars.target }} }` and `- { name: t, shell: echo "v ${{ vars.a }}" }`:
+    /// in a flow mapping the `{` of an unquoted `${{` ends the value, and libyaml's error
+    /// came a few columns on ("did not find expected ',' or '}'", or "end of stream while
+    /// scanning a quoted scalar" at the closing quote), with a note that the `{` was not
+    /// closed though it was. The error now points at the `${{` and says to quote the
+    /// value or use block style; the misleading note is gone. A quoted value is valid.
+    @Test func anUnquotedExpressionInAFlowMappingIsPointedAt() throws {
+        let box = try RunSandbox()
+        let help = "inside `{ … }` or `[ … ]`, a `{` ends an unquoted value: quote the value"
+        try box.write("with.yaml", """
+            vars:
+              a: x
+            actions:
+              d:
+                params:
+                  env: {}
+                steps:
+                  - print: "${{ params.env }}"
+            steps:
+              - use: d
+                with: { env: ${{ vars.a }} }
+
+            """)
+        let with = try box.run(["validate", "with.yaml"])
+        #expect(with.status == 1, "\(with)")
+        #expect(with.stderr.hasPrefix("with.yaml:11:18: error: invalid YAML: did not find expected ',' or '}' while parsing a flow mapping [yaml-syntax]\n"), "\(with)")
+        #expect(with.stderr.contains("   |                  ^^^ " + help), "\(with)")
+        #expect(!with.stderr.contains("is not closed"), "\(with)")
+        try box.write("quoted.yaml", """
+            vars:
+              a: x
+            steps:
+              - { name: t, shell: echo "testing ${{ vars.a }}" }
+              - print: done
+
+            """)
+        let quoted = try box.run(["validate", "quoted.yaml"])
+        #expect(quoted.stderr.hasPrefix("quoted.yaml:4:37: error: invalid YAML:"), "\(quoted)")
+        #expect(quoted.stderr.contains("  |                                     ^^^ " + help), "\(quoted)")
+        try box.write("ok.yaml", """
+            vars:
+              a: x
+            steps:
+              - { name: t, shell: 'echo "testing ${{ vars.a }}"' }
+              - [ "${{ vars.a }}" ]
+
+            """)
+        // Quoted, the same values are YAML; the list is then a step of its own kind error,
+        // not a syntax error.
+        let ok = try box.run(["validate", "ok.yaml"])
+        #expect(!ok.stderr.contains("yaml-syntax"), "\(ok)")
+    }
 }

@@ -102,7 +102,7 @@ public struct PlanPrinter {
         case .sequential, .concurrent:
             break
         }
-        let options = optionText(node)
+        let options = optionText(node, context: inner)
         if !options.isEmpty {
             Self.put("  [", into: &out)
             Self.put(ControlEscaping.escaped(options.joined(separator: " · ")), into: &out)
@@ -140,7 +140,11 @@ public struct PlanPrinter {
         }
     }
 
-    func optionText(_ node: PlanNode) -> [String] {
+    /// The bracketed options of `node`'s line; `context` is the one its command is shown
+    /// with, so a `dir` reads its action's `params` and the step's `env` as the command
+    /// does (with the workflow's alone, `dir: pkg/${{ params.name }}` showed unresolved on
+    /// every `use` of the action, where `--format json` resolved it).
+    func optionText(_ node: PlanNode, context: StaticContext) -> [String] {
         var options: [String] = []
         if case .concurrent(let maxParallel, let failFast) = node.kind {
             if let maxParallel { options.append("max_parallel \(maxParallel)") }
@@ -149,7 +153,7 @@ public struct PlanPrinter {
         if case .shell(let task) = node.kind {
             // Only where a group's `shell` makes it differ from the workflow's (the header's).
             if task.program != plan.shell { options.append("shell \(task.program.spec)") }
-            if let dir = task.dir { options.append("dir \(ExpressionEvaluator.render(dir, in: base))") }
+            if let dir = task.dir { options.append("dir \(ExpressionEvaluator.render(dir, in: context))") }
             if task.interactive { options.append("interactive") }
             if task.stdin != nil { options.append("stdin") }
         }

@@ -138,14 +138,15 @@ public struct Planner {
             // and how to select it (it said "no step named", as if it were a typo).
             if let action = options.action, Self.contains(name: only, in: workflow.steps + workflow.finally) {
                 throw PlanError("`\(only)` is a step of the workflow, which running action `\(action)` alone does not run",
-                                help: "to select it, leave out the action: FILE --only \(only)")
+                                help: "to select it, leave out the action: \(Self.fileWord(workflow)) --only \(only)")
             }
             if let place = Self.unreachablePlace(of: only, in: onlyScope, actions: workflow.actions) {
                 // A step among an action's own steps is selectable when that action is run
                 // alone: the help says how, rather than only what --only does.
                 let owner = workflow.actions.first { $0.name.value != options.action && Self.contains(name: only, in: $0.steps) }
                 throw PlanError("`\(only)` is \(place), which --only cannot select",
-                                help: owner.map { "to select it, run the action alone: FILE \($0.name.value) --only \(only)" }
+                                help: owner.map { "to select it, run the action alone: \(Self.fileWord(workflow)) \($0.name.value)"
+                                    + Self.requiredWith($0) + " --only \(only)" }
                                     ?? "--only selects a step of the workflow's steps (or of ACTION's), with its group context")
             }
             throw PlanError("no step named `\(only)` for --only", help: Suggestion.help(for: only, in: names))
@@ -389,6 +390,28 @@ public struct Planner {
                     ?? (known.isEmpty ? "no step of this workflow has tags" : "the tags are " + Suggestion.list(known)))
             }
         }
+    }
+
+    /// The workflow's file as a word to type after `flow run` in a help line: its path as
+    /// given, single-quoted for a POSIX shell when it holds anything but `[A-Za-z0-9_./-]`,
+    /// and `FILE` for a workflow read from standard input (there is no path to give).
+    /// A bare `FILE` in every help left the user to retype the path they had just given.
+    static func fileWord(_ workflow: Workflow) -> String {
+        let path = workflow.file.path
+        if path == LoadedWorkflow.stdinName || path.isEmpty { return "FILE" }
+        let plain = path.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "_./-".unicodeScalars.contains($0)
+        }
+        let word = plain && !path.hasPrefix("-") ? path : "'" + path.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        return ControlEscaping.escaped(word)
+    }
+
+    /// ` --with NAME=VALUE` for each parameter of `action` that is required: running the
+    /// action alone without them is refused next ("needs the parameter `pkg`"), so the
+    /// command a help line gives names them (go-task's and just's help name a recipe's
+    /// arguments the same way).
+    static func requiredWith(_ action: Action) -> String {
+        action.params.filter(\.required).map { " --with \($0.name.value)=VALUE" }.joined()
     }
 
     /// Where a step called `name` is that `--only` cannot select: in an `undo` list below

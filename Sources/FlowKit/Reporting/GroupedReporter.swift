@@ -41,15 +41,22 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// What each unnamed shell or `use` step runs, said in its block's title (`StepDetails`).
     let details: [String: String]
 
-    /// `details` are `StepDetails.of(plan)`.
-    public convenience init(color: Bool, github: Bool, quiet: Bool = false, details: [String: String] = [:]) {
-        self.init(color: color, github: github, quiet: quiet, stdout: 1, stderr: 2, spill: OutputSpill(), details: details)
+    /// The nearest named step around each step, by path (`StepDetails.places`), said in
+    /// the annotation of a step whose label is its kind or name and path.
+    let places: [String: String]
+
+    /// `details` are `StepDetails.of(plan)`, `places` `StepDetails.places(of: plan)`.
+    public convenience init(color: Bool, github: Bool, quiet: Bool = false, details: [String: String] = [:],
+                            places: [String: String] = [:]) {
+        self.init(color: color, github: github, quiet: quiet, stdout: 1, stderr: 2, spill: OutputSpill(), details: details,
+                  places: places)
     }
 
     /// Writes to `stdout` and `stderr` (descriptors) and spills to `spill`: a test's.
     init(color: Bool, github: Bool, quiet: Bool, stdout: Int32, stderr: Int32, spill: OutputSpill,
-         details: [String: String] = [:]) {
+         details: [String: String] = [:], places: [String: String] = [:]) {
         self.details = details
+        self.places = places
         out = OutputWriter(fd: stdout)
         err = OutputWriter(fd: stderr)
         self.spill = spill
@@ -116,7 +123,7 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
             quietBlocks.removeAll()
             heldTotal = 0
             if !annotations.isEmpty { unseen.startLine(out, after: err, command: true) }
-            for annotation in annotations { out.append(Self.annotation(annotation.end)) }
+            for annotation in annotations { out.append(Self.annotation(annotation.end, place: place(of: annotation.end.step))) }
             out.flush()
             unseen.startLine(err)
             err.append(style.summary(outcome) + "\n")
@@ -146,11 +153,18 @@ public final class GroupedReporter: RunObserver, @unchecked Sendable {
     /// `continue_on_error` allowed, which does not fail the job (as GitHub Actions' own
     /// `continue-on-error` steps do not). Escaped: a label or reason holding `%`, a line
     /// break or `:` would end or forge the command.
-    static func annotation(_ t: StepTransition) -> String {
+    static func annotation(_ t: StepTransition, place: String? = nil) -> String {
         let allowed = t.isAllowedFailure
-        let title = GitHubCommandEscaping.property("flow step \(t.step.label) failed\(allowed ? " (allowed)" : "")")
+        let label = t.step.label + (place.map { " (in \(ControlEscaping.escaped($0)))" } ?? "")
+        let title = GitHubCommandEscaping.property("flow step \(label) failed\(allowed ? " (allowed)" : "")")
         let command = allowed ? "warning" : "error"
-        return "::\(command) title=\(title)::\(GitHubCommandEscaping.data("\(t.step.label): \(ReporterStyle.detail(t))"))\n"
+        return "::\(command) title=\(title)::\(GitHubCommandEscaping.data("\(label): \(ReporterStyle.detail(t))"))\n"
+    }
+
+    /// The named step around `step` for its annotation, when its label is not a name of
+    /// its own alone (`test@1.2.2`, `shell@2.1`): a unique name says which step it is.
+    func place(of step: StepRef) -> String? {
+        step.label.contains("@") ? places[step.path] : nil
     }
 
     /// A kept `--quiet` block spills what it holds in memory from this much on: a run of

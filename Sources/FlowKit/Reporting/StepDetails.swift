@@ -42,4 +42,25 @@ public enum StepDetails {
         let escaped = ControlEscaping.escaped(text)
         return escaped.isEmpty ? nil : DisplayWidth.fit(escaped, in: maximumColumns).text
     }
+
+    /// The nearest named step around each step of `plan` that has one, by path: `beta` for
+    /// `test@1.2.2`, a step of action `check` used as `beta`. A GitHub annotation says it
+    /// beside such a label (`flow step test@1.2.2 (in beta) failed`): the label says where
+    /// the step is by numbers, which a reader of the job's summary cannot map to the
+    /// package that failed.
+    public static func places(of plan: Plan) -> [String: String] {
+        var places: [String: String] = [:]
+        func visit(_ nodes: [PlanNode], around: String?) {
+            for node in nodes {
+                if let around { places[node.path] = around }
+                let inner = node.name ?? around
+                visit(node.children, around: inner)
+                visit(node.finally, around: inner)
+                visit(node.undo, around: inner)
+            }
+        }
+        visit(plan.root.children, around: nil)
+        visit(plan.root.finally, around: nil)
+        return places
+    }
 }

@@ -597,11 +597,28 @@ extension YAMLReader {
                 default: break
                 }
             }
+            // `with: { env: ${{ vars.target }} }`: inside `{ … }` or `[ … ]` the `{` of an
+            // unquoted `${{` ends the plain value, and libyaml then says "did not find
+            // expected ',' or '}'" (or, after a `"` in the command, "end of stream while
+            // scanning a quoted scalar") a few columns on, with a note that the `{` is not
+            // closed, though it is. Point at the `${{` and say what to do.
+            var inFlowExpression = false
+            let opened = self.location(parser.context_mark)
+            for line in Set([location.line, opened.line]).sorted() where line >= 1 && line <= file.lineCount {
+                let bytes = file.lineBytes(line)
+                if let offset = Self.unquotedExpressionInFlow(bytes) {
+                    location = file.location(ofByte: bytes.startIndex + offset)
+                    length = 3
+                    help = "inside `{ … }` or `[ … ]`, a `{` ends an unquoted value: quote the value "
+                        + "(`key: \"${{ … }}\"`, or single quotes around a command holding `\"`) or write the mapping in block style"
+                    inFlowExpression = true
+                    break
+                }
+            }
             // libyaml often notices an unclosed `[`, `{` or quote lines later, at whatever
             // came next: point at where it was opened too.
             var notes: [Diagnostic.Note] = []
-            let opened = self.location(parser.context_mark)
-            if let context, opened != location, opened.line <= file.lineCount {
+            if let context, !inFlowExpression, opened != location, opened.line <= file.lineCount {
                 let what: String? = context.hasSuffix("flow sequence") ? "the `[` opened here is not closed"
                     : context.hasSuffix("flow mapping") ? "the `{` opened here is not closed"
                     : context.hasSuffix("quoted scalar") ? "the quote opened here is not closed" : nil
@@ -620,6 +637,58 @@ extension YAMLReader {
                 i += 1
             }
             return false
+        }
+
+        /// The offset in `line` of the first `${{` that stands unquoted inside a flow
+        /// collection (`{ … }`, `[ … ]`) opened on the same line, where YAML ends a plain
+        /// value at its `{`; nil when there is none. A quote starts a quoted value only at
+        /// the start of a value (`echo "x ${{ a }}"` is a plain value holding a `"`), as in YAML.
+        static func unquotedExpressionInFlow(_ line: ArraySlice<UInt8>) -> Int? {
+            let bytes = Array(line)
+            var depth = 0
+            var quote: UInt8? = nil
+            var atValueStart = true
+            var i = 0
+            while i < bytes.count {
+                let c = bytes[i]
+                let next: UInt8? = i + 1 < bytes.count ? bytes[i + 1] : nil
+                if let q = quote {
+                    if q == UInt8(ascii: "\"") && c == UInt8(ascii: "\\") { i += 2; continue }
+                    if c == q {
+                        if q == UInt8(ascii: "'") && next == q { i += 2; continue }
+                        quote = nil
+                    }
+                    i += 1
+                    continue
+                }
+                switch c {
+                case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                    break
+                case UInt8(ascii: "#") where i == 0 || bytes[i - 1] == UInt8(ascii: " "):
+                    return nil
+                case UInt8(ascii: "\"") where atValueStart, UInt8(ascii: "'") where atValueStart:
+                    quote = c
+                    atValueStart = false
+                case UInt8(ascii: "$") where depth > 0 && next == UInt8(ascii: "{") && i + 2 < bytes.count && bytes[i + 2] == UInt8(ascii: "{"):
+                    return i
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    atValueStart = true
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth = max(depth - 1, 0)
+                    atValueStart = false
+                case UInt8(ascii: ","):
+                    atValueStart = depth > 0
+                case UInt8(ascii: ":") where next == nil || next == UInt8(ascii: " "):
+                    atValueStart = true
+                case UInt8(ascii: "-") where atValueStart && (next == nil || next == UInt8(ascii: " ")):
+                    break
+                default:
+                    atValueStart = false
+                }
+                i += 1
+            }
+            return nil
         }
 
         /// The index in `line` of the first byte of the character at `column` (1-based, in
