@@ -90,14 +90,18 @@ struct ResumeCommand: Command {
                 case .success(let bytes) where Journal.hash(bytes) == record.contentHash:
                     what = "is as the run read it (\(record.contentHash)), but the workflow recorded with the run is damaged "
                         + "(it does not hash to that)"
-                case .success(let bytes): what = "changed since the run (\(record.contentHash) → \(Journal.hash(bytes)))"
+                // No hashes: two of them said nothing a user could act on (dogfooding).
+                case .success: what = "changed since the run"
                 // Only a missing file is gone: a directory or an unreadable file says what it is.
                 case .failure(let failure): what = failure.isMissing ? "is gone" : "cannot be read (\(failure.reason))"
                 }
                 Console.stderr("error: \(ControlEscaping.escaped(record.workflowPath)) \(what); resume would not run the same workflow\n")
                 // With no file to read, --force runs the content recorded with the run (below).
                 let with = current == nil ? "the workflow recorded with the run" : "the current file"
-                Console.stderr("help: use --force to resume with \(with)\n")
+                // What --force then does with the steps that succeeded, said before it is used.
+                let reuse = current == nil ? "" : ": a step that succeeded is reused where the same step (name, kind and "
+                    + "command) is still in its place, and runs again where it is not"
+                Console.stderr("help: use --force to resume with \(with)\(reuse)\n")
                 throw ExitCode(2)
             }
             if let current {
