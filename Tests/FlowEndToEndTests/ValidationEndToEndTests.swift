@@ -1549,6 +1549,26 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.hasSuffix("3 warnings in 1 file\n"), "\(r.stderr)")
     }
 
+    /// A `$` written escaped (`$$HOME`, Make's and Compose's way, or `\$HOME`, a shell's) is
+    /// meant as written, which is what flow passes: no `unexpanded-variable` for it, while
+    /// an unescaped one after it in the same value still is.
+    @Test func anEscapedDollarInAPathIsNotAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            env:
+              CACHE_DIR: /srv/$$HOME/cache
+              DATA_DIR: '\$HOME/data'
+              LIB_PATH: "$${{ env.HOME }}/lib"
+              OUT_DIR: '$$X/\$Y/$Z'
+            steps:
+              - echo hi
+            """#)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("wf.yaml:5:21: warning: `$Z` in the value of `OUT_DIR` is passed as written"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("1 warning in 1 file\n"), "\(r.stderr)")
+    }
+
     /// just's shebang recipes ported as they are (`#!/usr/bin/env python3` first in a
     /// command) ran as `sh` and failed on the script's first line (`import: not found`):
     /// a warning at the `#!` line says so. A shell's own `#!` is flagged only when it is

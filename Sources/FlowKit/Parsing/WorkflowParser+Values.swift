@@ -243,8 +243,9 @@ extension WorkflowParser {
     }
 
     /// The first `$NAME`, `${NAME}` or `~` (at the start, or after a `:` of a path list,
-    /// followed by `/`, `:` or the end) in `text` outside `${{ … }}`: what was written, its
-    /// offset in Unicode scalars, and the variable it names (nil for `~`).
+    /// followed by `/`, `:` or the end) in `text` outside `${{ … }}`, not escaped as `$$` or
+    /// `\$`: what was written, its offset in Unicode scalars, and the variable it names (nil
+    /// for `~`).
     static func shellExpansion(in text: String) -> (written: String, offset: Int, variable: String?)? {
         let scalars = Array(text.unicodeScalars)
         func isNameStart(_ c: Unicode.Scalar) -> Bool { c == "_" || (c.isASCII && c.properties.isAlphabetic) }
@@ -252,6 +253,12 @@ extension WorkflowParser {
         var i = 0
         while i < scalars.count {
             let c = scalars[i]
+            if c == "$" || c == "\\", i + 1 < scalars.count, scalars[i + 1] == "$" {
+                // `$$HOME` (Make's and Compose's escape) or `\$HOME` (a shell's): whoever wrote
+                // it meant a `$` as written, which is what flow passes.
+                i += 2
+                continue
+            }
             if c == "$", i + 2 < scalars.count, scalars[i + 1] == "{", scalars[i + 2] == "{" {
                 // flow's own `${{ … }}`: skipped to its end.
                 var j = i + 3
