@@ -1569,6 +1569,26 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.hasSuffix("1 warning in 1 file\n"), "\(r.stderr)")
     }
 
+    /// `if: !vars.deploy` is read as its text after the `unsupported-tag` error; a second
+    /// error inside that text (the variable is not declared) points at the name, as it
+    /// does when the value is quoted, not at the `!` alone.
+    @Test func anErrorInsideAnUnquotedNegationPointsAtItsPlace() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - print: hi
+                if: !vars.deploy
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status != 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:3:15: error: unknown variable `deploy` [unknown-reference]
+              |
+            3 |     if: !vars.deploy
+              |               ^^^^^^ declare it under `vars:`
+            """), "\(r.stderr)")
+    }
+
     /// just's shebang recipes ported as they are (`#!/usr/bin/env python3` first in a
     /// command) ran as `sh` and failed on the script's first line (`import: not found`):
     /// a warning at the `#!` line says so. A shell's own `#!` is flagged only when it is
