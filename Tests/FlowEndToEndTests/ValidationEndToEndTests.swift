@@ -1506,7 +1506,7 @@ extension ValidationEndToEndTests {
             wf.yaml:3:7: warning: the command's `#!` line names `bash`, but the step runs with `sh`, to which that line is a comment [foreign-shebang]
               |
             3 |       #!/usr/bin/env bash
-              |       ^^^^^^^^^^^^^^^^^^^ set `shell: bash` on the step (or in `defaults`, for every step)
+              |       ^^^^^^^^^^^^^^^^^^^ set `shell: bash` in `defaults`, for every step, or on a `sequential` group around this one
             1 warning in 1 file
 
             """, "\(r.stderr)")
@@ -1514,6 +1514,12 @@ extension ValidationEndToEndTests {
         let bash = try box.run(["validate", "bash.yaml"])
         #expect(bash.stderr.hasPrefix("bash.yaml:6:10: warning: the command's `#!` line names `bash`, but the step runs with `sh`"), "\(bash)")
         #expect(bash.stderr.hasSuffix("1 warning in 1 file\n"), "\(bash)")
+        // The `sh` is the group's: its help says to change the group's, and, as above,
+        // never to set `shell:` on the step, whose `shell:` is its command.
+        #expect(bash.stderr.contains("set the enclosing group's `shell:` to `bash`, or put the step in a `sequential` group of its own with `shell: bash`"), "\(bash)")
+        try box.write("followed.yaml", "steps:\n  - sequential:\n      - \"#!/bin/bash\\n[[ -n x ]] && echo ok\"\n    shell: bash\n")
+        #expect(try box.run(["validate", "followed.yaml"]).stdout == "followed.yaml: valid\n")
+        #expect(try box.run(["run", "followed.yaml"]).status == 0)
     }
 
     /// `PATH: "$HOME/bin:$PATH"` and `dir: $HOME/src` are passed as written (no shell reads
