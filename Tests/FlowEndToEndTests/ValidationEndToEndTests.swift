@@ -1575,6 +1575,25 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.hasSuffix("1 warning in 1 file\n"), "\(r.stderr)")
     }
 
+    /// `${HOME:-/tmp}` (a shell's default) is no more expanded than `${HOME}`: the warning
+    /// spans it to its `}`.
+    @Test func aShellVariableWithADefaultInAPathIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: echo hi
+                dir: "${WORKSPACE:-/tmp}/src"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:3:11: warning: `${WORKSPACE:-/tmp}` in `dir` is passed as written: no shell expands it there [unexpanded-variable]
+              |
+            3 |     dir: "${WORKSPACE:-/tmp}/src"
+              |           ^^^^^^^^^^^^^^^^^^ write `${{ env.WORKSPACE }}`: outside a shell command flow expands only `${{ … }}`
+            """), "\(r.stderr)")
+    }
+
     /// `if: !vars.deploy` is read as its text after the `unsupported-tag` error; a second
     /// error inside that text (the variable is not declared) points at the name, as it
     /// does when the value is quoted, not at the `!` alone.

@@ -242,10 +242,10 @@ extension WorkflowParser {
                     at: span, help: "write `\(flows)`: outside a shell command flow expands only `${{ … }}`")
     }
 
-    /// The first `$NAME`, `${NAME}` or `~` (at the start, or after a `:` of a path list,
-    /// followed by `/`, `:` or the end) in `text` outside `${{ … }}`, not escaped as `$$` or
-    /// `\$`: what was written, its offset in Unicode scalars, and the variable it names (nil
-    /// for `~`).
+    /// The first `$NAME`, `${NAME}` (or `${NAME:-default}`) or `~` (at the start, or after
+    /// a `:` of a path list, followed by `/`, `:` or the end) in `text` outside `${{ … }}`,
+    /// not escaped as `$$` or `\$`: what was written, its offset in Unicode scalars, and the
+    /// variable it names (nil for `~`).
     static func shellExpansion(in text: String) -> (written: String, offset: Int, variable: String?)? {
         let scalars = Array(text.unicodeScalars)
         func isNameStart(_ c: Unicode.Scalar) -> Bool { c == "_" || (c.isASCII && c.properties.isAlphabetic) }
@@ -276,9 +276,12 @@ extension WorkflowParser {
                 if scalars[i + 1] == "{", i + 2 < scalars.count, isNameStart(scalars[i + 2]) {
                     var j = i + 2
                     while j < scalars.count, isName(scalars[j]) { j += 1 }
-                    if j < scalars.count, scalars[j] == "}" {
+                    // `${HOME}`, or with an operator after the name (`${HOME:-/tmp}`,
+                    // `${DIR%/}`): a shell's too, written up to its `}`.
+                    if j < scalars.count, scalars[j] == "}" || ":-=?+#%/".unicodeScalars.contains(scalars[j]),
+                       let close = scalars[j...].firstIndex(of: "}") {
                         let name = String(String.UnicodeScalarView(scalars[(i + 2)..<j]))
-                        return ("${" + name + "}", i, name)
+                        return (String(String.UnicodeScalarView(scalars[i...close])), i, name)
                     }
                 }
             }
