@@ -1506,7 +1506,7 @@ extension ValidationEndToEndTests {
             wf.yaml:3:7: warning: the command's `#!` line names `bash`, but the step runs with `sh`, to which that line is a comment [foreign-shebang]
               |
             3 |       #!/usr/bin/env bash
-              |       ^^^^^^^^^^^^^^^^^^^ set `shell: bash` on the step (or in `defaults`, for every step)
+              |       ^^^^^^^^^^^^^^^^^^^ set `shell: bash` in `defaults`, for every step, or on a `sequential` group around this one
             1 warning in 1 file
 
             """, "\(r.stderr)")
@@ -1514,6 +1514,12 @@ extension ValidationEndToEndTests {
         let bash = try box.run(["validate", "bash.yaml"])
         #expect(bash.stderr.hasPrefix("bash.yaml:6:10: warning: the command's `#!` line names `bash`, but the step runs with `sh`"), "\(bash)")
         #expect(bash.stderr.hasSuffix("1 warning in 1 file\n"), "\(bash)")
+        // The `sh` is the group's: its help says to change the group's, and, as above,
+        // never to set `shell:` on the step, whose `shell:` is its command.
+        #expect(bash.stderr.contains("set the enclosing group's `shell:` to `bash`, or put the step in a `sequential` group of its own with `shell: bash`"), "\(bash)")
+        try box.write("followed.yaml", "steps:\n  - sequential:\n      - \"#!/bin/bash\\n[[ -n x ]] && echo ok\"\n    shell: bash\n")
+        #expect(try box.run(["validate", "followed.yaml"]).stdout == "followed.yaml: valid\n")
+        #expect(try box.run(["run", "followed.yaml"]).status == 0)
     }
 
     /// `PATH: "$HOME/bin:$PATH"` and `dir: $HOME/src` are passed as written (no shell reads
@@ -1547,6 +1553,83 @@ extension ValidationEndToEndTests {
         #expect(r.stderr.contains("wf.yaml:10:18: warning: `${JDK}` in the value of `JAVA_HOME` is passed as written"), "\(r.stderr)")
         #expect(r.stderr.contains("^^^^^^ write `${{ env.JDK }}`"), "\(r.stderr)")
         #expect(r.stderr.hasSuffix("3 warnings in 1 file\n"), "\(r.stderr)")
+    }
+
+    /// A `$` written escaped (`$$HOME`, Make's and Compose's way, or `\$HOME`, a shell's) is
+    /// meant as written, which is what flow passes: no `unexpanded-variable` for it, while
+    /// an unescaped one after it in the same value still is.
+    @Test func anEscapedDollarInAPathIsNotAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", #"""
+            env:
+              CACHE_DIR: /srv/$$HOME/cache
+              DATA_DIR: '\$HOME/data'
+              LIB_PATH: "$${{ env.HOME }}/lib"
+              OUT_DIR: '$$X/\$Y/$Z'
+            steps:
+              - echo hi
+            """#)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("wf.yaml:5:21: warning: `$Z` in the value of `OUT_DIR` is passed as written"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("1 warning in 1 file\n"), "\(r.stderr)")
+    }
+
+    /// `$ORIGIN` in `LD_LIBRARY_PATH` is the dynamic linker's (ld.so expands it, as in an
+    /// rpath): meant as written, not flagged; a `$HOME` after it still is.
+    @Test func theDynamicLinkersOwnVariablesInItsPathAreNotAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            env:
+              LD_LIBRARY_PATH: "$ORIGIN/../lib:${PLATFORM}/x:$LIB"
+            steps:
+              - shell: echo hi
+                env:
+                  LD_LIBRARY_PATH: "$ORIGIN/lib:$HOME/lib"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.hasPrefix("wf.yaml:6:37: warning: `$HOME` in the value of `LD_LIBRARY_PATH` is passed as written"), "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("1 warning in 1 file\n"), "\(r.stderr)")
+    }
+
+    /// `${HOME:-/tmp}` (a shell's default) is no more expanded than `${HOME}`: the warning
+    /// spans it to its `}`.
+    @Test func aShellVariableWithADefaultInAPathIsAWarning() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - shell: echo hi
+                dir: "${WORKSPACE:-/tmp}/src"
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status == 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:3:11: warning: `${WORKSPACE:-/tmp}` in `dir` is passed as written: no shell expands it there [unexpanded-variable]
+              |
+            3 |     dir: "${WORKSPACE:-/tmp}/src"
+              |           ^^^^^^^^^^^^^^^^^^ write `${{ env.WORKSPACE }}`: outside a shell command flow expands only `${{ … }}`
+            """), "\(r.stderr)")
+    }
+
+    /// `if: !vars.deploy` is read as its text after the `unsupported-tag` error; a second
+    /// error inside that text (the variable is not declared) points at the name, as it
+    /// does when the value is quoted, not at the `!` alone.
+    @Test func anErrorInsideAnUnquotedNegationPointsAtItsPlace() throws {
+        let box = try RunSandbox()
+        try box.write("wf.yaml", """
+            steps:
+              - print: hi
+                if: !vars.deploy
+            """)
+        let r = try box.run(["validate", "wf.yaml"])
+        #expect(r.status != 0, "\(r)")
+        #expect(r.stderr.contains("""
+            wf.yaml:3:15: error: unknown variable `deploy` [unknown-reference]
+              |
+            3 |     if: !vars.deploy
+              |               ^^^^^^ declare it under `vars:`
+            """), "\(r.stderr)")
     }
 
     /// just's shebang recipes ported as they are (`#!/usr/bin/env python3` first in a

@@ -216,6 +216,14 @@ extension WorkflowParser {
         return template(id, text)
     }
 
+    /// The `$NAME`s that the program reading an `env` variable of this name expands itself,
+    /// so that they are meant as written: the dynamic linker's `$ORIGIN`, `$LIB` and
+    /// `$PLATFORM` in `LD_LIBRARY_PATH` (ld.so(8)), which `LD_LIBRARY_PATH: $ORIGIN/../lib`
+    /// relies on.
+    static func expandedByItsReader(_ name: String) -> Set<String> {
+        name == "LD_LIBRARY_PATH" ? ["ORIGIN", "LIB", "PLATFORM"] : []
+    }
+
     /// Whether an `env` variable of this name holds a path or a list of them (`PATH`,
     /// `PYTHONPATH`, `JAVA_HOME`, `BUILD_DIR`): where `$HOME/bin` is meant as a path, and
     /// never as the text. Other variables may hold a command another program runs through
@@ -230,9 +238,10 @@ extension WorkflowParser {
     /// `${{ … }}`: no shell expands it there (docs/workflow-format.md), so `dir: $HOME/src`
     /// named a directory called `$HOME`, and `PATH: "$HOME/bin:$PATH"` left the step
     /// finding no program. `what` names the value in the message.
-    mutating func warnIfShellExpansion(_ id: Int32, _ text: Located<String>, of what: String) {
+    /// `ignoring`: names that another program expands in this value (see `expandedByItsReader`).
+    mutating func warnIfShellExpansion(_ id: Int32, _ text: Located<String>, of what: String, ignoring: Set<String> = []) {
         guard text.value.utf8.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "~") }),
-              let found = Self.shellExpansion(in: text.value) else { return }
+              let found = Self.shellExpansion(in: text.value, ignoring: ignoring) else { return }
         let locator = ScalarLocator(node: document[id], file: file)
         let start = locator.location(ofValueOffset: found.offset)
         let end = locator.location(ofValueOffset: found.offset + found.written.unicodeScalars.count)
@@ -242,16 +251,23 @@ extension WorkflowParser {
                     at: span, help: "write `\(flows)`: outside a shell command flow expands only `${{ … }}`")
     }
 
-    /// The first `$NAME`, `${NAME}` or `~` (at the start, or after a `:` of a path list,
-    /// followed by `/`, `:` or the end) in `text` outside `${{ … }}`: what was written, its
-    /// offset in Unicode scalars, and the variable it names (nil for `~`).
-    static func shellExpansion(in text: String) -> (written: String, offset: Int, variable: String?)? {
+    /// The first `$NAME`, `${NAME}` (or `${NAME:-default}`) or `~` (at the start, or after
+    /// a `:` of a path list, followed by `/`, `:` or the end) in `text` outside `${{ … }}`,
+    /// not escaped as `$$` or `\$`: what was written, its offset in Unicode scalars, and the
+    /// variable it names (nil for `~`). A variable named in `ignoring` is passed over.
+    static func shellExpansion(in text: String, ignoring: Set<String> = []) -> (written: String, offset: Int, variable: String?)? {
         let scalars = Array(text.unicodeScalars)
         func isNameStart(_ c: Unicode.Scalar) -> Bool { c == "_" || (c.isASCII && c.properties.isAlphabetic) }
         func isName(_ c: Unicode.Scalar) -> Bool { isNameStart(c) || (c.isASCII && c.properties.numericType != nil) }
         var i = 0
         while i < scalars.count {
             let c = scalars[i]
+            if c == "$" || c == "\\", i + 1 < scalars.count, scalars[i + 1] == "$" {
+                // `$$HOME` (Make's and Compose's escape) or `\$HOME` (a shell's): whoever wrote
+                // it meant a `$` as written, which is what flow passes.
+                i += 2
+                continue
+            }
             if c == "$", i + 2 < scalars.count, scalars[i + 1] == "{", scalars[i + 2] == "{" {
                 // flow's own `${{ … }}`: skipped to its end.
                 var j = i + 3
@@ -264,14 +280,19 @@ extension WorkflowParser {
                     var j = i + 1
                     while j < scalars.count, isName(scalars[j]) { j += 1 }
                     let name = String(String.UnicodeScalarView(scalars[(i + 1)..<j]))
+                    if ignoring.contains(name) { i = j; continue }
                     return ("$" + name, i, name)
                 }
                 if scalars[i + 1] == "{", i + 2 < scalars.count, isNameStart(scalars[i + 2]) {
                     var j = i + 2
                     while j < scalars.count, isName(scalars[j]) { j += 1 }
-                    if j < scalars.count, scalars[j] == "}" {
+                    // `${HOME}`, or with an operator after the name (`${HOME:-/tmp}`,
+                    // `${DIR%/}`): a shell's too, written up to its `}`.
+                    if j < scalars.count, scalars[j] == "}" || ":-=?+#%/".unicodeScalars.contains(scalars[j]),
+                       let close = scalars[j...].firstIndex(of: "}") {
                         let name = String(String.UnicodeScalarView(scalars[(i + 2)..<j]))
-                        return ("${" + name + "}", i, name)
+                        if ignoring.contains(name) { i = close + 1; continue }
+                        return (String(String.UnicodeScalarView(scalars[i...close])), i, name)
                     }
                 }
             }

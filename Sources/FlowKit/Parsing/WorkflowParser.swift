@@ -257,7 +257,9 @@ public struct WorkflowParser {
             }
             guard let text = self.text(value, "the value of `\(name.value)`"),
                   isFreeOfNUL(value, text, "the value of `\(name.value)`") else { continue }
-            if Self.holdsPaths(name.value) { warnIfShellExpansion(value, text, of: "the value of `\(name.value)`") }
+            if Self.holdsPaths(name.value) {
+                warnIfShellExpansion(value, text, of: "the value of `\(name.value)`", ignoring: Self.expandedByItsReader(name.value))
+            }
             result.append(EnvVar(name: name, value: template(value, text)))
         }
         return result

@@ -40,6 +40,9 @@ public struct Validator {
     /// the workflow's or a group's `shell`); nil inside an action, whose
     /// steps take the shell of the step that uses them.
     var shell: ShellProgram?
+    /// Whether `shell` is an enclosing group's `shell:` (not `defaults`' or the workflow's):
+    /// where `foreign-shebang`'s help says to change it.
+    var shellIsAGroups = false
     var usedVars: Set<String> = []
     /// The first `{{…}}` written for each var, as `Scope.foreignParamUses`.
     var foreignVarUses: [String: ForeignPlaceholder] = [:]
@@ -230,7 +233,10 @@ public struct Validator {
     mutating func checkShebang(_ shebang: Located<String>) {
         guard let shell, ["sh", "dash"].contains(shell.name), ["bash", "zsh", "ksh"].contains(shebang.value) else { return }
         bag.warning(.foreignShebang, "the command's `#!` line names `\(shebang.value)`, but the step runs with `\(shell.spec)`, to which that line is a comment",
-                    at: shebang.span, help: "set `shell: \(shebang.value)` on the step (or in `defaults`, for every step)")
+                    at: shebang.span, help: shellIsAGroups
+                        ? "set the enclosing group's `shell:` to `\(shebang.value)`, or put the step in a `sequential` group of its own with `shell: \(shebang.value)`"
+                        // Not "on the step": a shell step's own `shell:` is its command.
+                        : "set `shell: \(shebang.value)` in `defaults`, for every step, or on a `sequential` group around this one")
     }
 
     mutating func check(_ step: Step, path: StepPath) {
@@ -240,9 +246,9 @@ public struct Validator {
         if !merges.isEmpty { bag.merges += merges }
         defer { if !merges.isEmpty { bag.merges.removeSubrange(mark...) } }
         let site = ReferenceSite(step: step, path: path)
-        let outer = shell
-        if let own = step.shell, shell != nil { shell = own.value }
-        defer { shell = outer }
+        let outer = (shell, shellIsAGroups)
+        if let own = step.shell, shell != nil { (shell, shellIsAGroups) = (own.value, true) }
+        defer { (shell, shellIsAGroups) = outer }
         if let condition = step.condition {
             checkExpression(condition.value, at: site, context: .condition)
         }

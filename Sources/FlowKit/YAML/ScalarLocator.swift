@@ -48,6 +48,11 @@ public struct ScalarLocator: Sendable {
         switch node.style {
         case .plain where source[0] != "&" && source[0] != "!":
             return Array((0...value.count).map { startColumn + $0 })
+        case .doubleQuoted where source[0] == "!" && node.tag == nil && source.starts(with: value):
+            // An unquoted negation (`if: !vars.deploy`) that `YAMLReader.textMeant` read as
+            // its text: the value is the source as written, so a diagnostic inside it
+            // (`unknown variable`) points at its place, as when it is quoted.
+            return Array((0...value.count).map { startColumn + $0 })
         case .singleQuoted where source[0] == "'", .doubleQuoted where source[0] == "\"":
             var result: [Int] = []
             var i = 1
