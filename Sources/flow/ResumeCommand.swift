@@ -99,8 +99,8 @@ struct ResumeCommand: Command {
                 // With no file to read, --force runs the content recorded with the run (below).
                 let with = current == nil ? "the workflow recorded with the run" : "the current file"
                 // What --force then does with the steps that succeeded, said before it is used.
-                let reuse = current == nil ? "" : ": a step that succeeded is reused where the same step (name, kind and "
-                    + "command) is still in its place, and runs again where it is not"
+                let reuse = current == nil ? "" : ": a step that succeeded is reused where the same step (name, kind and command, message or "
+                    + "duration) is still in its place, and runs again where it is not"
                 Console.stderr("help: use --force to resume with \(with)\(reuse)\n")
                 throw ExitCode(2)
             }

@@ -1608,7 +1608,7 @@ extension ValidationEndToEndTests {
             wf.yaml:3:11: warning: `${WORKSPACE:-/tmp}` in `dir` is passed as written: no shell expands it there [unexpanded-variable]
               |
             3 |     dir: "${WORKSPACE:-/tmp}/src"
-              |           ^^^^^^^^^^^^^^^^^^ write `${{ env.WORKSPACE }}`: outside a shell command flow expands only `${{ … }}`
+              |           ^^^^^^^^^^^^^^^^^^ write `${{ env.WORKSPACE || '/tmp' }}`: outside a shell command flow expands only `${{ … }}`
             """), "\(r.stderr)")
     }
 

@@ -246,9 +246,24 @@ extension WorkflowParser {
         let start = locator.location(ofValueOffset: found.offset)
         let end = locator.location(ofValueOffset: found.offset + found.written.unicodeScalars.count)
         let span = end.line == start.line && end.column > start.column ? SourceSpan(start: start, end: end) : text.span
-        let flows = found.variable.map { "${{ env.\($0) }}" } ?? "${{ env.HOME }}"
+        var flows = found.variable.map { "${{ env.\($0) }}" } ?? "${{ env.HOME }}"
+        if let name = found.variable, let fallback = Self.shellDefault(found.written, name: name) {
+            // `${WORKSPACE:-/tmp}`: the default goes with it, as `||` gives it (for a variable
+            // unset or empty, as `:-` does).
+            flows = "${{ env.\(name) || '\(fallback)' }}"
+        }
         bag.warning(.unexpandedVariable, "`\(found.written)` in \(what) is passed as written: no shell expands it there",
                     at: span, help: "write `\(flows)`: outside a shell command flow expands only `${{ … }}`")
+    }
+
+    /// The default of `${NAME:-default}` as written, when it is plain text a quoted string
+    /// of an expression can hold (no `$`, `'`, `}` or line break); nil otherwise.
+    static func shellDefault(_ written: String, name: String) -> String? {
+        let prefix = "${" + name + ":-"
+        guard written.hasPrefix(prefix), written.hasSuffix("}") else { return nil }
+        let fallback = written.dropFirst(prefix.count).dropLast()
+        guard !fallback.contains(where: { "$'}\n\r".contains($0) }) else { return nil }
+        return String(fallback)
     }
 
     /// The first `$NAME`, `${NAME}` (or `${NAME:-default}`) or `~` (at the start, or after
